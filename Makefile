@@ -1,0 +1,43 @@
+# Thin wrapper around CMake. `make demo` and `make test` are the two commands.
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+BUILD_TSAN ?= build-tsan
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build demo test test-asan test-tsan install clean
+
+all: build
+
+deps:
+	@bash .ci/deps
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/bin/kumirun -n 4 --timeout 120 $(BUILD)/bin/kumi-demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1
+
+test-asan: deps
+	cmake -S . -B $(BUILD_ASAN) -DKUMI_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure --timeout 600 -j 1
+
+test-tsan: deps
+	cmake -S . -B $(BUILD_TSAN) -DKUMI_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
+	cd $(BUILD_TSAN) && ctest --output-on-failure --timeout 600 -j 1
+
+install: build
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)

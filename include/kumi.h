@@ -1,0 +1,174 @@
+/*
+ * kumi.h -- the one public header of kumi, a PGAS / fine-grain DSM runtime.
+ *
+ * Programs are SPMD: kumirun starts N processes (PEs) that all run main().
+ * A program started without kumirun is a job of one PE (singleton mode).
+ *
+ *   #include <kumi.h>           link with -lkumi, `pkg-config --libs kumi`,
+ *                               CMake `find_package(kumi)` + `kumi::kumi`,
+ *                               or compile with the `kumicc` wrapper.
+ *
+ * Conventions
+ *   - Calls return int status unless they return a value: KUMI_OK (0) or a
+ *     negative KUMI_ERR_* code. KUMI_AGAIN (positive) means "would block" for
+ *     try-variants. kumi_strerror() names any code.
+ *   - The first function that detects an error prints one line on stderr,
+ *     e.g. "kumi[3]: kumi_put: pe 7 out of range (size 4)". With
+ *     KUMI_ABORT_ON_ERROR=1 any error ends the whole job instead.
+ *   - "Collective" calls must be made by every PE of the job (or team), in
+ *     the same order, with matching arguments.
+ *   - Symmetric addresses are pointers returned by kumi_malloc() and friends;
+ *     the same pointer names the corresponding object on every PE.
+ *   - Not thread safe: call kumi from one thread per PE (or serialize).
+ *
+ * Environment variables are listed by `kumirun --help-env`.
+ */
+#ifndef KUMI_H
+#define KUMI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KUMI_VERSION_MAJOR 0
+#define KUMI_VERSION_MINOR 1
+#define KUMI_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------- status */
+enum {
+    KUMI_OK              = 0,
+    KUMI_AGAIN           = 1,   /* try-variant: the operation would block   */
+    KUMI_ERR_INVALID     = -1,  /* bad argument: PE out of range, address
+                                   outside the symmetric heap or LLCM, bad
+                                   length, misaligned atomic, NULL pointer  */
+    KUMI_ERR_NOMEM       = -2,  /* out of memory (heap, LLCM, queues)       */
+    KUMI_ERR_PEER        = -3,  /* a peer PE died or left: the job fails    */
+    KUMI_ERR_TIMEOUT     = -4,  /* a bounded wait expired                   */
+    KUMI_ERR_TRANSPORT   = -5,  /* the transport failed (system call, map)  */
+    KUMI_ERR_UNSUPPORTED = -6,  /* not available on this transport/build    */
+    KUMI_ERR_STATE       = -7   /* not initialized, or already finalized    */
+};
+
+/* A static string naming a status code ("KUMI_ERR_PEER: a peer PE died..."). */
+const char *kumi_strerror(int status);
+
+/* --------------------------------------------------------------- runtime */
+
+/* Starts this PE: reads the environment, maps peers, creates the symmetric
+ * heap and LLCM. Collective. Returns KUMI_OK, or an error after printing why
+ * (bad KUMI_* variable, transport failure). Calling it twice is KUMI_OK. */
+int kumi_init(void);
+
+/* Collective: waits for every PE, releases all resources. Safe to call once;
+ * a second call returns KUMI_ERR_STATE. kumi calls made after it return
+ * KUMI_ERR_STATE. */
+int kumi_finalize(void);
+
+int         kumi_rank(void);            /* my PE, 0..size-1 (-1 before init) */
+int         kumi_size(void);            /* number of PEs (0 before init)     */
+const char *kumi_transport_name(void);  /* "shm", "tcp", ... ("none" before) */
+double      kumi_wtime(void);           /* seconds, monotonic clock          */
+
+/* ---------------------------------------------------------- symmetric heap
+ * KUMI_HEAP_SIZE bytes per PE (default 256m), managed by a jemalloc arena.
+ * Allocation is collective: every PE gets the same offset, which kumi
+ * verifies; a mismatch (PEs called with different sizes, or in different
+ * order) fails loudly on every PE. On exhaustion every PE gets NULL and one
+ * message naming KUMI_HEAP_SIZE. Size 0 returns NULL. */
+void *kumi_malloc(size_t size);
+void *kumi_calloc(size_t n, size_t size);
+void *kumi_align(size_t alignment, size_t size);   /* alignment: power of 2 */
+void  kumi_free(void *ptr);                         /* collective; NULL ok   */
+
+/* A load/store pointer to pe's copy of the symmetric object at sym when
+ * that PE's memory is mapped here (shm transport), else NULL. */
+void *kumi_ptr(const void *sym, int pe);
+
+/* ------------------------------------------------- one-sided communication
+ * dst_sym/src_sym are symmetric addresses; the local buffers are any memory.
+ * Any alignment and any length (including 0) are valid. On return the local
+ * buffer may be reused; a get has completed. Puts and kicks from one PE to
+ * another are delivered in issue order, so "put the data, then kick a flag"
+ * is a complete message. */
+int kumi_put(void *dst_sym, const void *src, size_t n, int pe);
+int kumi_get(void *dst, const void *src_sym, size_t n, int pe);
+/* put n bytes, then store sig_value into the 8-byte symmetric word sig_sym
+ * (after the data is visible). */
+int kumi_put_signal(void *dst_sym, const void *src, size_t n,
+                    uint64_t *sig_sym, uint64_t sig_value, int pe);
+int kumi_fence(void);  /* order earlier puts/kicks to each PE before later ones */
+int kumi_quiet(void);  /* wait until my earlier puts/kicks/atomics are complete
+                          and visible at their targets */
+
+/* ---------------------------------------------------------- remote atomics
+ * On a symmetric word of pe (naturally aligned; a misaligned address is
+ * KUMI_ERR_INVALID). Atomic with respect to each other and to local atomic
+ * operations (C11 atomics / __atomic builtins) on the same word. The old
+ * value is stored in *old (not NULL) only on success. */
+int kumi_atomic_add_u64      (uint64_t *dst_sym, uint64_t v, int pe);
+int kumi_atomic_fetch_add_u64(uint64_t *dst_sym, uint64_t v, int pe, uint64_t *old);
+int kumi_atomic_swap_u64     (uint64_t *dst_sym, uint64_t v, int pe, uint64_t *old);
+int kumi_atomic_cswap_u64    (uint64_t *dst_sym, uint64_t expected, uint64_t desired,
+                              int pe, uint64_t *old);
+int kumi_atomic_add_u32      (uint32_t *dst_sym, uint32_t v, int pe);
+int kumi_atomic_fetch_add_u32(uint32_t *dst_sym, uint32_t v, int pe, uint32_t *old);
+int kumi_atomic_swap_u32     (uint32_t *dst_sym, uint32_t v, int pe, uint32_t *old);
+int kumi_atomic_cswap_u32    (uint32_t *dst_sym, uint32_t expected, uint32_t desired,
+                              int pe, uint32_t *old);
+
+/* ------------------------------------------------ AOTF/LLCM low-latency path
+ * Every PE has an LLCM ("low-latency common memory", KUMI_LLCM_SIZE bytes,
+ * default 128k as DIMMnet-1): a small region peers write into with kicks
+ * and the owner polls. kumi keeps its own flags at the start of it; programs
+ * allocate the rest. */
+
+/* Collective: returns the same offset on every PE, or (size_t)-1 when the
+ * LLCM is full (KUMI_LLCM_SIZE). Aligned to the size rounded up to a power
+ * of two, at least 8 and at most 64 bytes. The memory starts zeroed. LLCM
+ * allocations last until kumi_finalize. */
+size_t kumi_llcm_alloc(size_t size);
+
+/* My LLCM at offset (NULL if offset is outside it). */
+volatile void *kumi_llcm(size_t offset);
+
+/* AOTF send: writes len (1, 2, 4 or 8) bytes from val into pe's LLCM at
+ * llcm_offset, which must be aligned to len. On the shm transport this is one
+ * store. Ordered after earlier puts and kicks to the same PE. */
+int kumi_kick(int pe, size_t llcm_offset, const void *val, size_t len);
+
+/* ------------------------------------------ waiting on local memory
+ * addr is local memory written by peers (LLCM or the symmetric heap). Waiting
+ * follows KUMI_WAIT: spin while the PEs fit the cores, else yield and then
+ * block. A wait returns KUMI_OK when the condition holds, or KUMI_ERR_PEER
+ * if the job is failing (a peer died). Waits serve incoming requests. */
+enum { KUMI_CMP_EQ, KUMI_CMP_NE, KUMI_CMP_GT, KUMI_CMP_GE, KUMI_CMP_LT, KUMI_CMP_LE };
+
+int kumi_wait_until_u64(volatile uint64_t *addr, int cmp, uint64_t value);
+int kumi_wait_until_u32(volatile uint32_t *addr, int cmp, uint32_t value);
+int kumi_wait_until_u8 (volatile uint8_t  *addr, int cmp, uint8_t  value);
+/* 1 if the condition holds now, 0 if not, KUMI_ERR_INVALID for a bad cmp. */
+int kumi_test_u64(volatile uint64_t *addr, int cmp, uint64_t value);
+int kumi_test_u32(volatile uint32_t *addr, int cmp, uint32_t value);
+int kumi_test_u8 (volatile uint8_t  *addr, int cmp, uint8_t  value);
+
+/* ------------------------------------------------------------------ teams
+ * A team is an ordered set of PEs. The world team holds every PE in rank
+ * order and exists from kumi_init to kumi_finalize. */
+typedef struct kumi_team *kumi_team_t;
+kumi_team_t kumi_team_world(void);      /* NULL before init */
+int kumi_team_rank(kumi_team_t t);      /* my rank in t, -1 if not a member */
+int kumi_team_size(kumi_team_t t);
+
+/* ------------------------------------------------------------ collectives */
+
+/* Collective over the team: returns when every member has entered, after
+ * making every member's earlier puts, kicks and atomics visible. */
+int kumi_barrier(kumi_team_t team);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KUMI_H */

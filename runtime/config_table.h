@@ -1,0 +1,25 @@
+/*
+ * config_table.h -- every environment variable kumi reads, declared once.
+ *
+ * KUMI_CFG(field, "NAME", type, "default", min, max, "choices", "help")
+ *   type    CHOICE (one of the '|'-separated choices; stored as its index),
+ *           SIZE   (bytes, optional k/m/g/t suffix, powers of 1024),
+ *           UINT   (a plain unsigned number),
+ *           BOOL   (0|1|yes|no|true|false|on|off).
+ *   min/max bound SIZE and UINT values (inclusive).
+ * Included with KUMI_CFG defined by its user; kumirun --help-env prints it.
+ */
+KUMI_CFG(transport, "KUMI_TRANSPORT", CHOICE, "shm", 0, 0, "shm|tcp",
+         "Transport between PEs: shm (shared memory, one host) or tcp (sockets)")
+KUMI_CFG(heap_size, "KUMI_HEAP_SIZE", SIZE, "256m", 1ull << 20, 1ull << 40, NULL,
+         "Symmetric heap bytes per PE (suffix k, m, g, t)")
+KUMI_CFG(llcm_size, "KUMI_LLCM_SIZE", SIZE, "128k", 16ull << 10, 64ull << 20, NULL,
+         "Low-latency common memory (LLCM) bytes per PE; a multiple of 4k")
+KUMI_CFG(wait, "KUMI_WAIT", CHOICE, "auto", 0, 0, "auto|spin|yield|block",
+         "How waits wait: auto spins while PEs fit the cores, else yields then blocks")
+KUMI_CFG(log, "KUMI_LOG", CHOICE, "warn", 0, 0, "error|warn|info|debug",
+         "Messages printed on stderr at this level and above")
+KUMI_CFG(abort_on_error, "KUMI_ABORT_ON_ERROR", BOOL, "0", 0, 1, NULL,
+         "1: any error a kumi call reports ends the whole job")
+KUMI_CFG(startup_timeout, "KUMI_STARTUP_TIMEOUT", UINT, "30", 1, 3600, NULL,
+         "Seconds kumi_init waits for the other PEs to appear")

@@ -1,0 +1,94 @@
+/* error.c -- status strings and the one-line error reports of api.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+const char *kumi_strerror(int status)
+{
+    switch (status) {
+    case KUMI_OK:              return "KUMI_OK: success";
+    case KUMI_AGAIN:           return "KUMI_AGAIN: the operation would block";
+    case KUMI_ERR_INVALID:     return "KUMI_ERR_INVALID: invalid argument";
+    case KUMI_ERR_NOMEM:       return "KUMI_ERR_NOMEM: out of memory";
+    case KUMI_ERR_PEER:        return "KUMI_ERR_PEER: a peer PE died or left the job";
+    case KUMI_ERR_TIMEOUT:     return "KUMI_ERR_TIMEOUT: timed out";
+    case KUMI_ERR_TRANSPORT:   return "KUMI_ERR_TRANSPORT: transport failure";
+    case KUMI_ERR_UNSUPPORTED: return "KUMI_ERR_UNSUPPORTED: not supported by this transport or build";
+    case KUMI_ERR_STATE:       return "KUMI_ERR_STATE: kumi is not initialized, or already finalized";
+    default:                   return "unknown kumi status";
+    }
+}
+
+static void kumi_rt_vprint(const char *call, const char *fmt, va_list ap)
+{
+    char line[1024];
+    int  n;
+
+    if (kumi_rt.state == 1 || kumi_rt.rank >= 0)
+        n = snprintf(line, sizeof(line), "kumi[%d]: %s: ", kumi_rt.rank, call);
+    else
+        n = snprintf(line, sizeof(line), "kumi: %s: ", call);
+    if (n < 0 || (size_t)n >= sizeof(line))
+        n = 0;
+    vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+    /* one write, so lines of several PEs do not interleave */
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+_Noreturn void kumi_rt_abort(const char *why)
+{
+    if (kumi_rt.rank >= 0)
+        fprintf(stderr, "kumi[%d]: aborting the job: %s\n", kumi_rt.rank, why);
+    else
+        fprintf(stderr, "kumi: aborting the job: %s\n", why);
+    fflush(NULL);
+    /* kumirun sees the non-zero exit and ends the other PEs */
+    _exit(1);
+}
+
+int kumi_rt_error(int status, const char *call, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    kumi_rt_vprint(call, fmt, ap);
+    va_end(ap);
+    if (kumi_rt.cfg.abort_on_error)
+        kumi_rt_abort("KUMI_ABORT_ON_ERROR is set");
+    return status;
+}
+
+void kumi_rt_log(int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (level > kumi_rt.cfg.log)
+        return;
+    va_start(ap, fmt);
+    kumi_rt_vprint(level == KUMI_LOG_ERROR ? "error" : level == KUMI_LOG_WARN ? "warning"
+                   : level == KUMI_LOG_INFO ? "info" : "debug", fmt, ap);
+    va_end(ap);
+}
+
+int kumi_rt_state_error(const char *call)
+{
+    return kumi_rt_error(KUMI_ERR_STATE, call, kumi_rt.state == 0
+                         ? "kumi is not initialized (call kumi_init first)"
+                         : "kumi is already finalized");
+}
+
+int kumi_rt_peer_error(const char *call)
+{
+    uint32_t failed = kumi_rt.ctl != NULL ? kumi_rt.ctl->failed : 0;
+
+    if (failed == 0)
+        return kumi_rt_error(KUMI_ERR_PEER, call, "a peer PE is unreachable");
+    if (failed == KUMI_CTL_FAIL_LAUNCHER)
+        return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
+    return kumi_rt_error(KUMI_ERR_PEER, call, "PE %u failed (status %d); the job is ending",
+                         failed - 1, (int)kumi_rt.ctl->fail_status);
+}

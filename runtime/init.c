@@ -1,0 +1,248 @@
+/*
+ * init.c -- kumi_init / kumi_finalize and the runtime's identity calls.
+ *
+ * Start-up order: configuration (a bad variable fails here, before anything
+ * is created), identity (from kumirun's environment, or a singleton job),
+ * the launcher's control segment, the transport (create my segment, map the
+ * peers'), the runtime's LLCM areas, the heap, the world team, and one agree
+ * round so that kumi_init returns only when every PE is ready.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+struct kumi_rt kumi_rt = { .rank = -1 };
+
+size_t kumi_rt_heap_reserve(size_t heap_size);
+
+int kumi_rank(void)
+{
+    return kumi_rt.state == 1 ? kumi_rt.rank : -1;
+}
+
+int kumi_size(void)
+{
+    return kumi_rt.state == 1 ? kumi_rt.size : 0;
+}
+
+const char *kumi_transport_name(void)
+{
+    return kumi_rt.state == 1 ? kumi_rt.tp.ops->name : "none";
+}
+
+double kumi_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int kumi_rt_env_int(const char *name, long min, long max, long *out)
+{
+    const char *v = getenv(name);
+    char       *end;
+    long        x;
+
+    if (v == NULL)
+        return KUMI_ERR_INVALID;
+    errno = 0;
+    x = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || x < min || x > max)
+        return KUMI_ERR_INVALID;
+    *out = x;
+    return KUMI_OK;
+}
+
+static void kumi_rt_warn_unknown(const char *name, const char *suggestion, void *arg)
+{
+    (void)arg;
+    if (kumi_rt.rank <= 0)
+        kumi_rt_log(KUMI_LOG_WARN, "unknown variable %s%s%s%s", name,
+                    suggestion ? " (did you mean " : "", suggestion ? suggestion : "",
+                    suggestion ? "?)" : "");
+}
+
+/* Who am I: kumirun's PE, or a singleton job of one. */
+static int kumi_rt_identity(void)
+{
+    const char *job = getenv(KUMI_ENV_JOB_ID);
+    long        rank, size;
+
+    if (job == NULL) {
+        uint64_t rnd = 0;
+        if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+            rnd = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+        snprintf(kumi_rt.job_id, sizeof(kumi_rt.job_id), "%d-%016llx", (int)getpid(),
+                 (unsigned long long)rnd);
+        kumi_rt.rank = 0;
+        kumi_rt.size = 1;
+        return KUMI_OK;
+    }
+    if (kumi_rt_env_int(KUMI_ENV_SIZE, 1, 1 << 20, &size) != KUMI_OK
+        || kumi_rt_env_int(KUMI_ENV_RANK, 0, size - 1, &rank) != KUMI_OK
+        || strlen(job) >= sizeof(kumi_rt.job_id) || strpbrk(job, "/") != NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, "kumi_init", "bad launcher environment "
+                             "(%s=%s %s=%s %s=%s): start kumi programs with kumirun or alone",
+                             KUMI_ENV_JOB_ID, job, KUMI_ENV_RANK, getenv(KUMI_ENV_RANK),
+                             KUMI_ENV_SIZE, getenv(KUMI_ENV_SIZE));
+    snprintf(kumi_rt.job_id, sizeof(kumi_rt.job_id), "%s", job);
+    kumi_rt.rank = (int)rank;
+    kumi_rt.size = (int)size;
+    return KUMI_OK;
+}
+
+static int kumi_rt_ctl_map(void)
+{
+    char             name[128];
+    int              fd;
+    struct kumi_ctl *ctl;
+    size_t           bytes = kumi_ctl_bytes((uint32_t)kumi_rt.size);
+
+    if (getenv(KUMI_ENV_JOB_ID) == NULL)
+        return KUMI_OK;                        /* singleton: no launcher */
+    kumi_launch_segname(name, sizeof(name), kumi_rt.job_id, "ctl");
+    fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "cannot open the job's control "
+                             "segment %s: %s (was kumirun killed?)", name, strerror(errno));
+    ctl = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (ctl == MAP_FAILED)
+        return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "cannot map %s: %s", name,
+                             strerror(errno));
+    if (__atomic_load_n(&ctl->magic, __ATOMIC_ACQUIRE) != KUMI_CTL_MAGIC
+        || ctl->version != KUMI_CTL_VERSION || ctl->npes != (uint32_t)kumi_rt.size) {
+        munmap(ctl, bytes);
+        return kumi_rt_error(KUMI_ERR_INVALID, "kumi_init", "control segment %s does not match "
+                             "this job (kumirun and libkumi of different versions?)", name);
+    }
+    ctl->pe[kumi_rt.rank].pid = (int32_t)getpid();
+    __atomic_store_n(&ctl->pe[kumi_rt.rank].state, KUMI_PE_INITIALIZED, __ATOMIC_RELEASE);
+    kumi_rt.ctl       = ctl;
+    kumi_rt.ctl_bytes = bytes;
+    return KUMI_OK;
+}
+
+static void kumi_rt_ctl_unmap(int final_state)
+{
+    if (kumi_rt.ctl == NULL)
+        return;
+    if (final_state >= 0)
+        __atomic_store_n(&kumi_rt.ctl->pe[kumi_rt.rank].state, (uint32_t)final_state,
+                         __ATOMIC_RELEASE);
+    munmap(kumi_rt.ctl, kumi_rt.ctl_bytes);
+    kumi_rt.ctl = NULL;
+}
+
+int kumi_init(void)
+{
+    static const char call[] = "kumi_init";
+    extern char     **environ;
+    char              err[256];
+    const char       *tname;
+    int               rc;
+
+    if (kumi_rt.state == 1)
+        return KUMI_OK;
+    if (kumi_rt.state == 2)
+        return kumi_rt_error(KUMI_ERR_STATE, call, "kumi was finalized and cannot start again");
+
+    rc = kumi_cfg_load(&kumi_rt.cfg, err, sizeof(err));
+    if (rc != KUMI_OK) {
+        kumi_rt.cfg.abort_on_error = 0;
+        return kumi_rt_error(rc, call, "%s", err);
+    }
+    rc = kumi_rt_identity();
+    if (rc != KUMI_OK)
+        return rc;
+    kumi_cfg_check_unknown(environ, kumi_rt_warn_unknown, NULL);
+
+    tname = kumi_cfg_choice_name("KUMI_TRANSPORT", kumi_rt.cfg.transport);
+    memset(&kumi_rt.tp, 0, sizeof(kumi_rt.tp));
+    kumi_rt.tp.ops = kumi_tp_lookup(tname);
+    if (kumi_rt.tp.ops == NULL)
+        return kumi_rt_error(KUMI_ERR_UNSUPPORTED, call, "transport '%s' is not available in "
+                             "this build (KUMI_TRANSPORT)", tname);
+
+    rc = kumi_rt_ctl_map();
+    if (rc != KUMI_OK)
+        return rc;
+
+    struct kumi_tp_params params = {
+        .rank            = kumi_rt.rank,
+        .size            = kumi_rt.size,
+        .job_id          = kumi_rt.job_id,
+        .llcm_size       = kumi_rt.cfg.llcm_size,
+        .heap_size       = kumi_rt.cfg.heap_size + kumi_rt_heap_reserve(kumi_rt.cfg.heap_size),
+        .heap_align      = (size_t)2 << 20,
+        .job_failed      = kumi_rt.ctl != NULL ? &kumi_rt.ctl->failed : NULL,
+        .connect_timeout = (double)kumi_rt.cfg.startup_timeout,
+    };
+    rc = kumi_rt.tp.ops->open(&kumi_rt.tp, &params);
+    if (rc != KUMI_OK)
+        goto err_ctl;
+    rc = kumi_rt.tp.ops->connect(&kumi_rt.tp);
+    if (rc != KUMI_OK) {
+        if (rc == KUMI_ERR_PEER)
+            kumi_rt_peer_error(call);
+        goto err_tp;
+    }
+    kumi_rt_wait_setup();
+
+    kumi_rt.llcm_next = 0;
+    rc = kumi_rt_sync_setup();
+    if (rc != KUMI_OK)
+        goto err_tp;
+    rc = kumi_rt_heap_init();
+    if (rc != KUMI_OK)
+        goto err_tp;
+    rc = kumi_rt_team_world_init();
+    if (rc != KUMI_OK)
+        goto err_heap;
+
+    kumi_rt.state = 1;
+    rc = kumi_rt_agree(call, 0, NULL, NULL);
+    if (rc != KUMI_OK) {
+        kumi_rt.state = 0;
+        goto err_team;
+    }
+    kumi_rt_log(KUMI_LOG_DEBUG, "PE %d of %d up on %s (job %s, wait policy %d)", kumi_rt.rank,
+                kumi_rt.size, tname, kumi_rt.job_id, kumi_rt.wait_policy);
+    return KUMI_OK;
+
+err_team:
+    kumi_rt_team_world_fini();
+err_heap:
+    kumi_rt_heap_fini();
+err_tp:
+    kumi_rt.tp.ops->close(&kumi_rt.tp);
+err_ctl:
+    kumi_rt_ctl_unmap(-1);
+    return rc;
+}
+
+int kumi_finalize(void)
+{
+    static const char call[] = "kumi_finalize";
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    kumi_rt.tp.ops->quiet(&kumi_rt.tp);
+    /* after this agree no PE touches another's memory again */
+    rc = kumi_rt_agree(call, 0, NULL, NULL);
+    kumi_rt_team_world_fini();
+    kumi_rt_heap_fini();
+    kumi_rt.tp.ops->close(&kumi_rt.tp);
+    kumi_rt_ctl_unmap(rc == KUMI_OK ? KUMI_PE_FINALIZED : -1);
+    kumi_rt.state = 2;
+    return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * launch.h -- the contract between kumirun and the PEs it starts.
+ *
+ * kumirun creates one small control segment per job, "/kumi-<job>-ctl"
+ * (mode 0600, created exclusively), and passes its name to the PEs through
+ * the environment below. PEs record there that they initialized and
+ * finalized; kumirun records there that the job is failing, which every
+ * wait in every PE checks, so blocked calls return KUMI_ERR_PEER instead of
+ * hanging. All shm segments of a job are named "/kumi-<job>-<what>", where
+ * <job> is "<launcher pid>-<random hex>": a later kumirun removes segments
+ * whose launcher is gone (see kumi_launch_sweep_stale).
+ */
+#ifndef KUMI_LAUNCH_H
+#define KUMI_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* environment set by kumirun for each PE */
+#define KUMI_ENV_JOB_ID       "KUMI_JOB_ID"        /* "<pid>-<hex>"            */
+#define KUMI_ENV_RANK         "KUMI_RANK"
+#define KUMI_ENV_SIZE         "KUMI_SIZE"
+#define KUMI_ENV_OVERSUB      "KUMI_OVERSUBSCRIBED" /* "1" when PEs > cores    */
+#define KUMI_ENV_LAUNCHER_PID "KUMI_LAUNCHER_PID"
+
+#define KUMI_CTL_MAGIC   0x6b756d692d63746cULL     /* "kumi-ctl" */
+#define KUMI_CTL_VERSION 1
+
+enum kumi_pe_state {
+    KUMI_PE_STARTED     = 0,   /* launched, kumi_init not (yet) called */
+    KUMI_PE_INITIALIZED = 1,
+    KUMI_PE_FINALIZED   = 2
+};
+
+struct kumi_ctl_pe {
+    volatile uint32_t state;    /* enum kumi_pe_state, written by the PE */
+    volatile int32_t  pid;      /* written by the PE in kumi_init        */
+};
+
+struct kumi_ctl {
+    uint64_t magic;             /* KUMI_CTL_MAGIC, written last by kumirun */
+    uint32_t version;
+    uint32_t npes;
+    /* 0 while the job is healthy; else 1 + the PE that failed, or
+     * KUMI_CTL_FAIL_LAUNCHER when kumirun ends the job (signal, timeout) */
+    volatile uint32_t failed;
+    volatile int32_t  fail_status;  /* exit code or 128+signal, for messages */
+    struct kumi_ctl_pe pe[];        /* npes entries */
+};
+#define KUMI_CTL_FAIL_LAUNCHER 0xffffffffu
+
+static inline size_t kumi_ctl_bytes(uint32_t npes)
+{
+    return sizeof(struct kumi_ctl) + (size_t)npes * sizeof(struct kumi_ctl_pe);
+}
+
+/* "/kumi-<job>-<what>" into buf; returns buf. */
+char *kumi_launch_segname(char *buf, size_t len, const char *job, const char *what);
+
+/* Removes /dev/shm/kumi-* segments whose launcher pid no longer exists.
+ * Returns the number removed. */
+int kumi_launch_sweep_stale(void);
+
+/* Unlinks every segment of job (ctl and PEs 0..npes-1); ignores missing. */
+void kumi_launch_unlink_job(const char *job, int npes);
+
+#endif /* KUMI_LAUNCH_H */

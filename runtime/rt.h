@@ -1,0 +1,119 @@
+/*
+ * rt.h -- the runtime's internal interface, for runtime/, collectives/ and
+ * dsm/ (never for transports, which sit below).
+ */
+#ifndef KUMI_RT_H
+#define KUMI_RT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kumi.h"
+#include "config.h"
+#include "launch.h"
+#include "../transport/transport.h"
+
+#define KUMI_TEAM_LLCM_BYTES 1024
+
+struct kumi_team {
+    int   rank, size;        /* my rank in the team (-1: not a member) */
+    int  *pes;               /* team rank -> world PE                  */
+    size_t llcm_off;         /* KUMI_TEAM_LLCM_BYTES reserved in every
+                                member's LLCM for the team's collectives */
+    void *coll;              /* collectives' per-team state            */
+};
+
+/* Runtime's own LLCM area (at offset 0 of every LLCM): the bootstrap
+ * "agree" collective used by init, malloc, llcm_alloc and finalize, which
+ * cannot depend on the collectives layer above. */
+struct kumi_rt_sync_slot {
+    uint64_t value;          /* contribution, written before arrival   */
+    uint64_t arrival;        /* epoch, kicked after value              */
+};
+
+struct kumi_rt {
+    int   state;             /* 0 none, 1 initialized, 2 finalized     */
+    int   rank, size;
+    struct kumi_cfg  cfg;
+    struct kumi_tp   tp;
+    struct kumi_ctl *ctl;    /* launcher's control segment, or NULL    */
+    size_t           ctl_bytes;
+    char             job_id[64];
+    int              wait_policy;   /* resolved KUMI_WAIT_{SPIN,YIELD,BLOCK} */
+    /* LLCM layout: [sync area][runtime/collective reservations][user] */
+    size_t           llcm_sync_off;   /* size slots at root + 2 words each */
+    size_t           llcm_next;       /* bump pointer for llcm_alloc       */
+    uint64_t         sync_epoch;
+    /* symmetric heap */
+    unsigned         arena;
+    int              arena_ok;
+    struct kumi_team world;
+};
+
+extern struct kumi_rt kumi_rt;
+
+/* ----------------------------------------------------------- messages */
+/* Prints "kumi[rank]: call: message" once and returns status; with
+ * KUMI_ABORT_ON_ERROR ends the job instead of returning. */
+int  kumi_rt_error(int status, const char *call, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+void kumi_rt_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void kumi_rt_abort(const char *why);
+
+/* KUMI_ERR_STATE (reported for call) unless initialized. */
+static inline int kumi_rt_check_state(const char *call)
+{
+    extern int kumi_rt_state_error(const char *call);
+    return kumi_rt.state == 1 ? KUMI_OK : kumi_rt_state_error(call);
+}
+
+/* Nonzero once the job is failing (a peer died, kumirun ends the job). */
+static inline int kumi_rt_failed(void)
+{
+    return kumi_rt.ctl != NULL && kumi_rt.ctl->failed != 0;
+}
+/* Reports the failure (naming the failed PE) for call; KUMI_ERR_PEER. */
+int kumi_rt_peer_error(const char *call);
+
+/* ------------------------------------------------------------- waiting */
+/* Waits until cmp(*addr, value) holds for a 1, 4 or 8 byte word, serving
+ * transport progress and watching for job failure. call names the public
+ * function for messages. */
+int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value);
+int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value);
+void kumi_rt_wait_setup(void);
+
+/* ------------------------------------------------------- bootstrap sync */
+/* Collective over all PEs: everyone contributes value; on return *min and
+ * *max hold the smallest and largest contribution (either may be NULL). */
+int kumi_rt_agree(const char *call, uint64_t value, uint64_t *min, uint64_t *max);
+int kumi_rt_sync_setup(void);
+
+/* ----------------------------------------------------------------- LLCM */
+/* Deterministic reservation (every PE must make the same calls in the same
+ * order): returns an offset or (size_t)-1. */
+size_t kumi_rt_llcm_reserve(size_t size, size_t align);
+
+/* ----------------------------------------------------------------- heap */
+int  kumi_rt_heap_init(void);
+void kumi_rt_heap_fini(void);
+/* offset of sym in the heap or (size_t)-1 if [sym, sym+n) is outside it */
+static inline size_t kumi_rt_heap_off(const void *sym, size_t n)
+{
+    uintptr_t base = (uintptr_t)kumi_rt.tp.local[KUMI_SEG_HEAP];
+    uintptr_t p    = (uintptr_t)sym;
+    size_t    sz   = kumi_rt.tp.seg_size[KUMI_SEG_HEAP];
+
+    if (p < base || p - base > sz || n > sz - (p - base))
+        return (size_t)-1;
+    return (size_t)(p - base);
+}
+
+/* ---------------------------------------------------------------- teams */
+int  kumi_rt_team_world_init(void);
+void kumi_rt_team_world_fini(void);
+/* collectives/ frees its per-team state through this hook (set by it) */
+extern void (*kumi_rt_team_coll_free)(struct kumi_team *team);
+
+#endif /* KUMI_RT_H */

@@ -1,0 +1,139 @@
+/*
+ * wait.c -- every wait in kumi: kumi_wait_until_*, and the runtime's and
+ * collectives' internal waits.
+ *
+ * Policy (KUMI_WAIT): spin while the PEs fit the cores (the latency path:
+ * one load of local memory per iteration); when oversubscribed, spin
+ * briefly, then yield, then sleep on this PE's doorbell with a short
+ * timeout. Writers ring the doorbell only when the job's policy may block,
+ * so the spinning fast path pays nothing for it. Every wait also serves
+ * incoming active messages and returns KUMI_ERR_PEER once the job fails.
+ */
+#include <sched.h>
+#include <stdlib.h>
+
+#include "rt.h"
+
+#define KUMI_WAIT_SPINS_BEFORE_YIELD 256
+#define KUMI_WAIT_YIELDS_BEFORE_SLEEP 64
+#define KUMI_WAIT_SLEEP_NS           2000000L   /* bounds a missed wake-up */
+#define KUMI_WAIT_POLL_MASK          63          /* progress + failure check */
+
+static inline void kumi_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline uint64_t kumi_rt_load(volatile const void *addr, size_t width)
+{
+    switch (width) {
+    case 1:  return __atomic_load_n((volatile const uint8_t *)addr, __ATOMIC_ACQUIRE);
+    case 4:  return __atomic_load_n((volatile const uint32_t *)addr, __ATOMIC_ACQUIRE);
+    default: return __atomic_load_n((volatile const uint64_t *)addr, __ATOMIC_ACQUIRE);
+    }
+}
+
+static inline int kumi_rt_cmp(uint64_t a, int cmp, uint64_t b)
+{
+    switch (cmp) {
+    case KUMI_CMP_EQ: return a == b;
+    case KUMI_CMP_NE: return a != b;
+    case KUMI_CMP_GT: return a > b;
+    case KUMI_CMP_GE: return a >= b;
+    case KUMI_CMP_LT: return a < b;
+    case KUMI_CMP_LE: return a <= b;
+    default:          return -1;
+    }
+}
+
+int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value)
+{
+    return kumi_rt_cmp(kumi_rt_load(addr, width), cmp, value);
+}
+
+void kumi_rt_wait_setup(void)
+{
+    int policy = kumi_rt.cfg.wait;
+
+    if (policy == KUMI_WAIT_AUTO) {
+        const char *o = getenv(KUMI_ENV_OVERSUB);
+        policy = (o != NULL && o[0] == '1') ? KUMI_WAIT_BLOCK : KUMI_WAIT_SPIN;
+    }
+    kumi_rt.wait_policy = policy;
+    kumi_rt.tp.doorbells = policy == KUMI_WAIT_BLOCK;
+}
+
+/* Sleeps on my doorbell unless the condition already holds; registering
+ * before the last check means a writer that stores after it sees us. */
+static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t value)
+{
+    struct kumi_tp_doorbell *db = kumi_rt.tp.doorbell;
+    uint32_t                 seq;
+
+    __atomic_add_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
+    seq = __atomic_load_n(&db->seq, __ATOMIC_SEQ_CST);
+    if (!kumi_rt_test(addr, width, cmp, value))
+        kumi_tp_doorbell_sleep(db, seq, KUMI_WAIT_SLEEP_NS);
+    __atomic_sub_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value)
+{
+    const int block  = kumi_rt.wait_policy == KUMI_WAIT_BLOCK;
+    const int yield  = block || kumi_rt.wait_policy == KUMI_WAIT_YIELD;
+    unsigned  spins  = 0, yields = 0;
+
+    for (;;) {
+        if (kumi_rt_test(addr, width, cmp, value))
+            return KUMI_OK;
+        if ((++spins & KUMI_WAIT_POLL_MASK) == 0) {
+            if (kumi_rt.tp.ops->progress(&kumi_rt.tp) > 0)
+                continue;
+            if (kumi_rt_failed())
+                return kumi_rt_peer_error(call);
+        }
+        if (!yield || spins < KUMI_WAIT_SPINS_BEFORE_YIELD) {
+            kumi_cpu_relax();
+        } else if (!block || yields < KUMI_WAIT_YIELDS_BEFORE_SLEEP) {
+            yields++;
+            sched_yield();
+        } else {
+            kumi_rt_sleep(addr, width, cmp, value);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ public API */
+
+#define KUMI_WAIT_API(T, SUFFIX)                                                          \
+    int kumi_wait_until_##SUFFIX(volatile T *addr, int cmp, T value)                      \
+    {                                                                                     \
+        static const char call[] = "kumi_wait_until_" #SUFFIX;                            \
+        int rc = kumi_rt_check_state(call);                                               \
+        if (rc != KUMI_OK)                                                                \
+            return rc;                                                                    \
+        if (addr == NULL || ((uintptr_t)addr & (sizeof(T) - 1)) != 0)                     \
+            return kumi_rt_error(KUMI_ERR_INVALID, call, "address %p is NULL or not "     \
+                                 "%zu-byte aligned", (void *)addr, sizeof(T));            \
+        if (cmp < KUMI_CMP_EQ || cmp > KUMI_CMP_LE)                                       \
+            return kumi_rt_error(KUMI_ERR_INVALID, call, "bad comparison %d", cmp);       \
+        return kumi_rt_wait(call, addr, sizeof(T), cmp, value);                           \
+    }                                                                                     \
+    int kumi_test_##SUFFIX(volatile T *addr, int cmp, T value)                            \
+    {                                                                                     \
+        if (addr == NULL || ((uintptr_t)addr & (sizeof(T) - 1)) != 0                     \
+            || cmp < KUMI_CMP_EQ || cmp > KUMI_CMP_LE)                                    \
+            return kumi_rt_error(KUMI_ERR_INVALID, "kumi_test_" #SUFFIX,                  \
+                                 "bad address %p or comparison %d", (void *)addr, cmp);   \
+        if (kumi_rt.state == 1)                                                           \
+            kumi_rt.tp.ops->progress(&kumi_rt.tp);                                        \
+        return kumi_rt_test(addr, sizeof(T), cmp, value);                                 \
+    }
+
+KUMI_WAIT_API(uint64_t, u64)
+KUMI_WAIT_API(uint32_t, u32)
+KUMI_WAIT_API(uint8_t, u8)

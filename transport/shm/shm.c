@@ -1,0 +1,566 @@
+/*
+ * shm.c -- the shared-memory transport: kumi's AOTF/LLCM fast path.
+ *
+ * Each PE owns one POSIX shared-memory segment "/kumi-<job>-<rank>" (mode
+ * 0600, created exclusively) laid out as
+ *
+ *   [header page][LLCM][incoming active-message queues, one per sender]
+ *   [pad to 2 MiB][symmetric heap]
+ *
+ * and maps every peer's segment at start-up. The table of resolved peer
+ * bases (struct kumi_shm_peer) is DIMMnet-1's header-seed table (HTLB):
+ * resolved once, then every kick is one store to base + offset. Once all PEs
+ * have mapped each other the names are unlinked, so nothing of a running
+ * job is left in /dev/shm even if every process is killed.
+ *
+ * Ordering: every write to a peer is a plain store (or memcpy) and kicks
+ * are release stores, so "put data, then kick" arrives in order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../transport.h"
+
+#define KUMI_SHM_MAGIC    0x6b756d692d73686dULL   /* "kumi-shm" */
+#define KUMI_SHM_VERSION  1
+#define KUMI_SHM_HDR_SIZE 4096
+#define KUMI_SHM_AM_SKIP  0xffffu                 /* wrap marker */
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "kick encoding assumes little endian");
+
+/* Written once by the owner before ready; read by peers after ready. */
+struct kumi_shm_hdr {
+    uint64_t magic;
+    uint32_t version, rank, npes;
+    int32_t  pid;
+    uint64_t llcm_off, llcm_size;
+    uint64_t amq_off, amq_bytes;    /* per-sender queue, header included */
+    uint64_t heap_off, heap_size;
+    uint64_t total;
+    volatile uint32_t ready;        /* release-set when the above is valid */
+    volatile uint32_t boot_count;   /* PE 0 only: PEs that mapped everyone */
+    __attribute__((aligned(64))) struct kumi_tp_doorbell doorbell;
+};
+_Static_assert(sizeof(struct kumi_shm_hdr) <= KUMI_SHM_HDR_SIZE, "shm header too large");
+
+/* A single-producer single-consumer byte queue in the receiver's segment.
+ * Records are [u32 len][u16 handler][u16 pad][payload, padded to 8]. */
+struct kumi_shm_amq {
+    __attribute__((aligned(64))) volatile uint64_t head;  /* consumer's */
+    __attribute__((aligned(64))) volatile uint64_t tail;  /* producer's */
+    __attribute__((aligned(64))) uint8_t data[];
+};
+#define KUMI_SHM_AMQ_HDR offsetof(struct kumi_shm_amq, data)
+
+struct kumi_shm_rec {
+    uint32_t len;
+    uint16_t handler;
+    uint16_t pad;
+};
+
+/* The header-seed table entry for one peer. */
+struct kumi_shm_peer {
+    uint8_t              *base;     /* the peer's whole segment, mapped here */
+    uint8_t              *seg[KUMI_SEG_COUNT];
+    struct kumi_shm_hdr  *hdr;
+    struct kumi_shm_amq  *out;      /* my queue in the peer's segment       */
+    uint64_t              out_tail; /* producer position (mine)            */
+    uint64_t              out_head; /* cached consumer position            */
+};
+
+struct kumi_shm {
+    char                  job[64];
+    int                   fd;
+    uint8_t              *base;
+    size_t                total;
+    size_t                amq_data;  /* bytes of data per queue */
+    struct kumi_shm_hdr  *hdr;
+    struct kumi_shm_peer *peer;      /* npes entries; mine maps my own base */
+    int                   in_progress;
+    unsigned              next_src;  /* round-robin start for progress */
+    double                timeout;
+    int                   linked;    /* my name still exists in /dev/shm */
+};
+
+static struct kumi_shm *kumi_tp_shm(struct kumi_tp *tp)
+{
+    return tp->priv;
+}
+
+static size_t kumi_shm_round(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static double kumi_shm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void kumi_shm_nap(void)
+{
+    struct timespec ts = { 0, 50000 };
+    nanosleep(&ts, NULL);
+}
+
+static void kumi_shm_segname(char *buf, size_t len, const char *job, int rank)
+{
+    snprintf(buf, len, "/kumi-%s-%d", job, rank);
+}
+
+/* Per-sender queue size: 64 KiB for small jobs, shrinking so a segment's
+ * queues stay near 4 MiB, never below what two maximal records need. */
+static size_t kumi_shm_amq_data(int npes)
+{
+    size_t per = ((size_t)4 << 20) / (size_t)npes;
+    size_t min = 4 * (KUMI_TP_AM_MAX_PAYLOAD + sizeof(struct kumi_shm_rec));
+    size_t q   = 64 << 10;
+
+    while (q > per && q / 2 >= min)
+        q /= 2;
+    return q;
+}
+
+/* Maps len bytes of fd so that the start is aligned to align. */
+static void *kumi_shm_map_aligned(int fd, size_t len, size_t align)
+{
+    uint8_t  *resv = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                          -1, 0);
+    uintptr_t start;
+
+    if (resv == MAP_FAILED)
+        return NULL;
+    start = ((uintptr_t)resv + align - 1) & ~(uintptr_t)(align - 1);
+    if (mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0)
+        == MAP_FAILED) {
+        munmap(resv, len + align);
+        return NULL;
+    }
+    if (start > (uintptr_t)resv)
+        munmap(resv, start - (uintptr_t)resv);
+    if ((uintptr_t)resv + len + align > start + len)
+        munmap((void *)(start + len), (uintptr_t)resv + len + align - (start + len));
+    return (void *)start;
+}
+
+static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
+{
+    struct kumi_shm *s = calloc(1, sizeof(*s));
+    char             name[128];
+    size_t           amq_bytes, off;
+
+    if (s == NULL)
+        return KUMI_ERR_NOMEM;
+    s->fd      = -1;
+    s->timeout = p->connect_timeout;
+    snprintf(s->job, sizeof(s->job), "%s", p->job_id);
+    s->peer = calloc((size_t)p->size, sizeof(*s->peer));
+    if (s->peer == NULL)
+        goto err_nomem;
+
+    s->amq_data = kumi_shm_amq_data(p->size);
+    amq_bytes   = kumi_shm_round(KUMI_SHM_AMQ_HDR + s->amq_data, 4096);
+    off = KUMI_SHM_HDR_SIZE + p->llcm_size;
+    size_t amq_off = off;
+    off += amq_bytes * (size_t)p->size;
+    size_t heap_off = kumi_shm_round(off, p->heap_align);
+    s->total = heap_off + p->heap_size;
+
+    kumi_shm_segname(name, sizeof(name), s->job, p->rank);
+    s->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (s->fd < 0) {
+        fprintf(stderr, "kumi[%d]: kumi_init: cannot create shared memory segment %s: %s\n",
+                p->rank, name, strerror(errno));
+        goto err_tp;
+    }
+    s->linked = 1;
+    if (ftruncate(s->fd, (off_t)s->total) != 0) {
+        fprintf(stderr, "kumi[%d]: kumi_init: cannot size %s to %zu bytes: %s "
+                "(is /dev/shm full? see KUMI_HEAP_SIZE)\n", p->rank, name, s->total,
+                strerror(errno));
+        goto err_tp;
+    }
+    s->base = kumi_shm_map_aligned(s->fd, s->total, p->heap_align);
+    if (s->base == NULL) {
+        fprintf(stderr, "kumi[%d]: kumi_init: cannot map %s (%zu bytes): %s\n", p->rank, name,
+                s->total, strerror(errno));
+        goto err_tp;
+    }
+    s->hdr = (struct kumi_shm_hdr *)s->base;
+    *s->hdr = (struct kumi_shm_hdr){
+        .magic = KUMI_SHM_MAGIC, .version = KUMI_SHM_VERSION, .rank = (uint32_t)p->rank,
+        .npes = (uint32_t)p->size, .pid = (int32_t)getpid(),
+        .llcm_off = KUMI_SHM_HDR_SIZE, .llcm_size = p->llcm_size,
+        .amq_off = amq_off, .amq_bytes = amq_bytes,
+        .heap_off = heap_off, .heap_size = p->heap_size, .total = s->total,
+    };
+    __atomic_store_n(&s->hdr->ready, 1, __ATOMIC_RELEASE);
+
+    tp->priv                    = s;
+    tp->rank                    = p->rank;
+    tp->size                    = p->size;
+    tp->job_failed              = p->job_failed;
+    tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
+    tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
+    tp->local[KUMI_SEG_LLCM]    = s->base + KUMI_SHM_HDR_SIZE;
+    tp->local[KUMI_SEG_HEAP]    = s->base + heap_off;
+    tp->doorbell                = &s->hdr->doorbell;
+    return KUMI_OK;
+
+err_nomem:
+    free(s->peer);
+    free(s);
+    return KUMI_ERR_NOMEM;
+err_tp:
+    if (s->base != NULL)
+        munmap(s->base, s->total);
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->linked)
+        shm_unlink(name);
+    free(s->peer);
+    free(s);
+    return KUMI_ERR_TRANSPORT;
+}
+
+static int kumi_shm_failed(struct kumi_tp *tp)
+{
+    return tp->job_failed != NULL && *tp->job_failed != 0;
+}
+
+/* Maps peer pe once its owner has created and described its segment. */
+static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
+{
+    struct kumi_shm      *s = kumi_tp_shm(tp);
+    struct kumi_shm_peer *pp = &s->peer[pe];
+    struct kumi_shm_hdr  *h;
+    char                  name[128];
+    int                   fd;
+    struct stat           st;
+
+    if (pe == tp->rank) {
+        pp->base = s->base;
+    } else {
+        kumi_shm_segname(name, sizeof(name), s->job, pe);
+        for (;;) {
+            fd = shm_open(name, O_RDWR, 0);
+            if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size >= s->total)
+                break;
+            if (fd >= 0)
+                close(fd);
+            else if (errno != ENOENT)
+                goto err_errno;
+            if (kumi_shm_failed(tp))
+                return KUMI_ERR_PEER;
+            if (kumi_shm_now() > deadline) {
+                fprintf(stderr, "kumi[%d]: kumi_init: PE %d did not create its segment %s "
+                        "within %.0f s (KUMI_STARTUP_TIMEOUT)\n", tp->rank, pe, name, s->timeout);
+                return KUMI_ERR_TIMEOUT;
+            }
+            kumi_shm_nap();
+        }
+        if ((size_t)st.st_size != s->total) {
+            fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d is %lld bytes, mine %zu: "
+                    "do all PEs have the same KUMI_HEAP_SIZE and KUMI_LLCM_SIZE?\n",
+                    tp->rank, pe, (long long)st.st_size, s->total);
+            close(fd);
+            return KUMI_ERR_INVALID;
+        }
+        pp->base = mmap(NULL, s->total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (pp->base == MAP_FAILED) {
+            pp->base = NULL;
+            goto err_errno;
+        }
+    }
+    h = (struct kumi_shm_hdr *)pp->base;
+    while (__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) == 0) {
+        if (kumi_shm_failed(tp))
+            return KUMI_ERR_PEER;
+        if (kumi_shm_now() > deadline) {
+            fprintf(stderr, "kumi[%d]: kumi_init: PE %d never finished describing its segment\n",
+                    tp->rank, pe);
+            return KUMI_ERR_TIMEOUT;
+        }
+        kumi_shm_nap();
+    }
+    if (h->magic != KUMI_SHM_MAGIC || h->version != KUMI_SHM_VERSION || h->rank != (uint32_t)pe
+        || h->npes != (uint32_t)tp->size || h->total != s->total) {
+        fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d does not match mine "
+                "(version, size or job): mixed kumi versions or settings?\n", tp->rank, pe);
+        return KUMI_ERR_INVALID;
+    }
+    pp->hdr                = h;
+    pp->seg[KUMI_SEG_LLCM] = pp->base + h->llcm_off;
+    pp->seg[KUMI_SEG_HEAP] = pp->base + h->heap_off;
+    pp->out = (struct kumi_shm_amq *)(pp->base + h->amq_off + h->amq_bytes * (size_t)tp->rank);
+    return KUMI_OK;
+
+err_errno:
+    fprintf(stderr, "kumi[%d]: kumi_init: cannot map the segment of PE %d: %s\n", tp->rank, pe,
+            strerror(errno));
+    return KUMI_ERR_TRANSPORT;
+}
+
+static int kumi_shm_connect(struct kumi_tp *tp)
+{
+    struct kumi_shm     *s = kumi_tp_shm(tp);
+    double               deadline = kumi_shm_now() + s->timeout;
+    struct kumi_shm_hdr *h0;
+    char                 name[128];
+    int                  rc;
+
+    for (int i = 0; i < tp->size; i++) {
+        /* start with my right neighbour so PEs do not all poll PE 0 */
+        rc = kumi_shm_map_peer(tp, (tp->rank + i) % tp->size, deadline);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    /* Everyone has mapped everyone once PE 0's count reaches npes; only
+     * then may the names go. */
+    h0 = s->peer[0].hdr;
+    __atomic_add_fetch(&h0->boot_count, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&h0->boot_count, __ATOMIC_ACQUIRE) < (uint32_t)tp->size) {
+        if (kumi_shm_failed(tp))
+            return KUMI_ERR_PEER;
+        if (kumi_shm_now() > deadline) {
+            fprintf(stderr, "kumi[%d]: kumi_init: only %u of %d PEs started within %.0f s "
+                    "(KUMI_STARTUP_TIMEOUT)\n", tp->rank, h0->boot_count, tp->size, s->timeout);
+            return KUMI_ERR_TIMEOUT;
+        }
+        sched_yield();
+    }
+    kumi_shm_segname(name, sizeof(name), s->job, tp->rank);
+    shm_unlink(name);
+    s->linked = 0;
+    close(s->fd);
+    s->fd = -1;
+    return KUMI_OK;
+}
+
+static void kumi_shm_close(struct kumi_tp *tp)
+{
+    struct kumi_shm *s = kumi_tp_shm(tp);
+    char             name[128];
+
+    if (s == NULL)
+        return;
+    for (int pe = 0; pe < tp->size; pe++)
+        if (pe != tp->rank && s->peer[pe].base != NULL)
+            munmap(s->peer[pe].base, s->total);
+    if (s->linked) {
+        kumi_shm_segname(name, sizeof(name), s->job, tp->rank);
+        shm_unlink(name);
+    }
+    if (s->fd >= 0)
+        close(s->fd);
+    munmap(s->base, s->total);
+    free(s->peer);
+    free(s);
+    tp->priv = NULL;
+}
+
+static inline void kumi_shm_ring(struct kumi_tp *tp, int pe)
+{
+    if (tp->doorbells)
+        kumi_tp_doorbell_ring(&kumi_tp_shm(tp)->peer[pe].hdr->doorbell);
+}
+
+static int kumi_shm_kick(struct kumi_tp *tp, int pe, size_t off, uint64_t val, size_t len)
+{
+    void *dst = kumi_tp_shm(tp)->peer[pe].seg[KUMI_SEG_LLCM] + off;
+
+    switch (len) {
+    case 1: __atomic_store_n((uint8_t *)dst, (uint8_t)val, __ATOMIC_RELEASE); break;
+    case 2: __atomic_store_n((uint16_t *)dst, (uint16_t)val, __ATOMIC_RELEASE); break;
+    case 4: __atomic_store_n((uint32_t *)dst, (uint32_t)val, __ATOMIC_RELEASE); break;
+    case 8: __atomic_store_n((uint64_t *)dst, val, __ATOMIC_RELEASE); break;
+    default: return KUMI_ERR_INVALID;
+    }
+    kumi_shm_ring(tp, pe);
+    return KUMI_OK;
+}
+
+static int kumi_shm_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                        const void *src, size_t n)
+{
+    memcpy(kumi_tp_shm(tp)->peer[pe].seg[seg] + off, src, n);
+    kumi_shm_ring(tp, pe);
+    return KUMI_OK;
+}
+
+static int kumi_shm_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg, size_t off,
+                        size_t n)
+{
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    memcpy(dst, kumi_tp_shm(tp)->peer[pe].seg[seg] + off, n);
+    return KUMI_OK;
+}
+
+#define KUMI_SHM_AMO(T)                                                                      \
+    do {                                                                                     \
+        T *w = (T *)addr, o = 0;                                                             \
+        switch (op) {                                                                        \
+        case KUMI_AMO_ADD:       __atomic_add_fetch(w, (T)operand, __ATOMIC_SEQ_CST); break; \
+        case KUMI_AMO_FETCH_ADD: o = __atomic_fetch_add(w, (T)operand, __ATOMIC_SEQ_CST); break; \
+        case KUMI_AMO_SWAP:      o = __atomic_exchange_n(w, (T)operand, __ATOMIC_SEQ_CST); break; \
+        case KUMI_AMO_CSWAP:                                                                 \
+            o = (T)compare;                                                                  \
+            __atomic_compare_exchange_n(w, &o, (T)operand, 0, __ATOMIC_SEQ_CST,              \
+                                        __ATOMIC_SEQ_CST);                                   \
+            break;                                                                           \
+        }                                                                                    \
+        result = o;                                                                          \
+    } while (0)
+
+static int kumi_shm_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                           enum kumi_amo op, size_t width, uint64_t operand, uint64_t compare,
+                           uint64_t *old)
+{
+    void    *addr = kumi_tp_shm(tp)->peer[pe].seg[seg] + off;
+    uint64_t result;
+
+    if (width == 8)
+        KUMI_SHM_AMO(uint64_t);
+    else if (width == 4)
+        KUMI_SHM_AMO(uint32_t);
+    else
+        return KUMI_ERR_INVALID;
+    if (old != NULL)
+        *old = result;
+    kumi_shm_ring(tp, pe);
+    return KUMI_OK;
+}
+
+static int kumi_shm_progress(struct kumi_tp *tp);
+
+static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const void *payload,
+                            size_t len)
+{
+    struct kumi_shm      *s  = kumi_tp_shm(tp);
+    struct kumi_shm_peer *pp = &s->peer[pe];
+    struct kumi_shm_amq  *q  = pp->out;
+    size_t                need = sizeof(struct kumi_shm_rec) + kumi_shm_round(len, 8);
+    size_t                cap  = s->amq_data;
+
+    if (handler >= KUMI_TP_AM_MAX_HANDLERS || len > KUMI_TP_AM_MAX_PAYLOAD)
+        return KUMI_ERR_INVALID;
+    for (;;) {
+        size_t pos  = pp->out_tail % cap;
+        size_t skip = cap - pos < need ? cap - pos : 0;   /* wrap: waste the end */
+        if (pp->out_tail + skip + need - pp->out_head <= cap) {
+            if (skip != 0) {
+                struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[pos];
+                r->len     = (uint32_t)(skip - sizeof(*r));
+                r->handler = KUMI_SHM_AM_SKIP;
+                pp->out_tail += skip;
+                pos = 0;
+            }
+            struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[pos];
+            r->len     = (uint32_t)len;
+            r->handler = (uint16_t)handler;
+            memcpy(r + 1, payload, len);
+            pp->out_tail += need;
+            __atomic_store_n(&q->tail, pp->out_tail, __ATOMIC_RELEASE);
+            kumi_shm_ring(tp, pe);
+            return KUMI_OK;
+        }
+        pp->out_head = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
+        if (pp->out_tail + skip + need - pp->out_head <= cap)
+            continue;
+        /* full: serve my own queues so two PEs sending to each other move on */
+        int rc = kumi_shm_progress(tp);
+        if (rc < 0)
+            return rc;
+        if (kumi_shm_failed(tp))
+            return KUMI_ERR_PEER;
+        if (rc == 0)
+            sched_yield();
+    }
+}
+
+/* Serves incoming active messages, at most one queue's backlog per sender.
+ * Not re-entered from a handler (a handler that sends while its target's
+ * queue is full waits for that peer, not for itself). */
+static int kumi_shm_progress(struct kumi_tp *tp)
+{
+    struct kumi_shm *s = kumi_tp_shm(tp);
+    uint8_t         *qbase;
+    int              handled = 0;
+
+    if (s->in_progress)
+        return 0;
+    s->in_progress = 1;
+    qbase = s->base + s->hdr->amq_off;
+    for (int i = 0; i < tp->size; i++) {
+        int                  src = (int)((s->next_src + (unsigned)i) % (unsigned)tp->size);
+        struct kumi_shm_amq *q   = (struct kumi_shm_amq *)(qbase + s->hdr->amq_bytes * (size_t)src);
+        uint64_t             head = q->head;
+        uint64_t             tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+
+        while (head != tail) {
+            struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[head % s->amq_data];
+            size_t               step = sizeof(*r) + kumi_shm_round(r->len, 8);
+
+            if (r->handler != KUMI_SHM_AM_SKIP) {
+                if (r->handler < KUMI_TP_AM_MAX_HANDLERS && tp->am[r->handler].fn != NULL)
+                    tp->am[r->handler].fn(tp, src, r + 1, r->len, tp->am[r->handler].arg);
+                else
+                    fprintf(stderr, "kumi[%d]: active message for unregistered handler %u "
+                            "from PE %d dropped\n", tp->rank, r->handler, src);
+                handled++;
+            }
+            head += step;
+            __atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
+        }
+    }
+    s->next_src++;
+    s->in_progress = 0;
+    return handled;
+}
+
+static int kumi_shm_fence(struct kumi_tp *tp)
+{
+    (void)tp;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    return KUMI_OK;
+}
+
+static int kumi_shm_quiet(struct kumi_tp *tp)
+{
+    (void)tp;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return KUMI_OK;
+}
+
+static void *kumi_shm_peer_ptr(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off)
+{
+    return kumi_tp_shm(tp)->peer[pe].seg[seg] + off;
+}
+
+const struct kumi_tp_ops kumi_tp_shm_ops = {
+    .size     = sizeof(struct kumi_tp_ops),
+    .name     = "shm",
+    .open     = kumi_shm_open,
+    .connect  = kumi_shm_connect,
+    .close    = kumi_shm_close,
+    .kick     = kumi_shm_kick,
+    .put      = kumi_shm_put,
+    .get      = kumi_shm_get,
+    .atomic   = kumi_shm_atomic,
+    .am_send  = kumi_shm_am_send,
+    .fence    = kumi_shm_fence,
+    .quiet    = kumi_shm_quiet,
+    .progress = kumi_shm_progress,
+    .peer_ptr = kumi_shm_peer_ptr,
+};

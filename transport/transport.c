@@ -1,0 +1,55 @@
+/* transport.c -- the pieces every transport shares: lookup, stubs, active
+ * message registration, and the doorbell used by blocking waits. */
+#include "transport.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+extern const struct kumi_tp_ops kumi_tp_shm_ops;
+
+const struct kumi_tp_ops *kumi_tp_lookup(const char *name)
+{
+    static const struct kumi_tp_ops *const all[] = { &kumi_tp_shm_ops };
+
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+int kumi_tp_unsupported(void)
+{
+    return KUMI_ERR_UNSUPPORTED;
+}
+
+int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void *arg)
+{
+    if (id >= KUMI_TP_AM_MAX_HANDLERS)
+        return KUMI_ERR_INVALID;
+    tp->am[id].fn  = fn;
+    tp->am[id].arg = arg;
+    return KUMI_OK;
+}
+
+/* Shared (not private) futexes: the doorbell lives in memory that several
+ * processes map. */
+void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&db->waiters, __ATOMIC_RELAXED) == 0)
+        return;
+    __atomic_add_fetch(&db->seq, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &db->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns)
+{
+    struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
+
+    syscall(SYS_futex, &db->seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+}

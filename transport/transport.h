@@ -1,0 +1,132 @@
+/*
+ * transport.h -- the seam between kumi's runtime and its networks.
+ *
+ * Every transport (shm/, later tcp/ and ucx/) fills one struct kumi_tp_ops.
+ * Collectives, rings and the DSM use only this table plus the runtime, so
+ * they run unchanged on every transport. A transport knows nothing of the
+ * layers above it.
+ *
+ * Addresses are (segment, offset) pairs: KUMI_SEG_LLCM is the peer's
+ * low-latency common memory, KUMI_SEG_HEAP its symmetric heap. Callers
+ * (the runtime's public wrappers) have already validated PE numbers, ranges,
+ * lengths and alignment; transports may assume valid arguments. Data that
+ * arrives from a wire (tcp) is validated again by the receiver.
+ *
+ * Ordering contract: operations from one PE to one peer are delivered in
+ * issue order (a put followed by a kick to the same PE: the kick is seen
+ * only after the data). fence() orders; quiet() completes.
+ */
+#ifndef KUMI_TRANSPORT_H
+#define KUMI_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kumi.h"
+
+enum kumi_seg { KUMI_SEG_LLCM = 0, KUMI_SEG_HEAP = 1, KUMI_SEG_COUNT };
+
+enum kumi_amo {
+    KUMI_AMO_ADD,        /* *dst += operand                       */
+    KUMI_AMO_FETCH_ADD,  /* old = *dst; *dst += operand           */
+    KUMI_AMO_SWAP,       /* old = *dst; *dst = operand            */
+    KUMI_AMO_CSWAP       /* old = *dst; if old == compare: = op.  */
+};
+
+struct kumi_tp;
+
+/* Active-message handler: runs inside progress() on the target with the
+ * sender's PE and payload. It must not block or send more than a queue's
+ * worth of replies; the payload is valid only during the call. */
+typedef void (*kumi_tp_am_fn)(struct kumi_tp *tp, int src_pe, const void *payload,
+                              size_t len, void *arg);
+
+#define KUMI_TP_AM_MAX_HANDLERS 32
+#define KUMI_TP_AM_MAX_PAYLOAD  4096
+
+/* Everything a transport needs to open; filled by the runtime. */
+struct kumi_tp_params {
+    int         rank, size;
+    const char *job_id;          /* names job-private resources            */
+    size_t      llcm_size;       /* bytes of LLCM per PE                   */
+    size_t      heap_size;       /* bytes of symmetric heap per PE         */
+    size_t      heap_align;      /* heap base alignment (2 MiB)            */
+    volatile const uint32_t *job_failed; /* nonzero once the job fails; may be NULL */
+    double      connect_timeout; /* seconds to wait for peers at start-up  */
+};
+
+struct kumi_tp_ops {
+    size_t      size;            /* sizeof(struct kumi_tp_ops), for growth  */
+    const char *name;
+
+    int  (*open)(struct kumi_tp *tp, const struct kumi_tp_params *params);
+    /* called after every PE returned from open: peers are reachable */
+    int  (*connect)(struct kumi_tp *tp);
+    void (*close)(struct kumi_tp *tp);
+
+    /* AOTF send: len in {1,2,4,8}, llcm_off aligned to len */
+    int  (*kick)(struct kumi_tp *tp, int pe, size_t llcm_off, uint64_t val, size_t len);
+    int  (*put)(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                const void *src, size_t n);
+    int  (*get)(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg, size_t off,
+                size_t n);
+    /* width 4 or 8; off aligned to width; *old set for fetching ops */
+    int  (*atomic)(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                   enum kumi_amo op, size_t width, uint64_t operand, uint64_t compare,
+                   uint64_t *old);
+    int  (*am_send)(struct kumi_tp *tp, int pe, unsigned handler, const void *payload,
+                    size_t len);
+    int  (*fence)(struct kumi_tp *tp);
+    int  (*quiet)(struct kumi_tp *tp);
+    /* serve incoming active messages; returns how many were handled (>= 0)
+     * or a negative status */
+    int  (*progress)(struct kumi_tp *tp);
+    /* load/store pointer to pe's memory, or NULL if not mapped here */
+    void *(*peer_ptr)(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off);
+};
+
+/* The state every transport shares; a transport's private state follows
+ * through priv. */
+struct kumi_tp {
+    const struct kumi_tp_ops *ops;
+    int    rank, size;
+    size_t seg_size[KUMI_SEG_COUNT];
+    void  *local[KUMI_SEG_COUNT];             /* my own LLCM and heap       */
+    volatile const uint32_t *job_failed;
+    struct {
+        kumi_tp_am_fn fn;
+        void         *arg;
+    } am[KUMI_TP_AM_MAX_HANDLERS];
+    /* set by the runtime when waiters may block (oversubscribed): writers
+     * then ring the target's doorbell after each store */
+    int    doorbells;
+    struct kumi_tp_doorbell *doorbell;        /* mine                       */
+    void  *priv;
+};
+
+/* The transports built into this library; NULL when name is unknown. */
+const struct kumi_tp_ops *kumi_tp_lookup(const char *name);
+
+/* Shared stub for operations a transport does not provide. */
+int kumi_tp_unsupported(void);
+
+/* Registers an active-message handler (id < KUMI_TP_AM_MAX_HANDLERS). */
+int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void *arg);
+
+/* Blocking support for waiters (wait policy "block"): one doorbell per PE,
+ * kept by the transport where its peers can ring it (the shm segment
+ * header; tcp rings locally when it delivers). A waiter that decided to
+ * sleep registers in waiters, rechecks its condition, then sleeps on seq
+ * with a timeout; writers ring the target after their store when
+ * tp->doorbells is set, so the spinning fast path pays nothing. */
+struct kumi_tp_doorbell {
+    uint32_t seq;        /* bumped on every ring                  */
+    uint32_t waiters;    /* threads asleep (or about to) on seq   */
+};
+
+/* Wakes every sleeper of db if there is one (full fence first). */
+void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);
+/* Sleeps until db->seq differs from seq or timeout_ns passes. */
+void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns);
+
+#endif /* KUMI_TRANSPORT_H */
