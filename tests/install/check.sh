@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs kumi from the build tree into a temporary prefix and builds a
+# program against it with find_package(kumi), pkg-config and kumicc; runs
+# each, alone and under the installed kumirun.
+# usage: check.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(dirname "$(find "$prefix" -name libkumi.a | head -n 1)")
+libdir=${libdir#"$prefix"/}
+for f in include/kumi.h bin/kumirun bin/kumicc $libdir/libkumi.so $libdir/libkumi.a \
+         $libdir/pkgconfig/kumi.pc $libdir/cmake/kumi/kumiConfig.cmake; do
+  [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
+done
+if ls "$prefix"/include | grep -qv '^kumi.h$'; then
+  echo "FAIL: more than one public header installed"; exit 1
+fi
+
+# 1. CMake package
+cmake -S "$src/tests/install" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/cm" >/dev/null
+# 2. pkg-config (shared)
+PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+export PKG_CONFIG_PATH
+cc "$src/tests/install/consumer.c" -o "$tmp/pc" $(pkg-config --cflags --libs kumi) \
+   -Wl,-rpath,"$prefix/$libdir"
+# 3. the installed kumicc; --showme names the install, not the build tree
+show=$("$prefix/bin/kumicc" --showme -O2 x.c -o x)
+case "$show" in
+  *"$build"*) echo "FAIL: installed kumicc points into the build tree: $show"; exit 1 ;;
+  *"-L$prefix/bin/../$libdir -Wl"*"-lkumi"*) ;;
+  *) echo "FAIL: kumicc --showme: $show"; exit 1 ;;
+esac
+"$prefix/bin/kumicc" -O2 "$src/tests/install/consumer.c" -o "$tmp/kc"
+
+for exe in "$tmp/cm/consumer_shared" "$tmp/cm/consumer_static" "$tmp/pc" "$tmp/kc"; do
+  "$exe" | grep -q 'PE 0 of 1 on shm: 42' || { echo "FAIL: $exe alone"; exit 1; }
+  out=$("$prefix/bin/kumirun" -n 2 --timeout 60 "$exe")
+  [ "$(grep -c ': 42$' <<<"$out")" = 2 ] || { echo "FAIL: $exe under kumirun: $out"; exit 1; }
+done
+echo "install: 4 consumers built and ran (cmake shared, cmake static, pkg-config, kumicc)"
