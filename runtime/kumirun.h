@@ -1,0 +1,61 @@
+/*
+ * kumirun.h -- the launcher's internal interface, shared by kumirun.c
+ * (options, environment, control segment) and kumirun_supervise.c (starting
+ * the PEs, watching them, ending the job). Nothing else includes it.
+ */
+#ifndef KUMI_KUMIRUN_H
+#define KUMI_KUMIRUN_H
+
+#include <signal.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "launch.h"
+#include "topology.h"
+
+#define KUMI_RUN_MAX_PES   4096
+#define KUMI_RUN_EXIT_USAGE   2   /* bad options or environment: nothing ran */
+#define KUMI_RUN_EXIT_TIMEOUT 124 /* as timeout(1)                           */
+#define KUMI_RUN_EXIT_EXEC    127 /* as the shells: command not runnable      */
+
+struct kumi_run_job {
+    /* set up by kumirun.c before kumi_run_spawn */
+    char             job[64];        /* "<pid>-<hex>", see launch.h          */
+    pid_t            self;           /* kumirun's pid                         */
+    int              npes;
+    char           **argv;           /* PROGRAM ARGS..., NULL-terminated      */
+    struct kumi_ctl *ctl;
+    size_t           ctl_bytes;
+    struct kumi_topo topo;           /* ncores == 0 when hwloc failed         */
+    int              bind;           /* bind PE i to core i                   */
+    int              report_bindings;
+    unsigned         timeout;        /* seconds, 0 for none                   */
+    sigset_t         sigs;           /* blocked, taken by sigtimedwait        */
+
+    /* owned by kumirun_supervise.c */
+    pid_t           *pids;           /* per rank; 0 once reaped               */
+    int              live;           /* PEs started and not yet reaped        */
+    pid_t            pgid;           /* the PEs' process group (PE 0's pid)   */
+    int              ending;         /* the job is being terminated           */
+    int              termed;         /* SIGTERM sent                          */
+    int              killed;         /* SIGKILL sent                          */
+    int              exit_code;      /* kumirun's exit status                 */
+    struct timespec  deadline;       /* --timeout, if any                     */
+    struct timespec  term_at;        /* when the PEs' notice ends: SIGTERM    */
+    struct timespec  kill_at;        /* when SIGTERM turns into SIGKILL       */
+};
+
+/* Starts the PEs (signals in j->sigs must already be blocked). A failure
+ * to start one (fork, exec) is reported once and begins ending the job,
+ * which kumi_run_supervise then completes. */
+void kumi_run_spawn(struct kumi_run_job *j);
+
+/* Waits for the job to end, ending it on the first failure, on a signal to
+ * kumirun or on --timeout; returns kumirun's exit status. Every PE has been
+ * reaped when it returns. */
+int kumi_run_supervise(struct kumi_run_job *j);
+
+/* "SIGKILL" for 9; "SIG<n>" for a signal it does not know. */
+const char *kumi_run_signame(int sig, char *buf, size_t len);
+
+#endif /* KUMI_KUMIRUN_H */

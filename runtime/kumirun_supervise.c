@@ -1,0 +1,372 @@
+/*
+ * kumirun_supervise.c -- starting the PEs, watching them, ending the job.
+ *
+ * The PEs share one process group of their own (PE 0 leads it), so a
+ * terminal's Ctrl-C reaches only kumirun, which then ends the job in order,
+ * and so kumirun can signal every process of the job, a PE's own children
+ * included, at once. Each PE also dies with kumirun (PR_SET_PDEATHSIG), so
+ * even a SIGKILLed kumirun leaves no PE behind; its segments are swept by
+ * the next kumirun (kumi_launch_sweep_stale).
+ *
+ * Ending a job: the first failure (a PE that exits non-zero, is killed, or
+ * exits after kumi_init without kumi_finalize) is reported once and written
+ * into the control segment, where every waiting PE sees it and returns
+ * KUMI_ERR_PEER; after a short notice (0.3 s, so PEs blocked in kumi calls
+ * can say where they were and exit on their own) SIGTERM to the group,
+ * SIGKILL 1 s later. An interrupt or --timeout gives no notice. Deaths
+ * caused by that are consequences, not reported as failures.
+ */
+#include "kumirun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kumi.h"
+
+#define KUMI_RUN_TICK_NS      (100 * 1000000L) /* supervisor's longest sleep     */
+#define KUMI_RUN_GRACE_S      1                /* SIGTERM .. SIGKILL             */
+#define KUMI_RUN_NOTICE_NS    (300 * 1000000L) /* failure flag .. SIGTERM        */
+#define KUMI_RUN_EXEC_WAIT_MS 10000            /* bound on "did every exec work" */
+
+/* What a child whose exec failed tells kumirun, through a close-on-exec
+ * pipe: EOF on it means every PE reached its program. */
+struct kumi_run_exec_err {
+    int32_t rank;
+    int32_t err;
+};
+
+static int kumi_run_ts_reached(const struct timespec *now, const struct timespec *t)
+{
+    return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+/* Signals every process of the job. The group reaches PEs' own children;
+ * a PE that left the group (setsid, setpgid) is signalled by pid. Only
+ * while some PE is unreaped: until then the group id cannot be reused. */
+static void kumi_run_signal_all(struct kumi_run_job *j, int sig)
+{
+    if (j->live == 0 || j->pgid <= 0)
+        return;
+    kill(-j->pgid, sig);
+    for (int r = 0; r < j->npes; r++)
+        if (j->pids[r] > 0 && getpgid(j->pids[r]) != j->pgid)
+            kill(j->pids[r], sig);
+}
+
+static void kumi_run_kill(struct kumi_run_job *j)
+{
+    if (j->killed)
+        return;
+    j->killed = 1;
+    if (j->live > 0)
+        fprintf(stderr, "kumirun: %d PE%s still running; sending SIGKILL\n", j->live,
+                j->live == 1 ? "" : "s");
+    kumi_run_signal_all(j, SIGKILL);
+}
+
+/* Starts ending the job; only the first cause counts. failed and status go
+ * to the control segment (launch.h); status is also kumirun's exit status,
+ * so PEs and kumirun tell the same story. */
+static void kumi_run_end(struct kumi_run_job *j, uint32_t failed, int status)
+{
+    if (j->ending)
+        return;
+    j->ending    = 1;
+    j->exit_code = status;
+    __atomic_store_n(&j->ctl->fail_status, status, __ATOMIC_RELAXED);
+    __atomic_store_n(&j->ctl->failed, failed, __ATOMIC_RELEASE);  /* status first */
+    clock_gettime(CLOCK_MONOTONIC, &j->term_at);
+    if (failed != KUMI_CTL_FAIL_LAUNCHER) {
+        j->term_at.tv_nsec += KUMI_RUN_NOTICE_NS;
+        if (j->term_at.tv_nsec >= 1000000000L) {
+            j->term_at.tv_sec++;
+            j->term_at.tv_nsec -= 1000000000L;
+        }
+    }
+    j->kill_at = j->term_at;
+    j->kill_at.tv_sec += KUMI_RUN_GRACE_S;
+}
+
+/* The notice is over: ask every process of the job to go. */
+static void kumi_run_term(struct kumi_run_job *j)
+{
+    if (j->termed)
+        return;
+    j->termed = 1;
+    kumi_run_signal_all(j, SIGTERM);
+    kumi_run_signal_all(j, SIGCONT);   /* a stopped PE cannot act on SIGTERM */
+}
+
+/* In the child, between fork and exec. kumirun is single-threaded, so any
+ * call is safe here (stdio, malloc, hwloc). */
+static void __attribute__((noreturn))
+kumi_run_child(struct kumi_run_job *j, int rank, int errfd)
+{
+    struct kumi_run_exec_err e;
+    sigset_t                 none;
+    char                     text[16];
+    int                      fd;
+
+    /* Die with kumirun, even if it is SIGKILLed. It may have died before
+     * the prctl took effect: then we are an orphan already. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != j->self)
+        _exit(KUMI_RUN_EXIT_EXEC);
+    setpgid(0, j->pgid);   /* 0 for PE 0: it founds the group */
+
+    /* N PEs reading one terminal would steal each other's input */
+    fd = open("/dev/null", O_RDONLY);
+    if (fd >= 0 && fd != STDIN_FILENO) {
+        dup2(fd, STDIN_FILENO);
+        close(fd);
+    }
+    snprintf(text, sizeof(text), "%d", rank);
+    setenv(KUMI_ENV_RANK, text, 1);
+
+    /* The program gets the signal state a shell would give it, not
+     * kumirun's (SIGPIPE ignored, our signals blocked). Dispositions
+     * first, so nothing pending runs a stale one when the mask opens. */
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);   /* fails harmlessly for libc-reserved ones */
+
+    if (j->bind && kumi_topo_bind_core(&j->topo, (unsigned)rank) != KUMI_OK)
+        fprintf(stderr, "kumirun: warning: PE %d: cannot bind to core %u: %s\n", rank,
+                (unsigned)rank % j->topo.ncores, strerror(errno));
+
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execvp(j->argv[0], j->argv);
+
+    e.rank = rank;
+    e.err  = errno;
+    signal(SIGPIPE, SIG_IGN);   /* kumirun may have stopped listening */
+    if (write(errfd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+        fprintf(stderr, "kumirun: cannot run '%s': %s\n", j->argv[0], strerror(e.err));
+    _exit(KUMI_RUN_EXIT_EXEC);
+}
+
+/* Waits until every PE has exec'd its program or failed to; on a failure
+ * reports it once (not once per PE) and ends the job with status 127. */
+static void kumi_run_check_exec(struct kumi_run_job *j, int fd)
+{
+    struct kumi_run_exec_err e;
+    struct pollfd            p = { .fd = fd, .events = POLLIN };
+    ssize_t                  n;
+
+    for (;;) {
+        int ready = poll(&p, 1, KUMI_RUN_EXEC_WAIT_MS);
+
+        if (ready < 0 && errno == EINTR)
+            continue;   /* stopped and continued (Ctrl-Z, fg) */
+        if (ready <= 0)
+            break;
+        n = read(fd, &e, sizeof(e));
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            return;   /* EOF: all exec'd */
+        if (n != (ssize_t)sizeof(e) || j->ending)
+            continue;
+        fprintf(stderr, "kumirun: cannot run '%s': %s\n", j->argv[0], strerror(e.err));
+        kumi_run_end(j, (uint32_t)e.rank + 1, KUMI_RUN_EXIT_EXEC);
+    }
+    /* a PE slower than that to exec is treated as started; the supervisor
+     * still sees it exit with 127 if its exec fails */
+}
+
+static void kumi_run_report_bindings(const struct kumi_run_job *j)
+{
+    char where[160];
+
+    for (int r = 0; r < j->npes; r++) {
+        if (j->pids[r] <= 0)
+            continue;
+        if (j->bind)
+            fprintf(stderr, "kumirun: PE %d (pid %ld) bound to %s\n", r, (long)j->pids[r],
+                    kumi_topo_describe_core(&j->topo, (unsigned)r, where, sizeof(where)));
+        else
+            fprintf(stderr, "kumirun: PE %d (pid %ld) not bound\n", r, (long)j->pids[r]);
+    }
+}
+
+void kumi_run_spawn(struct kumi_run_job *j)
+{
+    int errpipe[2];
+
+    j->exit_code = 0;
+    clock_gettime(CLOCK_MONOTONIC, &j->deadline);
+    j->deadline.tv_sec += j->timeout;
+    j->pids = calloc((size_t)j->npes, sizeof(*j->pids));
+    if (j->pids == NULL || pipe2(errpipe, O_CLOEXEC) != 0) {
+        fprintf(stderr, "kumirun: cannot start the job: %s\n", strerror(errno));
+        kumi_run_end(j, KUMI_CTL_FAIL_LAUNCHER, 1);
+        return;
+    }
+    /* A PE's orphaned children become ours, not init's: we can reap them
+     * while ending the job and know when its process group is empty. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    fflush(NULL);   /* or children would flush our buffered output again */
+    for (int r = 0; r < j->npes; r++) {
+        pid_t pid = fork();
+
+        if (pid < 0) {
+            fprintf(stderr, "kumirun: cannot start PE %d: fork: %s\n", r, strerror(errno));
+            kumi_run_end(j, KUMI_CTL_FAIL_LAUNCHER, 1);
+            break;
+        }
+        if (pid == 0) {
+            close(errpipe[0]);
+            kumi_run_child(j, r, errpipe[1]);
+        }
+        if (r == 0)
+            j->pgid = pid;
+        /* the child does the same: whichever runs first, the PE is in the
+         * group before kumirun could signal it (EACCES once it exec'd) */
+        setpgid(pid, j->pgid);
+        j->pids[r] = pid;
+        j->live++;
+    }
+    close(errpipe[1]);
+    kumi_run_check_exec(j, errpipe[0]);
+    close(errpipe[0]);
+    if (j->report_bindings && !j->ending)
+        kumi_run_report_bindings(j);
+}
+
+/* A PE's exit while the job is healthy: success, or the job's failure. */
+static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int status)
+{
+    char name[16];
+    int  code;
+
+    if (j->ending)
+        return;   /* most likely our own SIGTERM */
+    if (WIFSIGNALED(status)) {
+        code = 128 + WTERMSIG(status);
+        fprintf(stderr, "kumirun: PE %d (pid %ld) killed by signal %d (%s); "
+                "terminating the job\n", r, (long)pid, WTERMSIG(status),
+                kumi_run_signame(WTERMSIG(status), name, sizeof(name)));
+    } else if ((code = WEXITSTATUS(status)) != 0) {
+        fprintf(stderr, "kumirun: PE %d (pid %ld) exited with code %d; "
+                "terminating the job\n", r, (long)pid, code);
+    } else if (__atomic_load_n(&j->ctl->pe[r].state, __ATOMIC_ACQUIRE) ==
+               KUMI_PE_INITIALIZED) {
+        /* its peers would wait for it forever in the next collective */
+        code = 1;
+        fprintf(stderr, "kumirun: PE %d (pid %ld) exited without calling kumi_finalize; "
+                "terminating the job\n", r, (long)pid);
+    } else {
+        return;   /* finalized, or a program that never used kumi */
+    }
+    kumi_run_end(j, (uint32_t)r + 1, code);
+}
+
+static void kumi_run_reap(struct kumi_run_job *j)
+{
+    pid_t pid;
+    int   status;
+
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (int r = 0; r < j->npes; r++) {
+            if (j->pids[r] != pid)
+                continue;
+            j->pids[r] = 0;
+            j->live--;
+            kumi_run_pe_exited(j, r, pid, status);
+            break;
+        }
+    }
+}
+
+static void kumi_run_on_signal(struct kumi_run_job *j, int sig)
+{
+    char name[16];
+
+    switch (sig) {
+    case SIGCHLD:
+        break;   /* the caller reaps */
+    case SIGTSTP:
+        /* Ctrl-Z reaches kumirun only: stop the PEs, then ourselves */
+        if (!j->ending) {
+            kumi_run_signal_all(j, SIGSTOP);
+            raise(SIGSTOP);
+        }
+        break;
+    case SIGCONT:
+        kumi_run_signal_all(j, SIGCONT);
+        break;
+    default:   /* SIGINT, SIGTERM, SIGHUP, SIGQUIT */
+        if (!j->ending) {
+            fprintf(stderr, "kumirun: interrupted by %s; terminating the job\n",
+                    kumi_run_signame(sig, name, sizeof(name)));
+            kumi_run_end(j, KUMI_CTL_FAIL_LAUNCHER, 128 + sig);
+            kumi_run_term(j);
+        } else {
+            kumi_run_kill(j);   /* asked twice: no more grace */
+        }
+        break;
+    }
+}
+
+/* After the PEs are gone, a child of theirs may linger in the group (one
+ * that ignores SIGTERM, or is slow to die): give it the rest of the grace
+ * period, then SIGKILL. The group id cannot be reused while a member
+ * lives, and the kernel does not hand out a just-freed pid again soon. */
+static void kumi_run_sweep_group(struct kumi_run_job *j)
+{
+    struct timespec now, nap = { 0, 20 * 1000000L };
+
+    for (;;) {
+        /* orphans of the job are ours (subreaper): reap them, or their
+         * zombies would keep the group alive */
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        if (j->pgid <= 0 || kill(-j->pgid, 0) != 0)
+            return;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (j->killed || kumi_run_ts_reached(&now, &j->kill_at))
+            break;
+        nanosleep(&nap, NULL);
+    }
+    kill(-j->pgid, SIGKILL);
+}
+
+int kumi_run_supervise(struct kumi_run_job *j)
+{
+    struct timespec now;
+    siginfo_t       info;
+    int             sig;
+
+    for (;;) {
+        kumi_run_reap(j);
+        if (j->live == 0)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (j->ending && kumi_run_ts_reached(&now, &j->term_at))
+            kumi_run_term(j);
+        if (j->ending && kumi_run_ts_reached(&now, &j->kill_at))
+            kumi_run_kill(j);
+        if (!j->ending && j->timeout > 0 && kumi_run_ts_reached(&now, &j->deadline)) {
+            fprintf(stderr, "kumirun: job exceeded --timeout %u s; terminating the job\n",
+                    j->timeout);
+            kumi_run_end(j, KUMI_CTL_FAIL_LAUNCHER, KUMI_RUN_EXIT_TIMEOUT);
+            kumi_run_term(j);
+            continue;
+        }
+        /* A tick, not the exact deadline: SIGCHLD wakes us for exits, and
+         * deadlines need no better than 0.1 s. */
+        struct timespec tick = { 0, KUMI_RUN_TICK_NS };
+        sig = sigtimedwait(&j->sigs, &info, &tick);
+        if (sig > 0)
+            kumi_run_on_signal(j, sig);
+    }
+    if (j->ending)
+        kumi_run_sweep_group(j);
+    return j->exit_code;
+}

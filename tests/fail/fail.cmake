@@ -1,0 +1,17 @@
+# Failure handling of real kumi jobs (included from tests/CMakeLists.txt).
+add_executable(pe_fail ${CMAKE_CURRENT_LIST_DIR}/pe_fail.c)
+target_link_libraries(pe_fail PRIVATE kumi)
+foreach(n 2 4 8)
+  add_test(NAME fail.job.n${n}
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/fail.sh ${CMAKE_BINARY_DIR}/bin/kumirun
+            $<TARGET_FILE:pe_fail> ${n})
+  set_tests_properties(fail.job.n${n} PROPERTIES LABELS "fail" TIMEOUT 120)
+endforeach()
+
+# Installation: headers, libraries, kumicc, kumirun, kumi.pc, CMake package
+# (not in sanitizer builds: the consumers are built without the sanitizer)
+if(NOT KUMI_SANITIZE)
+  add_test(NAME install.consumers
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/check.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(install.consumers PROPERTIES LABELS "install" TIMEOUT 300)
+endif()

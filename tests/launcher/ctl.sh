@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The control segment contract (runtime/launch.h), with fake PEs that play
+# the library's part: a PE that exits after init without finalize fails
+# the job; kumirun records every failure in ctl->failed / fail_status,
+# where PEs blocked in a wait see it.
+#   ctl.sh KUMIRUN FAKE_PE
+. "$(dirname "$0")/lib.sh" "$@"
+
+FAKE=${2:?usage: $0 kumirun fake_pe}
+[ -x "$FAKE" ] || fail "$FAKE is not an executable"
+export FAKE
+out=$TMP/out err=$TMP/err
+
+# all PEs init and finalize: success, nothing printed
+kr_bg -n 4 "$FAKE" init sleep:100 finalize >"$out" 2>"$err"
+wait_exit $KPID 10
+expect_rc $RC 0 "init+finalize"
+[ -s "$err" ] && fail "printed: $(cat "$err")"
+assert_gone $KPID 1
+
+# PE 2 exits 0 after init, without finalize: status 1, named, the others
+# see failed = 3 (1 + PE) and status 1
+kr_bg -n 4 sh -c 'if [ "$KUMI_RANK" = 2 ]; then exec "$FAKE" init sleep:300 exit:0; fi
+                  exec "$FAKE" ignore-term init watch:10000 finalize' >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 1 "exit without finalize"
+expect_grep "$err" '^kumirun: PE 2 \(pid [0-9]+\) exited without calling kumi_finalize; terminating the job$'
+expect_lines "$err" 'terminating the job' 1
+expect_lines "$out" '^PE [013] saw failed=3 status=1$' 3
+assert_gone $KPID 1
+
+# the same when that PE is the last one
+kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 1 ]; then exec "$FAKE" init sleep:300 exit:0; fi
+                  exec "$FAKE" init finalize' >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 1 "last PE exits without finalize"
+expect_grep "$err" '^kumirun: PE 1 \(pid [0-9]+\) exited without calling kumi_finalize; terminating the job$'
+assert_gone $KPID 1
+
+# a PE that finalized may exit while others still run
+kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init finalize; fi
+                  exec "$FAKE" init sleep:500 finalize' >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 0 "early finalized exit"
+[ -s "$err" ] && fail "printed: $(cat "$err")"
+
+# exit code and signal reach the PEs as fail_status
+kr_bg -n 3 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init sleep:300 exit:3; fi
+                  exec "$FAKE" ignore-term init watch:10000' >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 3 "exit 3 after init"
+expect_lines "$out" '^PE [12] saw failed=1 status=3$' 2
+kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 1 ]; then "$FAKE" init sleep:300; kill -KILL $$; fi
+                  exec "$FAKE" ignore-term init watch:10000' >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 137 "SIGKILL after init"
+expect_line "$out" 'PE 0 saw failed=2 status=137'
+
+# kumirun's own reasons: failed = KUMI_CTL_FAIL_LAUNCHER (0xffffffff)
+kr_bg -n 2 --timeout 1 "$FAKE" ignore-term init watch:10000 >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 124 "timeout"
+expect_lines "$out" '^PE [01] saw failed=4294967295 status=124$' 2
+kr_bg -n 2 "$FAKE" ignore-term init watch:10000 >"$out" 2>"$err"
+wait_count $KPID 2 5
+sleep 0.2
+kill -INT $KPID
+wait_exit $KPID 5
+expect_rc $RC 130 "SIGINT"
+expect_lines "$out" '^PE [01] saw failed=4294967295 status=130$' 2
+assert_gone $KPID 1
+
+pass
