@@ -44,7 +44,10 @@ struct kumi_ctl {
     /* 0 while the job is healthy; else 1 + the PE that failed, or
      * KUMI_CTL_FAIL_LAUNCHER when kumirun ends the job (signal, timeout) */
     volatile uint32_t failed;
-    volatile int32_t  fail_status;  /* exit code or 128+signal, for messages */
+    volatile int32_t  fail_status;  /* kumirun's exit status for the job: the
+                                       failed PE's code (128+signal if killed),
+                                       1 for a PE that left without finalize,
+                                       124 timeout, 127 exec, 128+sig interrupt */
     struct kumi_ctl_pe pe[];        /* npes entries */
 };
 #define KUMI_CTL_FAIL_LAUNCHER 0xffffffffu
@@ -58,7 +61,8 @@ static inline size_t kumi_ctl_bytes(uint32_t npes)
 char *kumi_launch_segname(char *buf, size_t len, const char *job, const char *what);
 
 /* Removes /dev/shm/kumi-* segments whose launcher pid no longer exists.
- * Returns the number removed. */
+ * Returns the number removed. Conservative: a segment whose pid was reused
+ * by an unrelated process stays until that process is gone too. */
 int kumi_launch_sweep_stale(void);
 
 /* Unlinks every segment of job (ctl and PEs 0..npes-1); ignores missing. */

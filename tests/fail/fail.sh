@@ -65,5 +65,23 @@ else
   pkill -9 -f "$tok"; fails=$((fails + 1))
 fi
 
+# two healthy jobs and a failing one at once: isolated from each other
+cases=$((cases + 1))
+tok="pefail-$$-two"
+"$kumirun" -n "$n" "$prog" ok 0 "$tok-a" >/dev/null 2>&1 & a=$!
+"$kumirun" -n "$n" "$prog" ok 0 "$tok-b" >/dev/null 2>&1 & b=$!
+"$kumirun" -n "$n" "$prog" kill 0 "$tok-c" >/dev/null 2>&1 & c=$!
+( sleep 60; kill -9 $a $b $c 2>/dev/null ) & dog=$!
+wait $a; sa=$?; wait $b; sb=$?; wait $c; sc=$?
+kill $dog 2>/dev/null; wait $dog 2>/dev/null
+sleep 0.2
+if [ "$sa$sb$sc" = "00137" ] && ! pgrep -f "$tok" >/dev/null \
+   && [ "$(shm_of $a)$(shm_of $b)$(shm_of $c)" = 000 ]; then
+  echo "ok   three jobs at once (n=$n, status $sa $sb $sc)"
+else
+  echo "FAIL three jobs at once (n=$n): status $sa $sb $sc (want 0 0 137)"
+  pkill -9 -f "$tok"; fails=$((fails + 1))
+fi
+
 echo "$((cases - fails)) passed, $fails failed"
 [ "$fails" = 0 ]
