@@ -4,7 +4,7 @@
  *
  * Symmetry comes from determinism: every PE makes the same allocation calls
  * in the same order on an arena that starts empty at the same 2 MiB-aligned
- * base, with no thread cache and no time-based purging, so jemalloc hands out
+ * base, with no thread cache and no time-based decay, so jemalloc hands out
  * the same offsets everywhere. kumi_malloc still checks (one agree round)
  * and fails loudly if they ever differ.
  *
@@ -128,9 +128,14 @@ int kumi_rt_heap_init(void)
     if (err != 0)
         return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "cannot create the symmetric heap "
                              "arena (jemalloc error %d: %s)", err, strerror(err));
-    if (kumi_heap_ctl_ssize(arena, "dirty_decay_ms", -1) != 0
-        || kumi_heap_ctl_ssize(arena, "muzzy_decay_ms", -1) != 0)
-        kumi_rt_log(KUMI_LOG_WARN, "cannot disable purging of the heap arena");
+    /* Decay 0: a freed extent is "purged" at once, synchronously (never on
+     * a timer, which would differ between PEs); purging is not supported
+     * by the hooks, so it lands among the retained extents, which jemalloc
+     * splits for requests of any size. Left dirty instead, a freed 48 MiB
+     * object could not serve 512 KiB requests (the active-fit limit). */
+    if (kumi_heap_ctl_ssize(arena, "dirty_decay_ms", 0) != 0
+        || kumi_heap_ctl_ssize(arena, "muzzy_decay_ms", 0) != 0)
+        kumi_rt_log(KUMI_LOG_WARN, "cannot set the decay of the heap arena");
     kumi_rt.arena    = arena;
     kumi_rt.arena_ok = 1;
     return KUMI_OK;
@@ -164,22 +169,28 @@ static int kumi_heap_flags(size_t size, size_t alignment, int zero)
 static void *kumi_heap_malloc(const char *call, size_t size, size_t alignment, int zero)
 {
     void    *p;
-    uint64_t off, lo, hi;
+    uint64_t v[KUMI_RT_AGREE_N], lo[KUMI_RT_AGREE_N], hi[KUMI_RT_AGREE_N];
 
     if (kumi_rt_check_state(call) != KUMI_OK || size == 0)
         return NULL;
-    p   = mallocx(size, kumi_heap_flags(size, alignment, zero));
-    off = p != NULL ? (uint64_t)kumi_rt_heap_off(p, size) : UINT64_MAX;
-    if (kumi_rt_agree(call, off, &lo, &hi) != KUMI_OK) {
+    p    = mallocx(size, kumi_heap_flags(size, alignment, zero));
+    v[0] = p != NULL ? (uint64_t)kumi_rt_heap_off(p, size) : UINT64_MAX;
+    v[1] = size;
+    if (kumi_rt_agree_n(call, v, lo, hi) != KUMI_OK) {
         if (p != NULL)
             dallocx(p, MALLOCX_TCACHE_NONE);
         return NULL;
     }
-    if (lo == hi && p != NULL)
+    if (lo[0] == hi[0] && lo[1] == hi[1] && p != NULL)
         return p;
     if (p != NULL)
         dallocx(p, MALLOCX_TCACHE_NONE);
-    if (lo == hi || (hi == UINT64_MAX && kumi_rt.rank == 0)) {
+    if (lo[1] != hi[1]) {
+        /* a program bug: the job's allocations are no longer the same */
+        kumi_rt_error(KUMI_ERR_INVALID, call, "PEs asked for different sizes (%llu..%llu "
+                      "bytes): kumi_malloc is collective, every PE must ask for the same size",
+                      (unsigned long long)lo[1], (unsigned long long)hi[1]);
+    } else if (hi[0] == UINT64_MAX) {
         /* every PE (or some) ran out: one message for the job */
         if (kumi_rt.rank == 0)
             kumi_rt_error(KUMI_ERR_NOMEM, call, "symmetric heap exhausted: %zu bytes do not fit "
@@ -187,13 +198,11 @@ static void *kumi_heap_malloc(const char *call, size_t size, size_t alignment, i
                           (size_t)kumi_rt.cfg.heap_size);
         else if (kumi_rt.cfg.abort_on_error)
             kumi_rt_abort("symmetric heap exhausted");
-        return NULL;
-    }
-    if (hi != UINT64_MAX)
+    } else {
         kumi_rt_error(KUMI_ERR_INVALID, call, "PEs got different heap offsets (%llu..%llu) for "
-                      "%zu bytes: were kumi_malloc/kumi_free called with the same sizes in the "
-                      "same order on every PE?", (unsigned long long)lo, (unsigned long long)hi,
-                      size);
+                      "%zu bytes: were kumi_malloc/kumi_free called in the same order on every "
+                      "PE?", (unsigned long long)lo[0], (unsigned long long)hi[0], size);
+    }
     return NULL;
 }
 
@@ -214,8 +223,8 @@ void *kumi_calloc(size_t n, size_t size)
 void *kumi_align(size_t alignment, size_t size)
 {
     if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > ((size_t)1 << 30)) {
-        kumi_rt_error(KUMI_ERR_INVALID, "kumi_align", "alignment %zu is not a power of 2",
-                      alignment);
+        kumi_rt_error(KUMI_ERR_INVALID, "kumi_align", "alignment %zu is not a power of 2 "
+                      "from 1 to 2^30", alignment);
         return NULL;
     }
     return kumi_heap_malloc("kumi_align", size, alignment, 0);

@@ -91,8 +91,9 @@ static int kumi_rt_identity(void)
         || strlen(job) >= sizeof(kumi_rt.job_id) || strpbrk(job, "/") != NULL)
         return kumi_rt_error(KUMI_ERR_INVALID, "kumi_init", "bad launcher environment "
                              "(%s=%s %s=%s %s=%s): start kumi programs with kumirun or alone",
-                             KUMI_ENV_JOB_ID, job, KUMI_ENV_RANK, getenv(KUMI_ENV_RANK),
-                             KUMI_ENV_SIZE, getenv(KUMI_ENV_SIZE));
+                             KUMI_ENV_JOB_ID, job, KUMI_ENV_RANK,
+                             getenv(KUMI_ENV_RANK) ? getenv(KUMI_ENV_RANK) : "(unset)",
+                             KUMI_ENV_SIZE, getenv(KUMI_ENV_SIZE) ? getenv(KUMI_ENV_SIZE) : "(unset)");
     snprintf(kumi_rt.job_id, sizeof(kumi_rt.job_id), "%s", job);
     kumi_rt.rank = (int)rank;
     kumi_rt.size = (int)size;

@@ -27,9 +27,10 @@ struct kumi_team {
 /* Runtime's own LLCM area (at offset 0 of every LLCM): the bootstrap
  * "agree" collective used by init, malloc, llcm_alloc and finalize, which
  * cannot depend on the collectives layer above. */
+#define KUMI_RT_AGREE_N 2
 struct kumi_rt_sync_slot {
-    uint64_t value;          /* contribution, written before arrival   */
-    uint64_t arrival;        /* epoch, kicked after value              */
+    uint64_t value[KUMI_RT_AGREE_N]; /* contribution, kicked before arrival */
+    uint64_t arrival;                /* epoch, kicked after the values      */
 };
 
 struct kumi_rt {
@@ -88,6 +89,8 @@ void kumi_rt_wait_setup(void);
 /* Collective over all PEs: everyone contributes value; on return *min and
  * *max hold the smallest and largest contribution (either may be NULL). */
 int kumi_rt_agree(const char *call, uint64_t value, uint64_t *min, uint64_t *max);
+/* The same for KUMI_RT_AGREE_N values at once (min/max element-wise). */
+int kumi_rt_agree_n(const char *call, const uint64_t *value, uint64_t *min, uint64_t *max);
 int kumi_rt_sync_setup(void);
 
 /* ----------------------------------------------------------------- LLCM */

@@ -101,7 +101,9 @@ int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, u
         } else if (!block || yields < KUMI_WAIT_YIELDS_BEFORE_SLEEP) {
             yields++;
             sched_yield();
-        } else {
+        } else if (kumi_rt.tp.ops->progress(&kumi_rt.tp) == 0) {
+            /* nothing to serve: a sender stuck on a full queue would wait
+             * for our next poll, so poll before every sleep */
             kumi_rt_sleep(addr, width, cmp, value);
         }
     }

@@ -9,6 +9,15 @@ fails=0 cases=0
 
 shm_of() { ls /dev/shm 2>/dev/null | grep -c "^kumi-$1-" ; }
 
+# watchdog SECONDS PID...: SIGKILLs the PIDs after SECONDS; $! is its pid.
+# Its output goes nowhere, so it never holds CTest's pipe open, and a TERM
+# ends its sleep at once.
+watchdog() {
+  local secs=$1; shift
+  ( trap 'kill $s 2>/dev/null; exit 0' TERM
+    sleep "$secs" & s=$!; wait $s; kill -9 "$@" 2>/dev/null ) >/dev/null 2>&1 &
+}
+
 # run_case NAME MODE VICTIM EXPECT_STATUS EXPECT_REGEX [EXPECT_REGEX2]
 run_case() {
   local name=$1 mode=$2 victim=$3 want=$4 regex=$5 regex2=${6:-}
@@ -18,7 +27,7 @@ run_case() {
   start=$(date +%s%N)
   "$kumirun" -n "$n" "$prog" "$mode" "$victim" "$tok" >"$out" 2>&1 &
   pid=$!
-  ( sleep 30; kill -9 $pid 2>/dev/null ) & local dog=$!
+  watchdog 30 $pid; local dog=$!
   wait $pid; status=$?
   kill $dog 2>/dev/null; wait $dog 2>/dev/null
   end=$(date +%s%N)
@@ -71,7 +80,7 @@ tok="pefail-$$-two"
 "$kumirun" -n "$n" "$prog" ok 0 "$tok-a" >/dev/null 2>&1 & a=$!
 "$kumirun" -n "$n" "$prog" ok 0 "$tok-b" >/dev/null 2>&1 & b=$!
 "$kumirun" -n "$n" "$prog" kill 0 "$tok-c" >/dev/null 2>&1 & c=$!
-( sleep 60; kill -9 $a $b $c 2>/dev/null ) & dog=$!
+watchdog 60 $a $b $c; dog=$!
 wait $a; sa=$?; wait $b; sb=$?; wait $c; sc=$?
 kill $dog 2>/dev/null; wait $dog 2>/dev/null
 sleep 0.2

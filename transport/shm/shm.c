@@ -469,7 +469,8 @@ static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
             struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[pos];
             r->len     = (uint32_t)len;
             r->handler = (uint16_t)handler;
-            memcpy(r + 1, payload, len);
+            if (len != 0)
+                memcpy(r + 1, payload, len);
             pp->out_tail += need;
             __atomic_store_n(&q->tail, pp->out_tail, __ATOMIC_RELEASE);
             kumi_shm_ring(tp, pe);
