@@ -5,6 +5,8 @@
 # the whole job gone within 5 s, no PE processes left, nothing in /dev/shm.
 set -u
 kumirun=$1 prog=$2 n=$3
+# in the sanitizer build a SIGSEGV must stay a signal, not an ASan report
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 fails=0 cases=0
 
 shm_of() { ls /dev/shm 2>/dev/null | grep -c "^kumi-$1-" ; }
