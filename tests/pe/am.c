@@ -21,21 +21,7 @@
 #include "rt.h"
 #include "transport.h"
 
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "FAIL am.c:%d pe %d: %s: ", __LINE__, kumi_rank(), #cond);\
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-            exit(1);                                                                  \
-        }                                                                             \
-    } while (0)
-#define OK(call)                                                                      \
-    do {                                                                              \
-        int rc_ = (call);                                                             \
-        CHECK(rc_ == KUMI_OK, "%s", kumi_strerror(rc_));                              \
-    } while (0)
-#define BARRIER() OK(kumi_barrier(kumi_team_world()))
+#include "pe_test.h"
 
 #define AM_ALL   30          /* handler ids well above any the runtime may take */
 #define AM_BULK  31

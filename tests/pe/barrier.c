@@ -8,21 +8,7 @@
 
 #include <kumi.h>
 
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "FAIL barrier.c:%d pe %d: %s: ", __LINE__, kumi_rank(),   \
-                    #cond);                                                           \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-            exit(1);                                                                  \
-        }                                                                             \
-    } while (0)
-#define OK(call)                                                                      \
-    do {                                                                              \
-        int rc_ = (call);                                                             \
-        CHECK(rc_ == KUMI_OK, "%s", kumi_strerror(rc_));                              \
-    } while (0)
+#include "pe_test.h"
 
 int main(int argc, char **argv)
 {

@@ -13,22 +13,7 @@
 
 #include <kumi.h>
 
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "FAIL llcm.c:%d pe %d: %s: ", __LINE__, kumi_rank(),      \
-                    #cond);                                                           \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-            exit(1);                                                                  \
-        }                                                                             \
-    } while (0)
-#define OK(call)                                                                      \
-    do {                                                                              \
-        int rc_ = (call);                                                             \
-        CHECK(rc_ == KUMI_OK, "%s", kumi_strerror(rc_));                              \
-    } while (0)
-#define BARRIER() OK(kumi_barrier(kumi_team_world()))
+#include "pe_test.h"
 
 #define MAXALLOC 64
 #define NONE     ((size_t)-1)
@@ -120,32 +105,6 @@ static void test_alloc(void)
     CHECK(kumi_llcm(NONE) == NULL, "kumi_llcm((size_t)-1) is not NULL");
 }
 
-/* ------------------------------------------------------- stderr capture */
-
-static int   saved_fd = -1;
-static FILE *cap;
-static char  captured[8192];
-
-static void capture_begin(void)
-{
-    fflush(stderr);
-    cap = tmpfile();
-    CHECK(cap != NULL, "tmpfile");
-    saved_fd = dup(2);
-    dup2(fileno(cap), 2);
-}
-
-static const char *capture_end(void)
-{
-    fflush(stderr);
-    dup2(saved_fd, 2);
-    close(saved_fd);
-    rewind(cap);
-    size_t n = fread(captured, 1, sizeof(captured) - 1, cap);
-    captured[n] = '\0';
-    fclose(cap);
-    return captured;
-}
 
 static void test_exhaust(void)
 {

@@ -9,21 +9,7 @@
 
 #include <kumi.h>
 
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "FAIL put_get.c:%d pe %d: %s: ", __LINE__, kumi_rank(),   \
-                    #cond);                                                           \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-            exit(1);                                                                  \
-        }                                                                             \
-    } while (0)
-#define OK(call)                                                                      \
-    do {                                                                              \
-        int rc_ = (call);                                                             \
-        CHECK(rc_ == KUMI_OK, "%s", kumi_strerror(rc_));                              \
-    } while (0)
+#include "pe_test.h"
 
 static const size_t sizes[] = { 0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 4095, 4096, 4097, 65537,
                                 1 << 20 };

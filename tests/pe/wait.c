@@ -13,22 +13,7 @@
 
 #include <kumi.h>
 
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "FAIL wait.c:%d pe %d: %s: ", __LINE__, kumi_rank(),      \
-                    #cond);                                                           \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fputc('\n', stderr);                                                      \
-            exit(1);                                                                  \
-        }                                                                             \
-    } while (0)
-#define OK(call)                                                                      \
-    do {                                                                              \
-        int rc_ = (call);                                                             \
-        CHECK(rc_ == KUMI_OK, "%s", kumi_strerror(rc_));                              \
-    } while (0)
-#define BARRIER() OK(kumi_barrier(kumi_team_world()))
+#include "pe_test.h"
 
 static int me, npes;
 
