@@ -155,18 +155,84 @@ int kumi_test_u32(volatile uint32_t *addr, int cmp, uint32_t value);
 int kumi_test_u8 (volatile uint8_t  *addr, int cmp, uint8_t  value);
 
 /* ------------------------------------------------------------------ teams
- * A team is an ordered set of PEs. The world team holds every PE in rank
- * order and exists from kumi_init to kumi_finalize. */
+ * A team is an ordered set of PEs (Cenju-4 ran barriers and multicast over
+ * any node set). The world team holds every PE in rank order and exists
+ * from kumi_init to kumi_finalize. Team ranks follow the order given at
+ * creation. Collectives on different teams, overlapping or not, may be
+ * called back to back: each team keeps its own phases and slots.
+ * At most KUMI_TEAM_MAX teams exist at once on a PE (world included);
+ * creating more returns KUMI_ERR_NOMEM. */
+#define KUMI_TEAM_MAX 32
+
 typedef struct kumi_team *kumi_team_t;
 kumi_team_t kumi_team_world(void);      /* NULL before init */
 int kumi_team_rank(kumi_team_t t);      /* my rank in t, -1 if not a member */
-int kumi_team_size(kumi_team_t t);
+int kumi_team_size(kumi_team_t t);      /* number of members (0 for NULL)   */
+/* World PE number of team rank r (-1 if out of range). */
+int kumi_team_pe(kumi_team_t t, int r);
 
-/* ------------------------------------------------------------ collectives */
+/* Collective over the parent's members (all must call, same arguments):
+ * the team of parent ranks start, start+stride, ... (size members).
+ * Every caller gets a handle in *out; on PEs not in the new team
+ * kumi_team_rank(*out) is -1 (such a handle may only be destroyed). */
+int kumi_team_split_strided(kumi_team_t parent, int start, int stride, int size,
+                            kumi_team_t *out);
+/* Collective over the parent: the team of the listed parent ranks, in that
+ * order (no duplicates). */
+int kumi_team_create(kumi_team_t parent, const int *pes, int n, kumi_team_t *out);
+/* Collective over the members of t (non-members just free their handle).
+ * The world team cannot be destroyed. */
+int kumi_team_destroy(kumi_team_t t);
 
-/* Collective over the team: returns when every member has entered, after
- * making every member's earlier puts, kicks and atomics visible. */
+/* ------------------------------------------------------------ collectives
+ * Collective over the members of the team; buffers are ordinary local
+ * memory (symmetric not required). Every member gets bit-identical results,
+ * floating point included: the reduction order is fixed, independent of
+ * arrival order. Counts from 0 to hundreds of millions work. */
+typedef enum { KUMI_INT32, KUMI_INT64, KUMI_UINT32, KUMI_UINT64, KUMI_FLOAT, KUMI_DOUBLE } kumi_type_t;
+typedef enum { KUMI_SUM, KUMI_PROD, KUMI_MIN, KUMI_MAX, KUMI_BAND, KUMI_BOR, KUMI_BXOR } kumi_op_t;
+
+/* Returns when every member has entered, after making every member's
+ * earlier puts, kicks and atomics visible. KUMI_BARRIER selects the
+ * algorithm (auto|tree|dissem|counter|mcast), KUMI_TREE_RADIX the tree. */
 int kumi_barrier(kumi_team_t team);
+/* dst = op over all members' src (count elements of type). dst == src is
+ * allowed. Bitwise ops on KUMI_FLOAT/KUMI_DOUBLE are KUMI_ERR_INVALID. */
+int kumi_allreduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type,
+                   kumi_op_t op);
+/* The same, result only at team rank root (dst ignored elsewhere, may be
+ * NULL there). */
+int kumi_reduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type,
+                kumi_op_t op, int root);
+/* n bytes of team rank root's buf into every member's buf. */
+int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root);
+/* dst (size x n_each bytes) gets member r's src at dst + r * n_each. */
+int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each);
+/* member r's block j (src + j * n_each) lands in member j's dst + r * n_each.
+ * Sends in a staggered order (rank i to i+1, i+2, ...); KUMI_ALLTOALL=naive
+ * sends in rank order (for comparison). */
+int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each);
+
+/* -------------------------------------------- producer-consumer rings
+ * The DIMMnet-1 LLCM ring protocol: one producer PE, one consumer PE. The
+ * producer puts a message into the consumer's buffer and kicks the new tail
+ * into the consumer's LLCM; the consumer polls its LLCM for the tail and
+ * kicks the new head back into the producer's LLCM. Each side polls only its
+ * own memory. Messages are variable length (0..capacity/2 bytes at least),
+ * delivered whole and in order. Blocking calls follow KUMI_WAIT and return
+ * KUMI_ERR_PEER if the job fails. */
+typedef struct kumi_ring *kumi_ring_t;
+/* Collective over all PEs (every PE calls with the same arguments; PEs
+ * other than producer and consumer get a handle they can only destroy).
+ * producer == consumer is allowed. */
+int kumi_ring_create(int producer, int consumer, size_t capacity_bytes, kumi_ring_t *out);
+int kumi_ring_push(kumi_ring_t r, const void *msg, size_t len);      /* blocks while full  */
+int kumi_ring_try_push(kumi_ring_t r, const void *msg, size_t len);  /* KUMI_AGAIN if full */
+/* Copies the next message into buf (cap bytes) and its length into *len.
+ * A message longer than cap is KUMI_ERR_INVALID and stays in the ring. */
+int kumi_ring_pop(kumi_ring_t r, void *buf, size_t cap, size_t *len);     /* blocks while empty */
+int kumi_ring_try_pop(kumi_ring_t r, void *buf, size_t cap, size_t *len); /* KUMI_AGAIN if empty */
+int kumi_ring_destroy(kumi_ring_t r);                                  /* collective */
 
 #ifdef __cplusplus
 }

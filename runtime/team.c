@@ -47,3 +47,14 @@ int kumi_team_size(kumi_team_t t)
 {
     return t != NULL ? t->size : 0;
 }
+
+int kumi_team_pe(kumi_team_t t, int r)
+{
+    return t != NULL && r >= 0 && r < t->size ? t->pes[r] : -1;
+}
+
+int kumi_team_split_strided(kumi_team_t parent, int start, int stride, int size, kumi_team_t *out)
+{ (void)parent; (void)start; (void)stride; (void)size; (void)out; return KUMI_ERR_UNSUPPORTED; }
+int kumi_team_create(kumi_team_t parent, const int *pes, int n, kumi_team_t *out)
+{ (void)parent; (void)pes; (void)n; (void)out; return KUMI_ERR_UNSUPPORTED; }
+int kumi_team_destroy(kumi_team_t t) { (void)t; return KUMI_ERR_UNSUPPORTED; }
