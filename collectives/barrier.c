@@ -1,65 +1,230 @@
 /*
- * barrier.c -- kumi_barrier. For now one algorithm: dissemination over
- * kicks (ceil(log2 n) rounds; in round k a member kicks the barrier's epoch
- * into its partner rank+2^k's slot k and waits for its own slot k). Epochs
- * only grow, so a partner already in the next barrier cannot confuse us.
- * Uses only the transport table and the runtime's waits.
+ * barrier.c -- kumi_barrier and the tree that small reductions ride.
+ *
+ * tree (DIMMnet-1, seed 000 section 5.3): each child kicks a one-byte phase
+ *   into its own byte of an 8-byte arrival word in its parent's LLCM; the
+ *   parent sees all its children with one 8-byte load and a mask, then
+ *   reports to its own parent; the root releases: either down the tree
+ *   (each parent kicks its children's release words: everyone polls local
+ *   memory) or by one store into its own release word that every member
+ *   polls where the transport maps peer memory (KUMI_TREE_RELEASE).
+ * dissem: dissemination, ceil(log2 n) rounds of kicks.
+ * counter: Cenju-4 method C, one remote atomic add on team rank 0's
+ *   counter, which rank 0 polls and then releases everyone by kicks.
+ * mcast: Cenju-4 method D, the arrival is "multicast": every member adds
+ *   one to every member's counter and polls its own.
+ * auto: measured once per team (its first collective), the fastest kept;
+ *   team rank 0's measurement decides and the tree carries it to everyone.
+ *
+ * All phases come from per-team counters that advance identically on every
+ * member; the words only grow (or step through byte phases that differ
+ * from the previous one), so a member already in the next barrier cannot
+ * confuse a slow one.
  */
-#include <stdlib.h>
+#include "coll.h"
 
-#include "rt.h"
+#define KUMI_CALIBRATE_WARMUP 20
+#define KUMI_CALIBRATE_ITERS  200
 
-struct kumi_coll_team {
-    uint64_t epoch;
-};
-
-static void kumi_coll_team_free(struct kumi_team *team)
+static inline uint64_t kumi_phase_word(uint64_t mask, uint8_t phase)
 {
-    free(team->coll);
-    team->coll = NULL;
+    return mask & (0x0101010101010101ull * phase);
 }
 
-static struct kumi_coll_team *kumi_coll_state(struct kumi_team *team)
+int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team *st, void *acc,
+                   size_t len, kumi_coll_op_fn fn, size_t count, int down_data)
 {
-    if (team->coll == NULL) {
-        team->coll = calloc(1, sizeof(struct kumi_coll_team));
-        kumi_rt_team_coll_free = kumi_coll_team_free;
+    struct kumi_tp    *tp      = &kumi_rt.tp;
+    const size_t       base    = t->llcm_off;
+    const uint64_t     epoch   = ++st->epoch;
+    const uint8_t      phase   = (uint8_t)epoch;   /* consecutive epochs differ */
+    volatile uint64_t *arrive  = (volatile uint64_t *)kumi_coll_llcm(t, KUMI_COLL_ARRIVE);
+    volatile uint64_t *release = (volatile uint64_t *)kumi_coll_llcm(t, KUMI_COLL_RELEASE);
+    const int          poll    = st->release == KUMI_RELEASE_POLL && !down_data;
+    int                rc;
+
+    /* up: one masked 8-byte load sees every child's byte */
+    if (st->nchild > 0) {
+        rc = kumi_rt_wait_mask(call, arrive, 8, KUMI_CMP_EQ,
+                               kumi_phase_word(st->child_mask, phase), st->child_mask);
+        if (rc != KUMI_OK)
+            return rc;
+        /* fixed order (mine, then children by index): bit-identical results */
+        for (int c = 0; fn != NULL && c < st->nchild; c++)
+            fn(acc, (const void *)kumi_coll_llcm(t, KUMI_COLL_VALUES + (size_t)c * KUMI_COLL_SMALL),
+               count);
     }
-    return team->coll;
+    if (st->parent >= 0) {
+        int ppe = t->pes[st->parent];
+        rc = len == 0 ? KUMI_OK
+                      : tp->ops->put(tp, ppe, KUMI_SEG_LLCM,
+                                     base + KUMI_COLL_VALUES + (size_t)st->index * KUMI_COLL_SMALL,
+                                     acc, len);
+        if (rc == KUMI_OK)   /* the phase after the partial: kicks keep order */
+            rc = tp->ops->kick(tp, ppe, base + KUMI_COLL_ARRIVE + (size_t)st->index, phase, 1);
+        if (rc != KUMI_OK)
+            return rc;
+        /* down: wait for the release */
+        if (poll) {
+            volatile uint64_t *root = tp->ops->peer_ptr(tp, t->pes[0], KUMI_SEG_LLCM,
+                                                        base + KUMI_COLL_RELEASE);
+            return kumi_rt_wait(call, root, 8, KUMI_CMP_GE, epoch);
+        }
+        rc = kumi_rt_wait(call, release, 8, KUMI_CMP_GE, epoch);
+        if (rc != KUMI_OK)
+            return rc;
+        if (down_data && len != 0)
+            memcpy(acc, (const void *)kumi_coll_llcm(t, KUMI_COLL_RESULT), len);
+    }
+    if (poll) {   /* the root: one store releases everyone */
+        __atomic_store_n(release, epoch, __ATOMIC_RELEASE);
+        return KUMI_OK;
+    }
+    for (int c = 0; c < st->nchild; c++) {
+        int cpe = t->pes[st->child0 + c];
+        rc = down_data && len != 0 ? tp->ops->put(tp, cpe, KUMI_SEG_LLCM,
+                                                  base + KUMI_COLL_RESULT, acc, len)
+                                   : KUMI_OK;
+        if (rc == KUMI_OK)
+            rc = tp->ops->kick(tp, cpe, base + KUMI_COLL_RELEASE, epoch, 8);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    return KUMI_OK;
 }
 
-int kumi_barrier(kumi_team_t team)
+static int kumi_barrier_dissem(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
 {
-    static const char call[] = "kumi_barrier";
-    struct kumi_tp        *tp = &kumi_rt.tp;
-    struct kumi_coll_team *st;
-    volatile uint64_t     *slot;
-    uint64_t               epoch;
-    int                    rc = kumi_rt_check_state(call);
+    struct kumi_tp    *tp    = &kumi_rt.tp;
+    const uint64_t     epoch = ++st->epoch;
+    volatile uint64_t *slot  = (volatile uint64_t *)kumi_coll_llcm(t, KUMI_COLL_DISSEM);
+    int                rc;
 
-    if (rc != KUMI_OK)
-        return rc;
-    if (team == NULL)
-        return kumi_rt_error(KUMI_ERR_INVALID, call, "team is NULL");
-    if (team->rank < 0)
-        return kumi_rt_error(KUMI_ERR_INVALID, call, "PE %d is not a member of the team",
-                             kumi_rt.rank);
-    st = kumi_coll_state(team);
-    if (st == NULL)
-        return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for barrier state");
-    rc = tp->ops->quiet(tp);
-    if (rc != KUMI_OK || team->size == 1)
-        return rc;
-
-    epoch = ++st->epoch;
-    slot  = (volatile uint64_t *)((uint8_t *)tp->local[KUMI_SEG_LLCM] + team->llcm_off);
-    for (int k = 0, dist = 1; dist < team->size; k++, dist <<= 1) {
-        int partner = team->pes[(team->rank + dist) % team->size];
-        rc = tp->ops->kick(tp, partner, team->llcm_off + 8 * (size_t)k, epoch, 8);
+    for (int k = 0, dist = 1; dist < t->size; k++, dist <<= 1) {
+        int partner = t->pes[(t->rank + dist) % t->size];
+        rc = tp->ops->kick(tp, partner, t->llcm_off + KUMI_COLL_DISSEM + 8 * (size_t)k, epoch, 8);
         if (rc == KUMI_OK)
             rc = kumi_rt_wait(call, &slot[k], 8, KUMI_CMP_GE, epoch);
         if (rc != KUMI_OK)
             return rc;
     }
     return KUMI_OK;
+}
+
+/* Cenju-4 C: atomic add on one counter, the owner releases. */
+static int kumi_barrier_counter(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
+{
+    struct kumi_tp *tp    = &kumi_rt.tp;
+    const uint64_t  round = ++st->counter_round;
+    int             rc;
+
+    rc = tp->ops->atomic(tp, t->pes[0], KUMI_SEG_LLCM, t->llcm_off + KUMI_COLL_COUNTER,
+                         KUMI_AMO_ADD, 8, 1, 0, NULL);
+    if (rc != KUMI_OK)
+        return rc;
+    if (t->rank != 0)
+        return kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_CRELEASE), 8, KUMI_CMP_GE, round);
+    rc = kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_COUNTER), 8, KUMI_CMP_GE,
+                      round * (uint64_t)t->size);
+    for (int r = 1; r < t->size && rc == KUMI_OK; r++)
+        rc = tp->ops->kick(tp, t->pes[r], t->llcm_off + KUMI_COLL_CRELEASE, round, 8);
+    return rc;
+}
+
+/* Cenju-4 D: the arrival is multicast; everyone polls its own counter. */
+static int kumi_barrier_mcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
+{
+    struct kumi_tp *tp    = &kumi_rt.tp;
+    const uint64_t  round = ++st->mcast_round;
+    int             rc    = KUMI_OK;
+
+    for (int k = 1; k <= t->size && rc == KUMI_OK; k++)   /* staggered, ending with me */
+        rc = tp->ops->atomic(tp, t->pes[(t->rank + k) % t->size], KUMI_SEG_LLCM,
+                             t->llcm_off + KUMI_COLL_MCAST, KUMI_AMO_ADD, 8, 1, 0, NULL);
+    if (rc != KUMI_OK)
+        return rc;
+    return kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_MCAST), 8, KUMI_CMP_GE,
+                        round * (uint64_t)t->size);
+}
+
+int kumi_coll_barrier_run(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                          int algo)
+{
+    switch (algo) {
+    case KUMI_BARRIER_DISSEM:  return kumi_barrier_dissem(call, t, st);
+    case KUMI_BARRIER_COUNTER: return kumi_barrier_counter(call, t, st);
+    case KUMI_BARRIER_MCAST:   return kumi_barrier_mcast(call, t, st);
+    default:                   return kumi_coll_tree(call, t, st, NULL, 0, NULL, 0, 0);
+    }
+}
+
+/* Times every algorithm on this team; rank 0's figures decide. The tree
+ * (with kick release, which every transport has) carries the choice. */
+int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
+{
+    static const char call[] = "kumi_barrier";
+    static const struct { int algo, release; } cand[] = {
+        { KUMI_BARRIER_TREE, KUMI_RELEASE_KICK },   { KUMI_BARRIER_TREE, KUMI_RELEASE_POLL },
+        { KUMI_BARRIER_DISSEM, KUMI_RELEASE_KICK }, { KUMI_BARRIER_COUNTER, KUMI_RELEASE_KICK },
+        { KUMI_BARRIER_MCAST, KUMI_RELEASE_KICK },
+    };
+    const int fixed_release = kumi_rt.cfg.tree_release != KUMI_RELEASE_AUTO;
+    const int can_poll = kumi_rt.tp.ops->peer_ptr != NULL && kumi_rt.wait_policy != KUMI_WAIT_BLOCK;
+    double    best = 1e30;
+    uint64_t  pick = 0;
+    int       rc;
+
+    st->barrier = KUMI_BARRIER_TREE;
+    if (t->size == 1)
+        return KUMI_OK;
+    for (uint64_t c = 0; c < sizeof(cand) / sizeof(cand[0]); c++) {
+        if (cand[c].release == KUMI_RELEASE_POLL && (!can_poll || fixed_release))
+            continue;
+        int saved = st->release;
+        if (!fixed_release)
+            st->release = cand[c].release;
+        double t0 = 0;
+        for (int i = 0; i < KUMI_CALIBRATE_WARMUP + KUMI_CALIBRATE_ITERS; i++) {
+            if (i == KUMI_CALIBRATE_WARMUP)
+                t0 = kumi_wtime();
+            rc = kumi_coll_barrier_run(call, t, st, cand[c].algo);
+            if (rc != KUMI_OK)
+                return rc;
+        }
+        double dt = kumi_wtime() - t0;
+        st->release = saved;
+        if (dt < best) {
+            best = dt;
+            pick = c;
+        }
+    }
+    st->release = KUMI_RELEASE_KICK;
+    rc = kumi_coll_tree(call, t, st, &pick, sizeof(pick), NULL, 1, 1);
+    if (rc != KUMI_OK)
+        return rc;
+    st->barrier = cand[pick].algo;
+    st->release = fixed_release ? kumi_rt.cfg.tree_release : cand[pick].release;
+    kumi_rt_log(KUMI_LOG_INFO, "team of %d: barrier %s%s (%.3f us)", t->size,
+                kumi_cfg_choice_name("KUMI_BARRIER", st->barrier),
+                st->barrier != KUMI_BARRIER_TREE ? ""
+                : st->release == KUMI_RELEASE_POLL ? ", poll release" : ", kick release",
+                best / KUMI_CALIBRATE_ITERS * 1e6);
+    return KUMI_OK;
+}
+
+int kumi_barrier(kumi_team_t team)
+{
+    static const char call[] = "kumi_barrier";
+    struct kumi_coll_team *st;
+    int                    rc = kumi_coll_check(call, team);
+
+    if (rc != KUMI_OK)
+        return rc;
+    st = kumi_coll_state(call, team);
+    if (st == NULL)
+        return KUMI_ERR_NOMEM;
+    rc = kumi_rt.tp.ops->quiet(&kumi_rt.tp);
+    if (rc != KUMI_OK || team->size == 1)
+        return rc;
+    return kumi_coll_barrier_run(call, team, st, st->barrier);
 }

@@ -1,7 +1,109 @@
-/* bcast.c -- placeholder, being written */
-#include "rt.h"
-#include "reduce_op.h"
+/*
+ * bcast.c -- kumi_broadcast and kumi_allgather through the team's scratch
+ * (see the half-A rule in coll.h).
+ *
+ * broadcast: small messages from team rank 0 ride the tree's release (one
+ * put + kick per child). Otherwise, block by block, the root publishes a
+ * block in its half A and raises FLAG_A at every member; each member copies
+ * it out and raises FLAG_B at the root, which waits for all before the
+ * next block.
+ * allgather: each member publishes its block in its half A; after the
+ * FLAG_A exchange everyone copies everyone's block (staggered: rank i
+ * starts with i+1); a FLAG_B exchange closes the block.
+ */
+#include "coll.h"
+
 int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
-{ (void)team; (void)buf; (void)n; (void)root; return KUMI_ERR_UNSUPPORTED; }
+{
+    static const char call[] = "kumi_broadcast";
+    struct kumi_tp        *tp = &kumi_rt.tp;
+    struct kumi_coll_team *st;
+    size_t                 half;
+    int                    rc = kumi_coll_check(call, team);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (root < 0 || root >= team->size)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "root %d out of range (team size %d)",
+                             root, team->size);
+    if (n != 0 && buf == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "buf is NULL");
+    if (n == 0 || team->size == 1)
+        return KUMI_OK;
+    st = kumi_coll_state(call, team);
+    if (st == NULL)
+        return KUMI_ERR_NOMEM;
+    if (root == 0 && n <= KUMI_COLL_SMALL) {
+        uint64_t acc[KUMI_COLL_SMALL / 8];
+        if (team->rank == 0)
+            memcpy(acc, buf, n);
+        rc = kumi_coll_tree(call, team, st, acc, n, NULL, 0, 1);
+        if (rc == KUMI_OK && team->rank != 0)
+            memcpy(buf, acc, n);
+        return rc;
+    }
+    half = kumi_coll_half(st);
+    for (size_t o = 0; o < n && rc == KUMI_OK; o += half) {
+        size_t   c = n - o < half ? n - o : half;
+        uint64_t s = ++st->step;
+        if (team->rank == root) {
+            memcpy(kumi_coll_heap(st->data_off), (uint8_t *)buf + o, c);
+            for (int k = 1; k < team->size && rc == KUMI_OK; k++)
+                rc = kumi_coll_flag_set(team, st, KUMI_COLL_FLAG_A, (root + k) % team->size, s);
+            for (int k = 1; k < team->size && rc == KUMI_OK; k++)
+                rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_B,
+                                         (root + k) % team->size, s);
+        } else {
+            rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_A, root, s);
+            if (rc == KUMI_OK)
+                rc = tp->ops->get(tp, (uint8_t *)buf + o, team->pes[root], KUMI_SEG_HEAP,
+                                  st->data_off, c);
+            if (rc == KUMI_OK)
+                rc = kumi_coll_flag_set(team, st, KUMI_COLL_FLAG_B, root, s);
+        }
+    }
+    return rc;
+}
+
 int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
-{ (void)team; (void)dst; (void)src; (void)n_each; return KUMI_ERR_UNSUPPORTED; }
+{
+    static const char call[] = "kumi_allgather";
+    struct kumi_tp        *tp = &kumi_rt.tp;
+    struct kumi_coll_team *st;
+    size_t                 half;
+    int                    rc = kumi_coll_check(call, team);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (n_each != 0 && (dst == NULL || src == NULL))
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "dst or src is NULL");
+    if (n_each == 0)
+        return KUMI_OK;
+    if (n_each > SIZE_MAX / (size_t)team->size)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "%d x %zu bytes overflows", team->size,
+                             n_each);
+    if (team->size == 1) {
+        memmove(dst, src, n_each);
+        return KUMI_OK;
+    }
+    st = kumi_coll_state(call, team);
+    if (st == NULL)
+        return KUMI_ERR_NOMEM;
+    half = kumi_coll_half(st);
+    for (size_t o = 0; o < n_each && rc == KUMI_OK; o += half) {
+        size_t c = n_each - o < half ? n_each - o : half;
+        memcpy(kumi_coll_heap(st->data_off), (const uint8_t *)src + o, c);
+        rc = kumi_coll_exchange(call, team, st, KUMI_COLL_FLAG_A, ++st->step);
+        for (int k = 0; k < team->size && rc == KUMI_OK; k++) {
+            int      r   = (team->rank + k) % team->size;
+            uint8_t *out = (uint8_t *)dst + (size_t)r * n_each + o;
+            if (r == team->rank)
+                memcpy(out, kumi_coll_heap(st->data_off), c);
+            else
+                rc = tp->ops->get(tp, out, team->pes[r], KUMI_SEG_HEAP, st->data_off, c);
+        }
+        if (rc == KUMI_OK)
+            rc = kumi_coll_exchange(call, team, st, KUMI_COLL_FLAG_B, ++st->step);
+    }
+    return rc;
+}

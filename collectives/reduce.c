@@ -1,7 +1,162 @@
-/* reduce.c -- placeholder, being written */
-#include "rt.h"
-#include "reduce_op.h"
-int kumi_allreduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type, kumi_op_t op)
-{ (void)team; (void)dst; (void)src; (void)count; (void)type; (void)op; return KUMI_ERR_UNSUPPORTED; }
-int kumi_reduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type, kumi_op_t op, int root)
-{ (void)team; (void)dst; (void)src; (void)count; (void)type; (void)op; (void)root; return KUMI_ERR_UNSUPPORTED; }
+/*
+ * reduce.c -- kumi_allreduce and kumi_reduce.
+ *
+ * Small (<= KUMI_COLL_SMALL bytes): the DIMMnet global sum. Partials ride
+ * the barrier tree as values in LLCM slots; each node folds its children's
+ * in a fixed order; the root's result comes down the tree.
+ * Large: reduce-scatter + allgather through the team's heap scratch, in
+ * blocks of half the data area: every member publishes its block in its
+ * half A; member r folds slice r of everyone's block in rank order (reading
+ * peers' scratch in place where the transport maps it) into its half B;
+ * then everyone collects the slices. Each element is computed once, by one
+ * member, in one fixed order, so every member gets the same bits whatever
+ * the arrival order.
+ */
+#include <stdlib.h>
+
+#include "coll.h"
+
+static int kumi_reduce_args(const char *call, struct kumi_team *team, const void *dst,
+                            const void *src, size_t count, kumi_type_t type, kumi_op_t op,
+                            int need_dst, kumi_coll_op_fn *fn, size_t *esize)
+{
+    int rc = kumi_coll_check(call, team);
+
+    if (rc != KUMI_OK)
+        return rc;
+    *fn    = kumi_coll_op_lookup(type, op);
+    *esize = kumi_coll_type_size(type);
+    if (*fn == NULL || *esize == 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "%s on %s is not a valid reduction",
+                             kumi_coll_op_name(op), kumi_coll_type_name(type));
+    if (count > SIZE_MAX / *esize)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "count %zu overflows", count);
+    if (count != 0 && (src == NULL || (need_dst && dst == NULL)))
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "src or dst is NULL");
+    return KUMI_OK;
+}
+
+/* Reduce-scatter of one block of m elements at my half A into slices at
+ * half B: slice r is [m*r/n, m*(r+1)/n). */
+static int kumi_reduce_block(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                             kumi_coll_op_fn fn, size_t es, size_t m, void *tmp)
+{
+    const size_t a = st->data_off, b = st->data_off + kumi_coll_half(st);
+    const size_t lo = m * (size_t)t->rank / (size_t)t->size;
+    const size_t hi = m * (size_t)(t->rank + 1) / (size_t)t->size;
+    uint8_t     *acc = kumi_coll_heap(b + lo * es);
+    int          rc;
+
+    rc = kumi_coll_exchange(call, t, st, KUMI_COLL_FLAG_A, ++st->step);
+    if (rc != KUMI_OK || hi == lo)
+        return rc;
+    for (int r = 0; r < t->size; r++) {
+        const void *in = kumi_coll_peer_data(t, r, a + lo * es, (hi - lo) * es, tmp, &rc);
+        if (rc != KUMI_OK)
+            return rc;
+        if (r == 0)
+            memcpy(acc, in, (hi - lo) * es);
+        else
+            fn(acc, in, hi - lo);
+    }
+    return KUMI_OK;
+}
+
+/* Copies the reduced slices of a block (half B of each member) into out;
+ * root < 0: everyone collects; else only root does. */
+static int kumi_reduce_collect(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                               size_t es, size_t m, uint8_t *out, int root)
+{
+    struct kumi_tp *tp = &kumi_rt.tp;
+    const size_t    b  = st->data_off + kumi_coll_half(st);
+    int             rc = kumi_coll_exchange(call, t, st, KUMI_COLL_FLAG_B, ++st->step);
+
+    if (rc != KUMI_OK || (root >= 0 && t->rank != root))
+        return rc;
+    for (int k = 0; k < t->size && rc == KUMI_OK; k++) {
+        int    r  = (t->rank + k) % t->size;   /* staggered */
+        size_t lo = m * (size_t)r / (size_t)t->size, hi = m * (size_t)(r + 1) / (size_t)t->size;
+        if (hi == lo)
+            continue;
+        if (r == t->rank)
+            memcpy(out + lo * es, kumi_coll_heap(b + lo * es), (hi - lo) * es);
+        else
+            rc = tp->ops->get(tp, out + lo * es, t->pes[r], KUMI_SEG_HEAP, b + lo * es,
+                              (hi - lo) * es);
+    }
+    return rc;
+}
+
+static int kumi_reduce_large(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                             void *dst, const void *src, size_t count, size_t es,
+                             kumi_coll_op_fn fn, int root)
+{
+    const size_t per = kumi_coll_half(st) / es;   /* elements per block */
+    void        *tmp = NULL;
+    int          rc  = KUMI_OK;
+
+    if (kumi_rt.tp.ops->peer_ptr == NULL) {   /* peers' slices are copied first */
+        tmp = malloc(per / (size_t)t->size * es + es);
+        if (tmp == NULL)
+            return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for a reduction buffer");
+    }
+    for (size_t e0 = 0; e0 < count && rc == KUMI_OK; e0 += per) {
+        size_t m = count - e0 < per ? count - e0 : per;
+        memcpy(kumi_coll_heap(st->data_off), (const uint8_t *)src + e0 * es, m * es);
+        rc = kumi_reduce_block(call, t, st, fn, es, m, tmp);
+        if (rc == KUMI_OK)
+            rc = kumi_reduce_collect(call, t, st, es, m, (uint8_t *)dst + e0 * es, root);
+    }
+    free(tmp);
+    return rc;
+}
+
+static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, const void *src,
+                           size_t count, kumi_type_t type, kumi_op_t op, int root)
+{
+    struct kumi_coll_team *st;
+    kumi_coll_op_fn        fn;
+    size_t                 es, bytes;
+    int                    rc;
+
+    rc = kumi_reduce_args(call, team, dst, src, count, type, op,
+                          root < 0 || (team != NULL && team->rank == root), &fn, &es);
+    if (rc != KUMI_OK)
+        return rc;
+    if (root >= team->size)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "root %d out of range (team size %d)",
+                             root, team->size);
+    if (count == 0)
+        return KUMI_OK;
+    bytes = count * es;
+    if (team->size == 1) {
+        memmove(dst, src, bytes);
+        return KUMI_OK;
+    }
+    st = kumi_coll_state(call, team);
+    if (st == NULL)
+        return KUMI_ERR_NOMEM;
+    if (bytes <= KUMI_COLL_SMALL) {
+        uint64_t acc[KUMI_COLL_SMALL / 8];
+        memcpy(acc, src, bytes);
+        rc = kumi_coll_tree(call, team, st, acc, bytes, fn, count, 1);
+        if (rc == KUMI_OK && (root < 0 || team->rank == root))
+            memcpy(dst, acc, bytes);
+        return rc;
+    }
+    return kumi_reduce_large(call, team, st, dst, src, count, es, fn, root);
+}
+
+int kumi_allreduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type,
+                   kumi_op_t op)
+{
+    return kumi_reduce_any("kumi_allreduce", team, dst, src, count, type, op, -1);
+}
+
+int kumi_reduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type,
+                kumi_op_t op, int root)
+{
+    if (root < 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, "kumi_reduce", "root %d out of range", root);
+    return kumi_reduce_any("kumi_reduce", team, dst, src, count, type, op, root);
+}

@@ -21,5 +21,15 @@ KUMI_CFG(log, "KUMI_LOG", CHOICE, "warn", 0, 0, "error|warn|info|debug",
          "Messages printed on stderr at this level and above")
 KUMI_CFG(abort_on_error, "KUMI_ABORT_ON_ERROR", BOOL, "0", 0, 1, NULL,
          "1: any error a kumi call reports ends the whole job")
+KUMI_CFG(barrier, "KUMI_BARRIER", CHOICE, "auto", 0, 0, "auto|tree|dissem|counter|mcast",
+         "Barrier algorithm: DIMMnet byte-flag tree, dissemination, Cenju-4 counter (C) or multicast counter (D); auto measures")
+KUMI_CFG(tree_radix, "KUMI_TREE_RADIX", UINT, "0", 0, 8, NULL,
+         "Children per node of the barrier/reduction tree, 2..8 (0: from the topology, else 8)")
+KUMI_CFG(tree_release, "KUMI_TREE_RELEASE", CHOICE, "auto", 0, 0, "auto|kick|poll",
+         "Tree barrier release: parents kick children, or all poll the root's word (shm)")
+KUMI_CFG(alltoall, "KUMI_ALLTOALL", CHOICE, "staggered", 0, 0, "staggered|naive",
+         "All-to-all send order: staggered (rank i to i+1, i+2, ...) or naive (everyone to 0 first)")
+KUMI_CFG(coll_scratch, "KUMI_COLL_SCRATCH", SIZE, "256k", 16ull << 10, 64ull << 20, NULL,
+         "Symmetric scratch bytes per team for large collectives (pipelined in blocks)")
 KUMI_CFG(startup_timeout, "KUMI_STARTUP_TIMEOUT", UINT, "30", 1, 3600, NULL,
          "Seconds kumi_init waits for the other PEs to appear")

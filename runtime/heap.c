@@ -100,12 +100,15 @@ static extent_hooks_t kumi_heap_hooks = {
     .merge        = kumi_heap_merge,
 };
 
-size_t kumi_rt_heap_reserve(size_t heap_size)
+size_t kumi_rt_heap_reserve(size_t heap_size, size_t scratch)
 {
-    /* metadata blocks (2 MiB each) and size-class round-up of extents */
-    size_t r = ((size_t)8 << 20) + heap_size / 4;
+    /* metadata blocks (2 MiB each), size-class round-up of extents, and
+     * the collectives' scratch pool */
+    size_t r = ((size_t)8 << 20) + heap_size / 4 + scratch;
     return (r + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
 }
+
+static int kumi_heap_flags(size_t size, size_t alignment, int zero);
 
 static int kumi_heap_ctl_ssize(unsigned arena, const char *what, ssize_t v)
 {
@@ -141,6 +144,19 @@ int kumi_rt_heap_init(void)
     return KUMI_OK;
 }
 
+int kumi_rt_heap_scratch_init(size_t bytes)
+{
+    /* the first allocation of the arena on every PE: the same offset */
+    void *p = mallocx(bytes, kumi_heap_flags(bytes, 4096, 1));
+
+    if (p == NULL)
+        return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "no room for %zu bytes of collective "
+                             "scratch in the symmetric heap (KUMI_HEAP_SIZE, KUMI_COLL_SCRATCH)",
+                             bytes);
+    kumi_rt.scratch_off = kumi_rt_heap_off(p, bytes);
+    return KUMI_OK;
+}
+
 void kumi_rt_heap_fini(void)
 {
     char name[64];
@@ -148,8 +164,9 @@ void kumi_rt_heap_fini(void)
     if (!kumi_rt.arena_ok)
         return;
     snprintf(name, sizeof(name), "arena.%u.destroy", kumi_rt.arena);
-    if (mallctl(name, NULL, NULL, NULL, 0) != 0)
-        kumi_rt_log(KUMI_LOG_WARN, "cannot destroy the heap arena");
+    int err = mallctl(name, NULL, NULL, NULL, 0);
+    if (err != 0)
+        kumi_rt_log(KUMI_LOG_WARN, "cannot destroy the heap arena: %s", strerror(err));
     kumi_rt.arena_ok = 0;
 }
 

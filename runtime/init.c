@@ -21,7 +21,7 @@
 
 struct kumi_rt kumi_rt = { .rank = -1 };
 
-size_t kumi_rt_heap_reserve(size_t heap_size);
+size_t kumi_rt_heap_reserve(size_t heap_size, size_t scratch);
 
 int kumi_rank(void)
 {
@@ -182,7 +182,9 @@ int kumi_init(void)
         .size            = kumi_rt.size,
         .job_id          = kumi_rt.job_id,
         .llcm_size       = kumi_rt.cfg.llcm_size,
-        .heap_size       = kumi_rt.cfg.heap_size + kumi_rt_heap_reserve(kumi_rt.cfg.heap_size),
+        .heap_size       = kumi_rt.cfg.heap_size
+                           + kumi_rt_heap_reserve(kumi_rt.cfg.heap_size, KUMI_TEAM_MAX
+                                                  * kumi_rt.cfg.coll_scratch),
         .heap_align      = (size_t)2 << 20,
         .job_failed      = kumi_rt.ctl != NULL ? &kumi_rt.ctl->failed : NULL,
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,

@@ -264,12 +264,14 @@ static int kumi_run_ctl_create(struct kumi_run_job *j)
 /* What every PE inherits; KUMI_RANK is set in each child. */
 static int kumi_run_set_env(const struct kumi_run_job *j, int oversubscribed)
 {
-    char size[16], pid[24];
+    char size[16], pid[24], llc[16];
 
     snprintf(size, sizeof(size), "%d", j->npes);
     snprintf(pid, sizeof(pid), "%ld", (long)j->self);
+    /* cores sharing the last-level cache: the collectives' tree radix */
+    snprintf(llc, sizeof(llc), "%u", j->topo.ncores > 0 ? j->topo.llc_cores : 0);
     if (setenv(KUMI_ENV_JOB_ID, j->job, 1) != 0 || setenv(KUMI_ENV_SIZE, size, 1) != 0 ||
-        setenv(KUMI_ENV_LAUNCHER_PID, pid, 1) != 0 ||
+        setenv(KUMI_ENV_LAUNCHER_PID, pid, 1) != 0 || setenv(KUMI_ENV_LLC_CORES, llc, 1) != 0 ||
         setenv(KUMI_ENV_OVERSUB, oversubscribed ? "1" : "0", 1) != 0) {
         fprintf(stderr, "kumirun: setenv: %s\n", strerror(errno));
         return -1;

@@ -22,6 +22,7 @@
 #define KUMI_ENV_SIZE         "KUMI_SIZE"
 #define KUMI_ENV_OVERSUB      "KUMI_OVERSUBSCRIBED" /* "1" when PEs > cores    */
 #define KUMI_ENV_LAUNCHER_PID "KUMI_LAUNCHER_PID"
+#define KUMI_ENV_LLC_CORES    "KUMI_LLC_CORES"     /* cores per last-level cache */
 
 #define KUMI_CTL_MAGIC   0x6b756d692d63746cULL     /* "kumi-ctl" */
 #define KUMI_CTL_VERSION 1

@@ -16,12 +16,18 @@
 
 #define KUMI_TEAM_LLCM_BYTES 1024
 
+/* A team occupies one slot (0 is the world) on each of its members: slot s
+ * owns KUMI_TEAM_LLCM_BYTES of LLCM at llcm_teams_off + s * that, and
+ * cfg.coll_scratch bytes of symmetric heap at scratch_off + s * that. The
+ * slot is agreed among the members when the team is made, so the same
+ * offsets are valid on every member. */
 struct kumi_team {
-    int   rank, size;        /* my rank in the team (-1: not a member) */
-    int  *pes;               /* team rank -> world PE                  */
-    size_t llcm_off;         /* KUMI_TEAM_LLCM_BYTES reserved in every
-                                member's LLCM for the team's collectives */
-    void *coll;              /* collectives' per-team state            */
+    int    rank, size;       /* my rank in the team (-1: not a member) */
+    int   *pes;              /* team rank -> world PE                  */
+    int    slot;             /* -1 on non-members                      */
+    size_t llcm_off;         /* this team's LLCM area (every member)   */
+    size_t scratch_off;      /* this team's heap scratch (every member)*/
+    void  *coll;             /* collectives' per-team state            */
 };
 
 /* Runtime's own LLCM area (at offset 0 of every LLCM): the bootstrap
@@ -50,6 +56,11 @@ struct kumi_rt {
     unsigned         arena;
     int              arena_ok;
     struct kumi_team world;
+    /* team slots: LLCM areas and heap scratch, reserved at init */
+    int              team_slots;      /* how many fit (<= KUMI_TEAM_MAX)   */
+    uint64_t         team_slots_used; /* bit s: slot s is in use here      */
+    size_t           llcm_teams_off;
+    size_t           scratch_off;     /* heap offset of the scratch pool   */
 };
 
 extern struct kumi_rt kumi_rt;
@@ -82,6 +93,9 @@ int kumi_rt_peer_error(const char *call);
  * transport progress and watching for job failure. call names the public
  * function for messages. */
 int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value);
+/* The same on (*addr & mask): the tree barrier's "all children arrived". */
+int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int cmp,
+                      uint64_t value, uint64_t mask);
 int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value);
 void kumi_rt_wait_setup(void);
 
@@ -116,6 +130,12 @@ static inline size_t kumi_rt_heap_off(const void *sym, size_t n)
 /* ---------------------------------------------------------------- teams */
 int  kumi_rt_team_world_init(void);
 void kumi_rt_team_world_fini(void);
+/* Fills team (pes already set, rank/size set) for slot: its LLCM area and
+ * scratch; marks the slot used. */
+void kumi_rt_team_bind_slot(struct kumi_team *team, int slot);
+void kumi_rt_team_release_slot(struct kumi_team *team);
+/* heap scratch pool: allocated by kumi_init right after the arena */
+int  kumi_rt_heap_scratch_init(size_t bytes);
 /* collectives/ frees its per-team state through this hook (set by it) */
 extern void (*kumi_rt_team_coll_free)(struct kumi_team *team);
 

@@ -1,34 +1,63 @@
-/* team.c -- teams (api.md "Teams"). This issue has the world team; strided
- * and arbitrary teams come with the collectives layer. */
+/* team.c -- the runtime's side of teams: the world team, team slots (LLCM
+ * areas and heap scratch reserved at init), and the accessors. Making and
+ * destroying teams is collective, so it lives in collectives/team.c. */
 #include <stdlib.h>
 
 #include "rt.h"
 
 void (*kumi_rt_team_coll_free)(struct kumi_team *team);
 
+void kumi_rt_team_bind_slot(struct kumi_team *team, int slot)
+{
+    team->slot        = slot;
+    team->llcm_off    = kumi_rt.llcm_teams_off + (size_t)slot * KUMI_TEAM_LLCM_BYTES;
+    team->scratch_off = kumi_rt.scratch_off + (size_t)slot * kumi_rt.cfg.coll_scratch;
+    kumi_rt.team_slots_used |= 1ull << slot;
+    team->coll = NULL;
+}
+
+void kumi_rt_team_release_slot(struct kumi_team *team)
+{
+    if (team->coll != NULL && kumi_rt_team_coll_free != NULL)
+        kumi_rt_team_coll_free(team);
+    if (team->slot >= 0)
+        kumi_rt.team_slots_used &= ~(1ull << team->slot);
+    team->slot = -1;
+}
+
 int kumi_rt_team_world_init(void)
 {
     struct kumi_team *w = &kumi_rt.world;
+    size_t            llcm = kumi_rt.tp.seg_size[KUMI_SEG_LLCM];
 
+    /* a quarter of the LLCM at most goes to team areas */
+    kumi_rt.team_slots = (int)(llcm / 4 / KUMI_TEAM_LLCM_BYTES);
+    if (kumi_rt.team_slots > KUMI_TEAM_MAX)
+        kumi_rt.team_slots = KUMI_TEAM_MAX;
+    kumi_rt.llcm_teams_off = kumi_rt_llcm_reserve((size_t)kumi_rt.team_slots
+                                                  * KUMI_TEAM_LLCM_BYTES, 64);
+    if (kumi_rt.team_slots < 1 || kumi_rt.llcm_teams_off == (size_t)-1)
+        return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "KUMI_LLCM_SIZE too small for the "
+                             "team areas");
+    kumi_rt.team_slots_used = 0;
+    /* the scratch pool before any slot is bound: slots point into it */
+    int rc = kumi_rt_heap_scratch_init((size_t)kumi_rt.team_slots * kumi_rt.cfg.coll_scratch);
+    if (rc != KUMI_OK)
+        return rc;
     w->pes = malloc((size_t)kumi_rt.size * sizeof(int));
     if (w->pes == NULL)
         return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "no memory for the world team");
     for (int i = 0; i < kumi_rt.size; i++)
         w->pes[i] = i;
-    w->rank     = kumi_rt.rank;
-    w->size     = kumi_rt.size;
-    w->coll     = NULL;
-    w->llcm_off = kumi_rt_llcm_reserve(KUMI_TEAM_LLCM_BYTES, 64);
-    if (w->llcm_off == (size_t)-1)
-        return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "KUMI_LLCM_SIZE too small for the "
-                             "world team");
+    w->rank = kumi_rt.rank;
+    w->size = kumi_rt.size;
+    kumi_rt_team_bind_slot(w, 0);
     return KUMI_OK;
 }
 
 void kumi_rt_team_world_fini(void)
 {
-    if (kumi_rt.world.coll != NULL && kumi_rt_team_coll_free != NULL)
-        kumi_rt_team_coll_free(&kumi_rt.world);
+    kumi_rt_team_release_slot(&kumi_rt.world);
     free(kumi_rt.world.pes);
     kumi_rt.world.pes = NULL;
 }
@@ -52,9 +81,3 @@ int kumi_team_pe(kumi_team_t t, int r)
 {
     return t != NULL && r >= 0 && r < t->size ? t->pes[r] : -1;
 }
-
-int kumi_team_split_strided(kumi_team_t parent, int start, int stride, int size, kumi_team_t *out)
-{ (void)parent; (void)start; (void)stride; (void)size; (void)out; return KUMI_ERR_UNSUPPORTED; }
-int kumi_team_create(kumi_team_t parent, const int *pes, int n, kumi_team_t *out)
-{ (void)parent; (void)pes; (void)n; (void)out; return KUMI_ERR_UNSUPPORTED; }
-int kumi_team_destroy(kumi_team_t t) { (void)t; return KUMI_ERR_UNSUPPORTED; }

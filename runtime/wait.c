@@ -55,6 +55,12 @@ int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t valu
     return kumi_rt_cmp(kumi_rt_load(addr, width), cmp, value);
 }
 
+static inline int kumi_rt_test_mask(volatile const void *addr, size_t width, int cmp,
+                                    uint64_t value, uint64_t mask)
+{
+    return kumi_rt_cmp(kumi_rt_load(addr, width) & mask, cmp, value);
+}
+
 void kumi_rt_wait_setup(void)
 {
     int policy = kumi_rt.cfg.wait;
@@ -69,26 +75,28 @@ void kumi_rt_wait_setup(void)
 
 /* Sleeps on my doorbell unless the condition already holds; registering
  * before the last check means a writer that stores after it sees us. */
-static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t value)
+static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t value,
+                          uint64_t mask)
 {
     struct kumi_tp_doorbell *db = kumi_rt.tp.doorbell;
     uint32_t                 seq;
 
     __atomic_add_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     seq = __atomic_load_n(&db->seq, __ATOMIC_SEQ_CST);
-    if (!kumi_rt_test(addr, width, cmp, value))
+    if (!kumi_rt_test_mask(addr, width, cmp, value, mask))
         kumi_tp_doorbell_sleep(db, seq, KUMI_WAIT_SLEEP_NS);
     __atomic_sub_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
-int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value)
+int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int cmp,
+                      uint64_t value, uint64_t mask)
 {
     const int block  = kumi_rt.wait_policy == KUMI_WAIT_BLOCK;
     const int yield  = block || kumi_rt.wait_policy == KUMI_WAIT_YIELD;
     unsigned  spins  = 0, yields = 0;
 
     for (;;) {
-        if (kumi_rt_test(addr, width, cmp, value))
+        if (kumi_rt_test_mask(addr, width, cmp, value, mask))
             return KUMI_OK;
         if ((++spins & KUMI_WAIT_POLL_MASK) == 0) {
             if (kumi_rt.tp.ops->progress(&kumi_rt.tp) > 0)
@@ -104,9 +112,14 @@ int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, u
         } else if (kumi_rt.tp.ops->progress(&kumi_rt.tp) == 0) {
             /* nothing to serve: a sender stuck on a full queue would wait
              * for our next poll, so poll before every sleep */
-            kumi_rt_sleep(addr, width, cmp, value);
+            kumi_rt_sleep(addr, width, cmp, value, mask);
         }
     }
+}
+
+int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value)
+{
+    return kumi_rt_wait_mask(call, addr, width, cmp, value, ~0ull);
 }
 
 /* ------------------------------------------------------------ public API */

@@ -1,0 +1,106 @@
+/*
+ * coll.h -- the collectives layer's internal state and helpers. Everything
+ * here runs on the transport ops table and the runtime's waits only, so it
+ * works on every transport; where a transport maps peer memory (peer_ptr),
+ * the large-data paths read it in place instead of copying first.
+ *
+ * Each team has, on every member, a 1 KiB LLCM area (layout below) and a
+ * heap scratch area (KUMI_COLL_SCRATCH bytes: flag words, then data).
+ */
+#ifndef KUMI_COLL_H
+#define KUMI_COLL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "rt.h"
+#include "reduce_op.h"
+
+/* ------------------------------------------------- team LLCM area layout */
+#define KUMI_COLL_ARRIVE      0     /* u64: tree arrival, one byte per child    */
+#define KUMI_COLL_RELEASE     8     /* u64: tree release epoch                  */
+#define KUMI_COLL_COUNTER     16    /* u64: counter/mcast barrier arrivals      */
+#define KUMI_COLL_CRELEASE    24    /* u64: counter barrier release             */
+#define KUMI_COLL_MCAST       32    /* u64: multicast barrier arrivals (mine)   */
+#define KUMI_COLL_DISSEM      40    /* u64[KUMI_COLL_DISSEM_MAX]: rounds        */
+#define KUMI_COLL_DISSEM_MAX  16
+#define KUMI_COLL_VALUES      192   /* [8][KUMI_COLL_SMALL]: children's partials */
+#define KUMI_COLL_SMALL       64    /* bytes that ride the tree                 */
+#define KUMI_COLL_RESULT      (KUMI_COLL_VALUES + 8 * KUMI_COLL_SMALL)  /* 704 */
+_Static_assert(KUMI_COLL_RESULT + KUMI_COLL_SMALL <= KUMI_TEAM_LLCM_BYTES, "team area");
+_Static_assert(KUMI_COLL_DISSEM + 8 * KUMI_COLL_DISSEM_MAX <= KUMI_COLL_VALUES, "dissem");
+
+/* ---------------------------------------------------- per-team state */
+struct kumi_coll_team {
+    int      barrier;          /* KUMI_BARRIER_* in use (never AUTO)      */
+    int      release;          /* KUMI_RELEASE_KICK or _POLL              */
+    int      radix;
+    /* tree: team ranks */
+    int      parent;           /* -1 at the root                          */
+    int      child0, nchild;   /* children are child0 .. child0+nchild-1  */
+    int      index;            /* my byte in my parent's arrival word     */
+    uint64_t child_mask;       /* bytes of my arrival word in use         */
+    /* monotone counters, the same sequence on every member */
+    uint64_t epoch;            /* tree and dissemination phases           */
+    uint64_t counter_round;    /* counter barrier rounds                  */
+    uint64_t mcast_round;      /* multicast barrier rounds                */
+    uint64_t step;             /* scratch flag values                     */
+    /* scratch layout */
+    size_t   flags_off;        /* heap offset: u64 flags[KUMI_COLL_NFLAGS][size] */
+    size_t   data_off;         /* heap offset: data area                  */
+    size_t   data_bytes;
+};
+
+enum { KUMI_COLL_FLAG_A, KUMI_COLL_FLAG_B, KUMI_COLL_NFLAGS };
+
+/* The team's state, created on first use (errors reported for call). */
+struct kumi_coll_team *kumi_coll_state(const char *call, struct kumi_team *team);
+
+/* Common argument checks of every collective: state, team, membership. */
+int kumi_coll_check(const char *call, struct kumi_team *team);
+
+static inline volatile uint8_t *kumi_coll_llcm(const struct kumi_team *t, size_t off)
+{
+    return (volatile uint8_t *)kumi_rt.tp.local[KUMI_SEG_LLCM] + t->llcm_off + off;
+}
+
+static inline void *kumi_coll_heap(size_t off)
+{
+    return (uint8_t *)kumi_rt.tp.local[KUMI_SEG_HEAP] + off;
+}
+
+/* ----------------------------------------------------------- algorithms */
+int kumi_coll_barrier_run(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                          int algo);
+/* the tree: up with optional data (len <= KUMI_COLL_SMALL, reduced by fn
+ * at each node in a fixed order), down with optional data */
+int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                   void *acc, size_t len, kumi_coll_op_fn fn, size_t count, int down_data);
+
+/* Scratch flags: set member r's flag f to v (ordered after my earlier
+ * puts and local writes); wait until my flag f from member r reaches v. */
+int kumi_coll_flag_set(struct kumi_team *t, struct kumi_coll_team *st, int f, int r,
+                       uint64_t v);
+int kumi_coll_flag_wait(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        int f, int r, uint64_t v);
+/* Sets flag f to v on every other member, then waits for theirs. */
+int kumi_coll_exchange(const char *call, struct kumi_team *t, struct kumi_coll_team *st, int f,
+                       uint64_t v);
+
+/* The data area is used in two halves. The rule every large algorithm
+ * keeps: a call writes only my half A before the first exchange of
+ * FLAG_A, and nobody reads my half A after the exchange that closes a
+ * block; my half B may still be read by a slow member until everyone's
+ * next FLAG_A. So back-to-back collectives of any kind never clash. */
+static inline size_t kumi_coll_half(const struct kumi_coll_team *st)
+{
+    return (st->data_bytes / 2) & ~(size_t)63;
+}
+
+/* Reads n bytes at heap offset off of member r: a copy, or in place where
+ * the transport maps peer memory (then *src points there and nothing is
+ * copied). Returns the pointer to use. */
+const void *kumi_coll_peer_data(struct kumi_team *t, int r, size_t off, size_t n, void *tmp,
+                                int *rc);
+
+#endif /* KUMI_COLL_H */
