@@ -1,0 +1,21 @@
+# Collectives: teams, barrier algorithms, reductions, broadcast, gathers.
+# (included from tests/CMakeLists.txt; kumi_pe_test is defined there)
+
+# every collective x type x op x count on world, strided, listed and
+# overlapping teams
+kumi_pe_test(coll          coll.c NPES 1 2 3 4 8 ARGS 0 1 7 1000)
+kumi_pe_test(coll_big      coll.c NPES 2 ARGS 1000000)
+kumi_pe_test(coll_big_sub  coll.c NPES 3 4 8 ARGS --big-subset 1000000)
+kumi_pe_test(coll_block    coll.c NPES 4 ARGS 0 7 1000 ENV KUMI_WAIT=block)
+kumi_pe_test(coll_naive    coll.c NPES 3 ARGS 7 1000 ENV KUMI_ALLTOALL=naive)
+kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=16k)
+
+# 10^5 back-to-back barriers per algorithm (fewer when 8 PEs share 2 cores)
+foreach(algo tree dissem counter mcast auto)
+  kumi_pe_test(barrier_${algo} barrier_storm.c NPES 2 4 ARGS 100000 ENV KUMI_BARRIER=${algo})
+  kumi_pe_test(barrier8_${algo} barrier_storm.c NPES 8 ARGS 10000 ENV KUMI_BARRIER=${algo})
+  # the rich checks (puts, kicks, atomics visible after the barrier)
+  kumi_pe_test(barrier_vis_${algo} barrier.c NPES 3 5 ENV KUMI_BARRIER=${algo})
+endforeach()
+kumi_pe_test(barrier_poll  barrier_storm.c NPES 2 4 ARGS 100000 ENV KUMI_BARRIER=tree KUMI_TREE_RELEASE=poll)
+kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 ENV KUMI_BARRIER=tree KUMI_TREE_RADIX=2)
