@@ -1,0 +1,522 @@
+/*
+ * kumi_bench.c -- kumi-bench: OSU-style micro-benchmarks of kumi, each
+ * number next to what the hardware can do (x_limit).
+ *
+ *   kumirun -n P kumi-bench OP [--bytes N | --min-bytes A --max-bytes B]
+ *                [--iters N] [--warmup N] [--json FILE|-] [--plot FILE.png]
+ *
+ * This file: the op table, options, the size sweep, and the collection of
+ * every PE's time on PE 0. The loops are in kumi_bench_ops.c, the hardware
+ * limits in kumi_bench_limit.c, the output in kumi_bench_out.c. The command
+ * line and the JSON are shared with bench/peers: see bench/README.md.
+ */
+#include "kumi_bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct kb_env kb;
+
+/* The ops. Sized ops (KB_BW, KB_RATE) sweep; the others have one size. */
+static const struct kb_op kb_ops[] = {
+    /* name             fn               kind      bwref            fixed sweep pes tour */
+    { "barrier",        kb_op_barrier,   KB_LAT,   KB_REF_PIPELINE, 0,    0,    1,  1 },
+    { "pingpong",       kb_op_pingpong,  KB_LAT,   KB_REF_PIPELINE, 8,    0,    2,  1 },
+    { "atomic",         kb_op_atomic,    KB_LAT,   KB_REF_PIPELINE, 8,    0,    1,  1 },
+    { "put",            kb_op_put,       KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  1 },
+    { "get",            kb_op_get,       KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  1 },
+    { "allreduce",      kb_op_allreduce, KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  1 },
+    { "reduce",         kb_op_reduce,    KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  1 },
+    { "broadcast",      kb_op_broadcast, KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  1 },
+    { "allgather",      kb_op_allgather, KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  1 },
+    { "alltoall",       kb_op_alltoall,  KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  1 },
+    /* KUMI_ALLTOALL is read at kumi_init, so `all` cannot include it */
+    { "alltoall-naive", kb_op_alltoall,  KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  0 },
+    { "ring",           kb_op_ring,      KB_RATE,  KB_REF_PIPELINE, 0,    1,    2,  1 },
+    { "limit",          NULL,            KB_LIMIT, KB_REF_PIPELINE, 0,    0,    1,  0 },
+};
+#define KB_NOPS ((int)(sizeof kb_ops / sizeof kb_ops[0]))
+
+struct kb_opts {
+    const struct kb_op *op;          /* NULL: all                       */
+    size_t              sizes[KB_MAX_SIZES];
+    int                 nsizes;      /* 0: the op's default sizes       */
+    long                iters;       /* 0: the default                  */
+    long                warmup;      /* -1: iters / 10                  */
+    const char         *json, *plot;
+};
+
+/* ------------------------------------------------------------- failing */
+
+_Noreturn void kb_die(const char *op, const char *call, int rc)
+{
+    fprintf(stderr, "kumi-bench[%d]: %s: %s failed: %s\n", kb.me, op, call, kumi_strerror(rc));
+    exit(1);
+}
+
+_Noreturn void kb_wrong(const struct kb_run *run, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "kumi-bench[%d]: %s %zu bytes: wrong result: ", kb.me, run->op->name,
+            run->bytes);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (no numbers reported)\n", stderr);
+    exit(1);
+}
+
+void kb_barrier(const char *op)
+{
+    int rc = kumi_barrier(kb.world);
+    if (rc != KUMI_OK)
+        kb_die(op, "kumi_barrier", rc);
+}
+
+void *kb_xmalloc(const char *op, size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p == NULL) {
+        fprintf(stderr, "kumi-bench[%d]: %s: out of memory (%zu bytes)\n", kb.me, op, n);
+        exit(1);
+    }
+    return p;
+}
+
+void *kb_sym_alloc(const char *op, size_t n)
+{
+    void *p = kumi_malloc(n);   /* kumi itself names KUMI_HEAP_SIZE when full */
+    if (p == NULL)
+        kb_die(op, "kumi_malloc", KUMI_ERR_NOMEM);
+    return p;
+}
+
+/* Collective: every PE learns whether any PE got KUMI_ERR_UNSUPPORTED, so
+ * all skip an op together instead of some waiting for the others forever.
+ * Any other error ends the job here. Goes through put/get and barriers on
+ * PE 0, never through a collective under test. */
+int kb_agree(const char *op, const char *call, int rc)
+{
+    static int64_t *all;
+    int64_t         mine = rc;
+
+    if (rc != KUMI_OK && rc != KUMI_ERR_UNSUPPORTED)
+        kb_die(op, call, rc);
+    if (all == NULL)
+        all = kb_xmalloc(op, (size_t)kb.n * sizeof *all);
+    if ((rc = kumi_put(&kb.agree[kb.me], &mine, sizeof mine, 0)) != KUMI_OK)
+        kb_die(op, "kumi_put", rc);
+    kb_barrier(op);
+    if ((rc = kumi_get(all, kb.agree, (size_t)kb.n * sizeof *all, 0)) != KUMI_OK)
+        kb_die(op, "kumi_get", rc);
+    kb_barrier(op);   /* nobody overwrites a word before everyone has read it */
+    for (int p = 0; p < kb.n; p++)
+        if (all[p] == KUMI_ERR_UNSUPPORTED)
+            return KUMI_ERR_UNSUPPORTED;
+    return KUMI_OK;
+}
+
+/* ------------------------------------------------------------- options */
+
+static void kb_usage(FILE *f)
+{
+    fputs("usage: kumirun -n P kumi-bench OP [--bytes N | --min-bytes A --max-bytes B]\n"
+          "                  [--iters N] [--warmup N] [--json FILE|-] [--plot FILE.png]\n"
+          "       kumi-bench --list-ops | --help\n"
+          "OP: barrier pingpong atomic put get allreduce reduce broadcast allgather\n"
+          "    alltoall alltoall-naive ring limit all\n"
+          "  --bytes N        one size (suffix k, m, g: powers of 1024)\n"
+          "  --min-bytes A --max-bytes B\n"
+          "                   sweep A, 2A, 4A, ... up to B (powers of two)\n"
+          "  --iters N        timed iterations up to 64 KiB (default 10000, `all` 1000);\n"
+          "                   larger sizes run max(10, N*64KiB/bytes)\n"
+          "  --warmup N       untimed iterations first (default iters/10)\n"
+          "  --json FILE|-    one JSON object per line and size; '-': stdout (the table\n"
+          "                   then goes to stderr)\n"
+          "  --plot FILE.png  avg_us against bytes, log-log (needs gnuplot)\n"
+          "  --list-ops       the ops, one a line\n"
+          "Default size 8 bytes; ring: 8 bytes and 64 KiB; `all`: 8 bytes and 64 KiB.\n"
+          "barrier (0), pingpong (8) and atomic (8) have one size.\n", f);
+}
+
+static int kb_parse_size(const char *s, size_t *out)
+{
+    char              *end;
+    unsigned long long v;
+    int                shift = 0;
+
+    if (s == NULL || *s == '\0' || *s == '-')
+        return -1;
+    errno = 0;
+    v     = strtoull(s, &end, 10);
+    if (errno != 0 || end == s)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    }
+    if (*end != '\0' || v > (1ull << 40) >> shift)
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static int kb_parse_long(const char *s, long min, long *out)
+{
+    char *end;
+    long  v;
+
+    if (s == NULL || *s == '\0')
+        return -1;
+    errno = 0;
+    v     = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+enum { KB_PARSE_OK, KB_PARSE_HELP, KB_PARSE_BAD, KB_PARSE_LIST };
+
+/* Returns a KB_PARSE_* (for KB_PARSE_BAD the message is in err). */
+static int kb_parse(int argc, char **argv, struct kb_opts *o, char *err, size_t errlen)
+{
+    size_t bytes = 0, lo = 0, hi = 0;
+    int    have_bytes = 0, have_lo = 0, have_hi = 0, have_op = 0;
+
+    memset(o, 0, sizeof *o);
+    o->warmup = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        char        name[32];
+
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return KB_PARSE_HELP;
+        if (strcmp(a, "--list-ops") == 0)   /* asked by bench/peers/kumi-compare */
+            return KB_PARSE_LIST;
+        if (strncmp(a, "--", 2) != 0) {
+            if (have_op) {
+                snprintf(err, errlen, "one OP only ('%s' and '%s')", argv[i - 1], a);
+                return KB_PARSE_BAD;
+            }
+            have_op = 1;
+            if (strcmp(a, "all") == 0)
+                continue;
+            for (int k = 0; k < KB_NOPS && o->op == NULL; k++)
+                if (strcmp(a, kb_ops[k].name) == 0)
+                    o->op = &kb_ops[k];
+            if (o->op == NULL) {
+                snprintf(err, errlen, "unknown OP '%s'", a);
+                return KB_PARSE_BAD;
+            }
+            continue;
+        }
+        /* --name value or --name=value */
+        size_t n = strcspn(a, "=");
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name - 1 ? n : sizeof name - 1), a);
+        v = a[n] == '=' ? a + n + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (v == NULL) {
+            snprintf(err, errlen, "%s needs a value", name);
+            return KB_PARSE_BAD;
+        }
+        if (strcmp(name, "--bytes") == 0)
+            have_bytes = kb_parse_size(v, &bytes) == 0 ? 1 : -1;
+        else if (strcmp(name, "--min-bytes") == 0)
+            have_lo = kb_parse_size(v, &lo) == 0 ? 1 : -1;
+        else if (strcmp(name, "--max-bytes") == 0)
+            have_hi = kb_parse_size(v, &hi) == 0 ? 1 : -1;
+        else if (strcmp(name, "--iters") == 0) {
+            if (kb_parse_long(v, 1, &o->iters) != 0) {
+                snprintf(err, errlen, "--iters wants a number >= 1, not '%s'", v);
+                return KB_PARSE_BAD;
+            }
+        } else if (strcmp(name, "--warmup") == 0) {
+            if (kb_parse_long(v, 0, &o->warmup) != 0) {
+                snprintf(err, errlen, "--warmup wants a number >= 0, not '%s'", v);
+                return KB_PARSE_BAD;
+            }
+        } else if (strcmp(name, "--json") == 0)
+            o->json = v;
+        else if (strcmp(name, "--plot") == 0)
+            o->plot = v;
+        else {
+            snprintf(err, errlen, "unknown option '%s'", name);
+            return KB_PARSE_BAD;
+        }
+        if (have_bytes < 0 || have_lo < 0 || have_hi < 0) {
+            snprintf(err, errlen, "%s wants a size such as 8, 64k or 1m (at most 1t), not '%s'",
+                     name, v);
+            return KB_PARSE_BAD;
+        }
+    }
+    if (!have_op) {
+        snprintf(err, errlen, "no OP given");
+        return KB_PARSE_BAD;
+    }
+    if (have_bytes && (have_lo || have_hi)) {
+        snprintf(err, errlen, "--bytes and --min-bytes/--max-bytes exclude each other");
+        return KB_PARSE_BAD;
+    }
+    if (have_lo != have_hi) {
+        snprintf(err, errlen, "--min-bytes and --max-bytes go together");
+        return KB_PARSE_BAD;
+    }
+    if (have_lo && lo > hi) {
+        snprintf(err, errlen, "--min-bytes %zu is above --max-bytes %zu", lo, hi);
+        return KB_PARSE_BAD;
+    }
+    if (have_bytes)
+        o->sizes[o->nsizes++] = bytes;
+    /* A, then the powers of two above A, up to B (0 is followed by 1) */
+    for (size_t s = lo; have_lo && s <= hi && o->nsizes < KB_MAX_SIZES;) {
+        o->sizes[o->nsizes++] = s;
+        size_t p = 1;
+        while (p <= s)
+            p <<= 1;
+        s = p;
+    }
+    return KB_PARSE_OK;
+}
+
+/* ---------------------------------------------------------------- running */
+
+struct kb_rows {
+    struct kb_row *v;
+    int            n, cap;
+};
+
+static void kb_rows_add(struct kb_rows *rs, const struct kb_row *r)
+{
+    if (rs->n == rs->cap) {
+        struct kb_row *v = kb_xmalloc("output", 2 * ((size_t)rs->cap + 16) * sizeof *v);
+        if (rs->n > 0)
+            memcpy(v, rs->v, (size_t)rs->n * sizeof *v);
+        free(rs->v);
+        rs->v   = v;
+        rs->cap = 2 * (rs->cap + 16);
+    }
+    rs->v[rs->n++] = *r;
+}
+
+/* Full count up to 64 KiB, then proportionally fewer (at least 10, or
+ * `base` if that is smaller): large sizes take long enough per iteration. */
+static long kb_iters_for(long base, size_t bytes)
+{
+    double scaled;
+
+    if (bytes <= KB_ITER_FULL_BYTES)
+        return base;
+    scaled = (double)base * KB_ITER_FULL_BYTES / (double)bytes;
+    if (scaled < 10)
+        scaled = 10;
+    return scaled < (double)base ? (long)scaled : base;
+}
+
+/* Every PE puts its sample into its slot on PE 0; after the barrier PE 0
+ * turns them into a row: mean/min/max over the PEs that ran the loop. */
+static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
+                       const struct kb_limit *lim, struct kb_row *row)
+{
+    double sum = 0, lo = INFINITY, hi = 0, ssum = 0;
+    int    cnt = 0, scnt = 0, rc;
+
+    if ((rc = kumi_put(&kb.samples[kb.me], mine, sizeof *mine, 0)) != KUMI_OK)
+        kb_die(run->op->name, "kumi_put", rc);
+    kb_barrier(run->op->name);
+    if (kb.me != 0)
+        return;
+    for (int p = 0; p < kb.n; p++) {
+        const struct kb_sample *s = &kb.samples[p];
+        if (s->ran == 0)
+            continue;
+        cnt++;
+        sum += s->us;
+        lo = s->us < lo ? s->us : lo;
+        hi = s->us > hi ? s->us : hi;
+        if (s->stream_us > 0) {
+            scnt++;
+            ssum += s->stream_us;
+        }
+    }
+    *row = (struct kb_row){
+        .op = run->op->name, .bytes = run->bytes, .iters = run->iters,
+        .avg_us = cnt ? sum / cnt : NAN, .min_us = cnt ? lo : NAN, .max_us = cnt ? hi : NAN,
+        .msgs_per_s = NAN, .mb_per_s = NAN,
+    };
+    if (run->op->kind == KB_BW)   /* bytes per microsecond is MB/s */
+        row->mb_per_s = (double)run->bytes / (scnt ? ssum / scnt : row->avg_us);
+    else if (run->op->kind == KB_RATE) {
+        /* the pair moves no faster than its slower side (the consumer) */
+        row->msgs_per_s = 1e6 / row->max_us;
+        row->mb_per_s   = (double)run->bytes / row->max_us;
+    }
+    row->ratio = kb_limit_ratio(lim, run->op, row);
+}
+
+/* One op over its sizes. Returns 0, or 1 if the runtime lacks it. */
+static int kb_run_op(const struct kb_op *op, const struct kb_opts *o, int tour,
+                     const struct kb_limit *lim, const struct kb_out *out, struct kb_rows *rows)
+{
+    static const size_t sweep[] = { 8, 64 * 1024 };
+    const size_t       *sizes   = o->sizes;
+    size_t              fixed[1] = { op->fixed_bytes };
+    int                 n       = o->nsizes;
+    long                base    = o->iters ? o->iters : tour ? KB_TOUR_ITERS : KB_DEFAULT_ITERS;
+
+    if (op->kind == KB_LAT) {
+        sizes = fixed;
+        n     = 1;
+    } else if (n == 0) {
+        sizes = sweep;
+        n     = tour || op->sweep_default ? 2 : 1;
+    }
+    if (kb.n < op->min_pes) {
+        if (kb.me == 0)
+            kb_out_note(out, "op %s: needs at least %d PEs", op->name, op->min_pes);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        struct kb_run    run = { .op = op, .bytes = sizes[i] };
+        struct kb_sample mine = { 0 };
+        struct kb_row    row;
+
+        run.iters  = kb_iters_for(base, run.bytes);
+        run.warmup = o->warmup >= 0 ? o->warmup : run.iters / 10;
+        if (kb.me == 0 && !tour && n >= 5)
+            fprintf(stderr, "kumi-bench: %s %zu bytes (%d/%d)\n", op->name, run.bytes, i + 1, n);
+        if (op->fn(&run, &mine) == KUMI_ERR_UNSUPPORTED) {
+            if (kb.me == 0)
+                kb_out_note(out, "op %s: not available (KUMI_ERR_UNSUPPORTED)", op->name);
+            return 1;
+        }
+        kb_collect(&run, &mine, lim, &row);
+        if (kb.me == 0) {
+            kb_out_row(out, &row, op->kind, tour);
+            kb_rows_add(rows, &row);
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct kb_opts  o;
+    struct kb_limit lim;
+    struct kb_out   out = { 0 };
+    struct kb_rows  rows = { 0 };
+    char            err[256] = "";
+    int             parsed = kb_parse(argc, argv, &o, err, sizeof err), rc, tour;
+
+    /* the runtime reads its configuration at init */
+    if (parsed == KB_PARSE_OK && o.op != NULL && strcmp(o.op->name, "alltoall-naive") == 0)
+        setenv("KUMI_ALLTOALL", "naive", 1);
+    if ((rc = kumi_init()) != KUMI_OK) {
+        fprintf(stderr, "kumi-bench: kumi_init failed: %s\n", kumi_strerror(rc));
+        return 1;
+    }
+    kb.me    = kumi_rank();
+    kb.n     = kumi_size();
+    kb.world = kumi_team_world();
+    /* usage is checked before kumi_init but printed after, by PE 0 alone */
+    if (parsed != KB_PARSE_OK) {
+        if (kb.me == 0 && parsed == KB_PARSE_BAD)
+            fprintf(stderr, "kumi-bench: %s\n", err);
+        if (kb.me == 0 && parsed == KB_PARSE_LIST)
+            for (int k = 0; k < KB_NOPS; k++)
+                printf("%s\n", kb_ops[k].name);
+        else if (kb.me == 0)
+            kb_usage(parsed == KB_PARSE_HELP ? stdout : stderr);
+        kumi_finalize();
+        return parsed == KB_PARSE_BAD ? 2 : 0;
+    }
+    tour = o.op == NULL;
+    if (!tour && kb.n < o.op->min_pes) {
+        if (kb.me == 0)
+            fprintf(stderr, "kumi-bench: %s needs at least %d PEs (kumirun -n %d ...)\n",
+                    o.op->name, o.op->min_pes, o.op->min_pes);
+        kumi_finalize();
+        return 2;
+    }
+    if (kb.me == 0 && !tour && o.nsizes > 0 && o.op->kind != KB_BW && o.op->kind != KB_RATE)
+        fprintf(stderr, "kumi-bench: %s has no size; --bytes/--min-bytes/--max-bytes ignored\n",
+                o.op->name);
+
+    kb.samples = kumi_calloc((size_t)kb.n, sizeof *kb.samples);
+    kb.agree   = kumi_calloc((size_t)kb.n, sizeof *kb.agree);
+    kb.scratch = kumi_align(64, 4 * 64);
+    if (kb.samples == NULL || kb.agree == NULL || kb.scratch == NULL)
+        kb_die("setup", "kumi_malloc", KUMI_ERR_NOMEM);
+
+    /* Output on PE 0. A JSON file that cannot be opened must stop every PE,
+     * so its fate is agreed like an unsupported op. */
+    out.pes       = kb.n;
+    out.transport = kumi_transport_name();
+    out.cores     = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (out.cores < 1)
+        out.cores = kb.n;
+    out.text      = o.json != NULL && strcmp(o.json, "-") == 0 ? stderr : stdout;
+    rc = KUMI_OK;
+    if (kb.me == 0 && o.json != NULL) {
+        out.json = strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
+        if (out.json == NULL) {
+            fprintf(stderr, "kumi-bench: --json: cannot write %s: %s\n", o.json, strerror(errno));
+            rc = KUMI_ERR_UNSUPPORTED;
+        }
+    }
+    if (kb_agree("setup", "fopen", rc) != KUMI_OK) {
+        kumi_finalize();
+        return 1;
+    }
+
+    /* The limit every ratio is taken against: quick (well under 0.5 s)
+     * for the ops, the full version when it is the op. */
+    kb_limit_measure(&lim, !tour && o.op->kind == KB_LIMIT,
+                     o.iters ? o.iters : KB_DEFAULT_ITERS);
+
+    if (kb.me == 0)
+        kb_out_header(&out, tour ? "all" : o.op->name, &lim, tour ? KB_BW : o.op->kind,
+                      tour ? KB_REF_PIPELINE : o.op->bwref, tour);
+    if (tour || o.op->kind == KB_LIMIT) {
+        struct kb_row lr[3];
+        int           nl = kb_limit_rows(&lim, lr);
+        for (int i = 0; kb.me == 0 && i < nl; i++)
+            kb_out_row(&out, &lr[i], KB_LIMIT, tour);
+        if (kb.me == 0 && !lim.shm)
+            kb_out_note(&out, "limit: one-way and pipeline need %s",
+                        kb.n < 2 ? "2 PEs" : "the shm transport");
+    }
+    if (tour) {
+        for (int k = 0; k < KB_NOPS; k++)
+            if (kb_ops[k].in_tour)
+                kb_run_op(&kb_ops[k], &o, 1, &lim, &out, &rows);
+        if (kb.me == 0)
+            kb_out_note(&out, "alltoall-naive: run it on its own (KUMI_ALLTOALL is read at "
+                        "kumi_init)");
+    } else if (o.op->kind != KB_LIMIT) {
+        kb_run_op(o.op, &o, 0, &lim, &out, &rows);
+    }
+
+    if (kb.me == 0 && o.plot != NULL) {
+        char title[128];
+        snprintf(title, sizeof title, "kumi-bench %s: %d PEs, transport %s",
+                 tour ? "all" : o.op->name, kb.n, out.transport);
+        kb_plot(o.plot, title, rows.v, rows.n, &lim);
+    }
+    if (out.json != NULL && out.json != stdout)
+        fclose(out.json);
+    free(rows.v);
+    kumi_free(kb.scratch);
+    kumi_free(kb.agree);
+    kumi_free(kb.samples);
+    if ((rc = kumi_finalize()) != KUMI_OK) {
+        fprintf(stderr, "kumi-bench[%d]: kumi_finalize failed: %s\n", kb.me, kumi_strerror(rc));
+        return 1;
+    }
+    return 0;
+}

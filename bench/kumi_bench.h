@@ -1,0 +1,154 @@
+/*
+ * kumi_bench.h -- what the parts of kumi-bench share.
+ *
+ *   kumi_bench.c        main: options, the op table, the size sweep, the
+ *                       collection of per-PE times on PE 0
+ *   kumi_bench_ops.c    the measured loops, one function per op
+ *   kumi_bench_limit.c  the hardware limits (no runtime in the loop)
+ *   kumi_bench_out.c    text table, JSON lines, gnuplot
+ *
+ * The command line, the output and the JSON keys are a contract shared with
+ * the Open MPI / OpenSHMEM versions in bench/peers and the compare script:
+ * see bench/README.md before changing any of them.
+ */
+#ifndef KUMI_BENCH_H
+#define KUMI_BENCH_H
+
+#include <kumi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Up to this size x_limit compares latency (avg_us / one-way latency);
+ * above it, bandwidth (mb_per_s / the op's bandwidth limit). */
+#define KB_LAT_MAX_BYTES    4096
+/* Sizes up to this run the full iteration count; larger ones fewer. */
+#define KB_ITER_FULL_BYTES  (64 * 1024)
+#define KB_DEFAULT_ITERS    10000
+#define KB_TOUR_ITERS       1000
+#define KB_MAX_SIZES        64
+
+enum kb_kind {
+    KB_LAT,    /* fixed size; avg/min/max us (barrier, pingpong, atomic)        */
+    KB_BW,     /* sized; avg/min/max us and mb_per_s (put, get, collectives)    */
+    KB_RATE,   /* sized; msgs_per_s and mb_per_s (ring)                         */
+    KB_LIMIT   /* the hardware limits themselves                                */
+};
+
+/* The bandwidth limit an op's large sizes are compared with: one copy per
+ * byte (put/get: memcpy) or two (ring and collectives: through a buffer). */
+enum kb_bwref { KB_REF_PIPELINE, KB_REF_MEMCPY };
+
+/* What one PE measured for one op at one size; every PE puts it into its
+ * slot of a symmetric table on PE 0 (not kumi_allreduce: the benchmark
+ * must work while the collectives are still being written). */
+struct kb_sample {
+    double us;         /* per-iteration time of the latency loop          */
+    double stream_us;  /* per-op time of the streaming loop, 0 if none     */
+    double ran;        /* 1 if this PE ran the loop, 0 if it idled         */
+};
+
+struct kb_op;
+struct kb_run {
+    const struct kb_op *op;
+    size_t              bytes;
+    long                iters, warmup;
+};
+
+/* Runs one op at one size on every PE: checks the result once, then
+ * times. Returns KUMI_OK, or KUMI_ERR_UNSUPPORTED on every PE when some
+ * PE's runtime lacks the op. Any other failure ends the job (exit 1). */
+typedef int (*kb_fn)(const struct kb_run *run, struct kb_sample *out);
+
+struct kb_op {
+    const char   *name;
+    kb_fn         fn;
+    enum kb_kind  kind;
+    enum kb_bwref bwref;
+    size_t        fixed_bytes;  /* KB_LAT: the one size it has             */
+    int           sweep_default;/* 1: default sizes 8 B and 64 KiB, else 8 */
+    int           min_pes;
+    int           in_tour;      /* run by `all`                            */
+};
+
+/* One line of output (PE 0 only). NAN marks a value not reported. */
+struct kb_row {
+    const char *op;
+    size_t      bytes;
+    long        iters;
+    double      avg_us, min_us, max_us;
+    double      msgs_per_s, mb_per_s;
+    double      ratio;
+};
+
+/* min / mean / max of one hardware figure over its trials */
+struct kb_stat {
+    size_t bytes;   /* size of the unit measured                        */
+    long   iters;   /* units per trial; 0 = not measured                */
+    double best_us, avg_us, worst_us;   /* per unit                     */
+};
+
+struct kb_limit {
+    int            measured;
+    int            shm;       /* kumi_ptr reaches the peer: shm transport */
+    struct kb_stat oneway;    /* half round trip of one cache line        */
+    struct kb_stat memcpy;    /* one 64 MiB copy, one core                */
+    struct kb_stat pipeline;  /* one 64 KiB block through a shared ring   */
+};
+
+/* The job, set up once by main. */
+struct kb_env {
+    int               me, n;
+    kumi_team_t       world;
+    struct kb_sample *samples;  /* symmetric: n slots, read on PE 0       */
+    int64_t          *agree;    /* symmetric: n status words on PE 0      */
+    uint64_t         *scratch;  /* symmetric: 64-byte lines for checks    */
+};
+extern struct kb_env kb;
+
+/* kumi_bench.c: failing and agreeing */
+_Noreturn void kb_die(const char *op, const char *call, int rc);
+_Noreturn void kb_wrong(const struct kb_run *run, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int   kb_agree(const char *op, const char *call, int rc);
+void  kb_barrier(const char *op);
+void *kb_xmalloc(const char *op, size_t n);
+void *kb_sym_alloc(const char *op, size_t n);
+
+/* kumi_bench_ops.c: the ops */
+int kb_op_barrier(const struct kb_run *run, struct kb_sample *out);
+int kb_op_allreduce(const struct kb_run *run, struct kb_sample *out);
+int kb_op_reduce(const struct kb_run *run, struct kb_sample *out);
+int kb_op_broadcast(const struct kb_run *run, struct kb_sample *out);
+int kb_op_allgather(const struct kb_run *run, struct kb_sample *out);
+int kb_op_alltoall(const struct kb_run *run, struct kb_sample *out);
+int kb_op_put(const struct kb_run *run, struct kb_sample *out);
+int kb_op_get(const struct kb_run *run, struct kb_sample *out);
+int kb_op_pingpong(const struct kb_run *run, struct kb_sample *out);
+int kb_op_atomic(const struct kb_run *run, struct kb_sample *out);
+int kb_op_ring(const struct kb_run *run, struct kb_sample *out);
+
+/* kumi_bench_limit.c */
+double kb_stat_mbs(const struct kb_stat *s);   /* bytes / best_us, NAN if none */
+void   kb_limit_measure(struct kb_limit *lim, int full, long rounds);
+double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op,
+                      const struct kb_row *row);
+int    kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[3]);
+
+/* kumi_bench_out.c: PE 0 only */
+struct kb_out {
+    FILE       *text;    /* stdout, or stderr when JSON goes to stdout */
+    FILE       *json;    /* NULL without --json                        */
+    const char *transport;
+    int         pes;
+    int         cores;   /* online CPUs: more PEs than this time-slice */
+};
+void kb_out_header(const struct kb_out *o, const char *op, const struct kb_limit *lim,
+                   enum kb_kind kind, enum kb_bwref bwref, int tour);
+void kb_out_row(const struct kb_out *o, const struct kb_row *row, enum kb_kind kind, int tour);
+void kb_out_note(const struct kb_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int  kb_plot(const char *png, const char *title, const struct kb_row *rows, int nrows,
+             const struct kb_limit *lim);
+
+#endif /* KUMI_BENCH_H */

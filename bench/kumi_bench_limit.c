@@ -1,0 +1,279 @@
+/*
+ * kumi_bench_limit.c -- what the hardware can do with no runtime in the
+ * loop: the figures every other op is compared with (x_limit).
+ *
+ *   one-way   PEs 0 and 1 ping-pong a counter in one 64-byte line of PE 0's
+ *             symmetric memory, both by plain loads and stores through
+ *             kumi_ptr(); half a round trip is one cache-line transfer, the
+ *             floor under any kick, flag or barrier.
+ *   memcpy    one core copies 64 MiB (more than the last-level cache): the
+ *             floor under a one-copy transfer (put, get).
+ *   pipeline  PE 0 copies 64 KiB blocks into a ring of 64 KiB slots in PE
+ *             1's symmetric memory and publishes a counter (release store);
+ *             PE 1 waits for it, copies the block out and publishes its own
+ *             counter. Two copies, two cores, as in kumi's ring (which pushes
+ *             and pops one reused 64 KiB buffer, as this does): the floor
+ *             under the ring and the collectives.
+ * Each figure is the best of several trials: a limit is what the machine
+ * can do, so ratios against it never flatter the runtime.
+ */
+#include "kumi_bench.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define KB_LINE        64
+#define KB_BLOCK       ((size_t)64 << 10)
+#define KB_SLOTS       16
+#define KB_COPY_BYTES  ((size_t)64 << 20)
+#define KB_SPIN_YIELD  (1u << 12)
+
+/* Waits until *w >= want. A bare loop (no pause) measures the hardware's
+ * best case; with more PEs than cores the writer may not be running, so
+ * after a long spin give it the core. */
+static inline void kb_spin_ge(volatile uint64_t *w, uint64_t want)
+{
+    unsigned spins = 0;
+
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < want)
+        if (++spins == KB_SPIN_YIELD) {
+            spins = 0;
+            sched_yield();
+        }
+}
+
+static void kb_stat_add(struct kb_stat *s, double us_per_unit, int trial)
+{
+    if (trial == 0 || us_per_unit < s->best_us)
+        s->best_us = us_per_unit;
+    if (trial == 0 || us_per_unit > s->worst_us)
+        s->worst_us = us_per_unit;
+    s->avg_us += us_per_unit;
+}
+
+static void kb_stat_end(struct kb_stat *s, int trials, long units_per_trial)
+{
+    s->avg_us /= trials;
+    s->iters = (long)trials * units_per_trial;
+}
+
+double kb_stat_mbs(const struct kb_stat *s)
+{
+    return s->iters > 0 && s->best_us > 0 ? (double)s->bytes / s->best_us : NAN;
+}
+
+/* ---------------------------------------------------------------- one-way */
+
+static void kb_limit_oneway(struct kb_stat *st, uint64_t *word, int trials, long rounds)
+{
+    volatile uint64_t *w = kb.me == 0 ? word : kumi_ptr(word, 0);
+    uint64_t           v = 0;
+
+    if (kb.me == 0)
+        __atomic_store_n(w, 0, __ATOMIC_SEQ_CST);
+    st->bytes = sizeof(uint64_t);
+    for (int t = -1; t < trials; t++) {   /* trial -1 warms caches and clocks */
+        long   n = t < 0 ? rounds / 4 + 1 : rounds;
+        double t0;
+
+        kb_barrier("limit");
+        if (kb.me > 1)
+            continue;
+        t0 = kumi_wtime();
+        for (long i = 0; i < n; i++, v += 2) {
+            if (kb.me == 0) {
+                __atomic_store_n(w, v + 1, __ATOMIC_RELEASE);
+                kb_spin_ge(w, v + 2);
+            } else {
+                kb_spin_ge(w, v + 1);
+                __atomic_store_n(w, v + 2, __ATOMIC_RELEASE);
+            }
+        }
+        if (t >= 0)
+            kb_stat_add(st, (kumi_wtime() - t0) * 1e6 / (double)n / 2, t);
+    }
+    kb_stat_end(st, trials, rounds);
+}
+
+/* ----------------------------------------------------------------- memcpy */
+
+/* The copy buffers, faulted in by the kernel (MAP_POPULATE): in a VM,
+ * touching 2 x 64 MiB page by page from user space costs more than the
+ * copies. Not huge pages: with THP defrag, a madvise'd fault may stop for
+ * compaction for half a second. */
+static uint8_t *kb_big_alloc(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                   -1, 0);
+
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "kumi-bench[%d]: limit: cannot map %zu bytes: %m\n", kb.me, n);
+        exit(1);
+    }
+    return p;
+}
+
+static volatile uint8_t kb_sink;   /* read from each copy so none is elided */
+
+static void kb_limit_memcpy(struct kb_stat *st, int trials)
+{
+    st->bytes = KB_COPY_BYTES;
+    if (kb.me == 0) {
+        uint8_t *src = kb_big_alloc(KB_COPY_BYTES);
+        uint8_t *dst = kb_big_alloc(KB_COPY_BYTES);
+
+        for (int t = 0; t < trials; t++) {
+            src[(size_t)t * 4096] = (uint8_t)t;
+            double t0 = kumi_wtime();
+            memcpy(dst, src, KB_COPY_BYTES);
+            kb_stat_add(st, (kumi_wtime() - t0) * 1e6, t);
+            kb_sink = dst[(size_t)t * 4096];
+        }
+        munmap(dst, KB_COPY_BYTES);
+        munmap(src, KB_COPY_BYTES);
+    }
+    kb_stat_end(st, trials, 1);
+    kb_barrier("limit");
+}
+
+/* --------------------------------------------------------------- pipeline
+ * ctl: line 0 = blocks produced, line 1 = blocks consumed; then the slots,
+ * all in PE 1's symmetric memory. Block numbers run on across trials so
+ * nothing has to be reset between them. The first word of each block
+ * carries its number, checked at the consumer: a broken pipeline is an
+ * error, not a number. */
+
+static void kb_limit_pipeline(struct kb_stat *st, uint8_t *ring, int trials, long blocks)
+{
+    uint8_t           *base = kb.me == 1 ? ring : kumi_ptr(ring, 1);
+    volatile uint64_t *produced = NULL, *consumed = NULL;
+    uint8_t           *slots = NULL, *buf = NULL;
+    uint64_t           b = 0;
+
+    st->bytes = KB_BLOCK;
+    if (kb.me < 2) {
+        produced = (volatile uint64_t *)base;
+        consumed = (volatile uint64_t *)(base + KB_LINE);
+        slots    = base + 4096;
+        buf      = kb_xmalloc("limit", KB_BLOCK);
+        memset(buf, 0x5a, KB_BLOCK);
+        if (kb.me == 1) {
+            __atomic_store_n(produced, 0, __ATOMIC_SEQ_CST);
+            __atomic_store_n(consumed, 0, __ATOMIC_SEQ_CST);
+        }
+    }
+    for (int t = -1; t < trials; t++) {
+        long   n = t < 0 ? blocks / 4 + 1 : blocks;
+        double t0;
+
+        kb_barrier("limit");
+        if (kb.me > 1)
+            continue;
+        t0 = kumi_wtime();
+        for (long i = 0; i < n; i++, b++) {
+            uint8_t *slot = slots + (b % KB_SLOTS) * KB_BLOCK;
+            if (kb.me == 0) {
+                if (b >= KB_SLOTS)
+                    kb_spin_ge(consumed, b + 1 - KB_SLOTS);
+                memcpy(slot, buf, KB_BLOCK);
+                memcpy(slot, &b, sizeof b);
+                __atomic_store_n(produced, b + 1, __ATOMIC_RELEASE);
+            } else {
+                uint64_t got;
+                kb_spin_ge(produced, b + 1);
+                memcpy(buf, slot, KB_BLOCK);
+                __atomic_store_n(consumed, b + 1, __ATOMIC_RELEASE);
+                memcpy(&got, buf, sizeof got);
+                if (got != b) {
+                    fprintf(stderr, "kumi-bench[%d]: limit: pipeline block %llu arrived as %llu\n",
+                            kb.me, (unsigned long long)b, (unsigned long long)got);
+                    exit(1);
+                }
+            }
+        }
+        if (kb.me == 0)   /* the producer's clock stops when the last block is out */
+            kb_spin_ge(consumed, b);
+        if (t >= 0)
+            kb_stat_add(st, (kumi_wtime() - t0) * 1e6 / (double)n, t);
+    }
+    kb_stat_end(st, trials, blocks);
+    free(buf);
+}
+
+/* ------------------------------------------------------------------ entry */
+
+void kb_limit_measure(struct kb_limit *lim, int full, long rounds)
+{
+    uint64_t *word = NULL;
+    uint8_t  *ring = NULL;
+    int       rc   = KUMI_ERR_UNSUPPORTED;
+
+    memset(lim, 0, sizeof *lim);
+    lim->measured = 1;
+    if (kb.n >= 2) {
+        word = kumi_align(KB_LINE, KB_LINE);
+        ring = kumi_align(4096, 4096 + KB_SLOTS * KB_BLOCK);
+        if (word == NULL || ring == NULL)
+            kb_die("limit", "kumi_align", KUMI_ERR_NOMEM);
+        /* plain loads and stores need the peer's memory mapped here */
+        int mapped = kb.me == 0 ? kumi_ptr(ring, 1) != NULL
+                   : kb.me == 1 ? kumi_ptr(word, 0) != NULL : 1;
+        rc = kb_agree("limit", "kumi_ptr", mapped ? KUMI_OK : KUMI_ERR_UNSUPPORTED);
+    }
+    lim->shm = rc == KUMI_OK;
+    if (lim->shm)
+        kb_limit_oneway(&lim->oneway, word, full ? 10 : 5, full ? rounds : 1000);
+    kb_limit_memcpy(&lim->memcpy, full ? 10 : 3);
+    if (lim->shm)
+        kb_limit_pipeline(&lim->pipeline, ring, full ? 10 : 3, full ? 1024 : 256);
+    if (kb.n >= 2) {
+        kumi_free(ring);
+        kumi_free(word);
+    }
+}
+
+/* avg_us / one-way latency for latency figures; mb_per_s / the op's
+ * bandwidth limit for bandwidth figures. NAN when the limit is unknown. */
+double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op, const struct kb_row *row)
+{
+    double oneway = lim->oneway.iters > 0 ? lim->oneway.best_us : NAN;
+    double bw = kb_stat_mbs(op->bwref == KB_REF_MEMCPY ? &lim->memcpy : &lim->pipeline);
+
+    if (!lim->measured)
+        return NAN;
+    switch (op->kind) {
+    case KB_LAT:
+        return row->avg_us / oneway;
+    case KB_BW:
+        return row->bytes <= KB_LAT_MAX_BYTES ? row->avg_us / oneway : row->mb_per_s / bw;
+    case KB_RATE:
+        return row->mb_per_s / bw;
+    default:
+        return NAN;
+    }
+}
+
+/* The limits as output rows (op limit-oneway, limit-memcpy,
+ * limit-pipeline); returns how many were measured. */
+int kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[3])
+{
+    static const char *const names[3] = { "limit-oneway", "limit-memcpy", "limit-pipeline" };
+    const struct kb_stat    *stats[3] = { &lim->oneway, &lim->memcpy, &lim->pipeline };
+    int                      n = 0;
+
+    for (int i = 0; i < 3; i++) {
+        const struct kb_stat *s = stats[i];
+        if (s->iters == 0)
+            continue;
+        rows[n] = (struct kb_row){
+            .op = names[i], .bytes = s->bytes, .iters = s->iters,
+            .avg_us = s->avg_us, .min_us = s->best_us, .max_us = s->worst_us,
+            .msgs_per_s = NAN, .mb_per_s = i == 0 ? NAN : kb_stat_mbs(s), .ratio = 1,
+        };
+        n++;
+    }
+    return n;
+}
