@@ -1,0 +1,241 @@
+/* bench_mpi.c -- kumi-bench-mpi: kumi-bench's loops on Open MPI.
+ *
+ * One-sided ops use one passive-target epoch (MPI_Win_lock_all) for the
+ * whole sweep and MPI_Win_flush after every operation, so a put/get/atomic
+ * is timed to its completion, as kumi_put + kumi_quiet would be. */
+#define _POSIX_C_SOURCE 200112L
+
+#include "harness.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "kumi-bench-mpi"
+
+static int me, npes;
+static unsigned char *src, *dst;   /* local buffers */
+static MPI_Win win = MPI_WIN_NULL;
+static unsigned char *win_mem;     /* put/get target, atomic counter */
+
+static void *alloc_or_abort(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 64) != 0) {
+        fprintf(stderr, "%s: PE %d: cannot allocate %zu bytes\n", PROG, me, n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(p, 0, n ? n : 64);
+    return p;
+}
+
+static void mpi_setup(enum peer_op op, size_t max_bytes)
+{
+    src = alloc_or_abort(peer_src_size(op, max_bytes, npes));
+    dst = alloc_or_abort(peer_dst_size(op, max_bytes, npes));
+    if (op == PEER_PUT || op == PEER_GET || op == PEER_ATOMIC) {
+        MPI_Aint size = op == PEER_ATOMIC ? (MPI_Aint)sizeof(int64_t) : (MPI_Aint)max_bytes;
+        MPI_Win_allocate(size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win_mem, &win);
+        memset(win_mem, 0, (size_t)size);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void mpi_prepare(enum peer_op op, size_t bytes)
+{
+    memset(dst, 0, peer_dst_size(op, bytes, npes));
+    peer_fill_source(op, bytes, me, npes, src);
+    if (op == PEER_BROADCAST && me == 0)
+        peer_fill_source(op, bytes, me, npes, dst);   /* MPI_Bcast works in place */
+    if (win != MPI_WIN_NULL) {
+        if (op == PEER_GET)
+            peer_fill_source(op, bytes, me, npes, win_mem);
+        else
+            memset(win_mem, 0, op == PEER_ATOMIC ? sizeof(int64_t) : bytes);
+        MPI_Win_sync(win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void mpi_run(enum peer_op op, size_t bytes, long n)
+{
+    const int count = (int)(bytes / 8);
+    const int nb = (int)bytes;
+    switch (op) {
+    case PEER_BARRIER:
+        for (long i = 0; i < n; i++)
+            MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case PEER_ALLREDUCE:
+        for (long i = 0; i < n; i++)
+            MPI_Allreduce(src, dst, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case PEER_REDUCE:
+        for (long i = 0; i < n; i++)
+            MPI_Reduce(src, dst, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        break;
+    case PEER_BROADCAST:
+        for (long i = 0; i < n; i++)
+            MPI_Bcast(dst, count, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        break;
+    case PEER_ALLGATHER:
+        for (long i = 0; i < n; i++)
+            MPI_Allgather(src, count, MPI_UINT64_T, dst, count, MPI_UINT64_T, MPI_COMM_WORLD);
+        break;
+    case PEER_ALLTOALL:
+        for (long i = 0; i < n; i++)
+            MPI_Alltoall(src, count, MPI_UINT64_T, dst, count, MPI_UINT64_T, MPI_COMM_WORLD);
+        break;
+    case PEER_PUT:
+        if (me == 0)
+            for (long i = 0; i < n; i++) {
+                MPI_Put(src, nb, MPI_BYTE, 1, 0, nb, MPI_BYTE, win);
+                MPI_Win_flush(1, win);
+            }
+        break;
+    case PEER_GET:
+        if (me == 0)
+            for (long i = 0; i < n; i++) {
+                MPI_Get(dst, nb, MPI_BYTE, 1, 0, nb, MPI_BYTE, win);
+                MPI_Win_flush(1, win);
+            }
+        break;
+    case PEER_PINGPONG:
+        if (me == 0)
+            for (long i = 0; i < n; i++) {
+                MPI_Send(src, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+                MPI_Recv(dst, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        else if (me == 1)
+            for (long i = 0; i < n; i++) {
+                MPI_Recv(dst, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(src, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+            }
+        break;
+    case PEER_ATOMIC: {
+        const int64_t one = 1;
+        int64_t old;
+        for (long i = 0; i < n; i++) {
+            MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 0, MPI_SUM, win);
+            MPI_Win_flush(0, win);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void mpi_stream(enum peer_op op, size_t bytes, long n)
+{
+    const int nb = (int)bytes;
+    if (me != 0)
+        return;
+    for (long i = 0; i < n; i++) {
+        if (op == PEER_PUT)
+            MPI_Put(src, nb, MPI_BYTE, 1, 0, nb, MPI_BYTE, win);
+        else
+            MPI_Get(dst, nb, MPI_BYTE, 1, 0, nb, MPI_BYTE, win);
+    }
+    MPI_Win_flush(1, win);
+}
+
+static void mpi_barrier(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static int mpi_check(enum peer_op op, size_t bytes, long calls)
+{
+    int bad = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (win != MPI_WIN_NULL)
+        MPI_Win_sync(win);   /* see what the others wrote into my window */
+    switch (op) {
+    case PEER_ALLREDUCE:
+    case PEER_BROADCAST:
+    case PEER_ALLGATHER:
+    case PEER_ALLTOALL:
+        bad = peer_verify(PROG, op, bytes, me, npes, dst);
+        break;
+    case PEER_REDUCE:
+    case PEER_GET:
+        if (me == 0)
+            bad = peer_verify(PROG, op, bytes, me, npes, dst);
+        break;
+    case PEER_PUT:
+        if (me == 1)
+            bad = peer_verify(PROG, op, bytes, me, npes, win_mem);
+        break;
+    case PEER_PINGPONG:
+        if (me <= 1)
+            bad = peer_verify(PROG, op, bytes, me, npes, dst);
+        break;
+    case PEER_ATOMIC:
+        if (me == 0) {
+            int64_t got, want = (int64_t)npes * calls;
+            memcpy(&got, win_mem, sizeof got);
+            if (got != want) {
+                fprintf(stderr, "%s: PE 0: atomic counter is %lld, want %lld\n", PROG,
+                        (long long)got, (long long)want);
+                bad = -1;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    return bad;
+}
+
+static void mpi_gather(double my_us, double *all_us)
+{
+    MPI_Gather(&my_us, 1, MPI_DOUBLE, all_us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
+static void mpi_teardown(enum peer_op op)
+{
+    (void)op;
+    if (win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(win);
+        MPI_Win_free(&win);
+    }
+    free(src);
+    free(dst);
+    src = dst = NULL;
+}
+
+static void mpi_abort_job(int code)
+{
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+int main(int argc, char **argv)
+{
+    const unsigned ops = PEER_OP_BIT(PEER_BARRIER) | PEER_OP_BIT(PEER_ALLREDUCE) |
+                         PEER_OP_BIT(PEER_REDUCE) | PEER_OP_BIT(PEER_BROADCAST) |
+                         PEER_OP_BIT(PEER_ALLGATHER) | PEER_OP_BIT(PEER_ALLTOALL) |
+                         PEER_OP_BIT(PEER_PUT) | PEER_OP_BIT(PEER_GET) |
+                         PEER_OP_BIT(PEER_PINGPONG) | PEER_OP_BIT(PEER_ATOMIC);
+    struct peer_opts opts;
+    peer_opts_parse(argc, argv, PROG, ops,
+                    "run: mpirun [--allow-run-as-root] [--oversubscribe] -n P " PROG " OP ...",
+                    &opts);
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &npes);
+
+    const struct peer_backend be = {
+        .prog = PROG, .impl = "mpi", .ops = ops, .me = me, .npes = npes,
+        .setup = mpi_setup, .prepare = mpi_prepare, .run = mpi_run, .stream = mpi_stream,
+        .barrier = mpi_barrier, .check = mpi_check, .gather = mpi_gather,
+        .teardown = mpi_teardown, .abort_job = mpi_abort_job,
+    };
+    int status = peer_run(&be, &opts);
+    MPI_Finalize();
+    return status;
+}
