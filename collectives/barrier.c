@@ -10,7 +10,7 @@
  *   polls where the transport maps peer memory (KUMI_TREE_RELEASE).
  * dissem: dissemination, ceil(log2 n) rounds of kicks.
  * counter: Cenju-4 method C, one remote atomic add on team rank 0's
- *   counter, which rank 0 polls and then releases everyone by kicks.
+ *   counter, which everyone polls (or rank 0 alone, releasing by kicks).
  * mcast: Cenju-4 method D, the arrival is "multicast": every member adds
  *   one to every member's counter and polls its own.
  * auto: measured once per team (its first collective), the fastest kept;
@@ -111,21 +111,30 @@ static int kumi_barrier_dissem(const char *call, struct kumi_team *t, struct kum
     return KUMI_OK;
 }
 
-/* Cenju-4 C: atomic add on one counter, the owner releases. */
+/* Cenju-4 C: a remote atomic add on one counter (team rank 0's) that
+ * everyone polls. Where the transport does not map peer memory, or waiters
+ * may sleep (a remote store rings no doorbell of ours), rank 0 polls it
+ * alone and releases the others with kicks. */
 static int kumi_barrier_counter(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
 {
-    struct kumi_tp *tp    = &kumi_rt.tp;
-    const uint64_t  round = ++st->counter_round;
+    struct kumi_tp *tp     = &kumi_rt.tp;
+    const uint64_t  round  = ++st->counter_round;
+    const uint64_t  target = round * (uint64_t)t->size;
+    volatile void  *shared = NULL;
+    uint64_t        old;
     int             rc;
 
     rc = tp->ops->atomic(tp, t->pes[0], KUMI_SEG_LLCM, t->llcm_off + KUMI_COLL_COUNTER,
-                         KUMI_AMO_ADD, 8, 1, 0, NULL);
+                         KUMI_AMO_FETCH_ADD, 8, 1, 0, &old);
     if (rc != KUMI_OK)
         return rc;
+    if (st->release == KUMI_RELEASE_POLL)
+        shared = tp->ops->peer_ptr(tp, t->pes[0], KUMI_SEG_LLCM, t->llcm_off + KUMI_COLL_COUNTER);
+    if (shared != NULL)    /* the last to arrive knows from the add itself */
+        return old + 1 == target ? KUMI_OK : kumi_rt_wait(call, shared, 8, KUMI_CMP_GE, target);
     if (t->rank != 0)
         return kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_CRELEASE), 8, KUMI_CMP_GE, round);
-    rc = kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_COUNTER), 8, KUMI_CMP_GE,
-                      round * (uint64_t)t->size);
+    rc = kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_COUNTER), 8, KUMI_CMP_GE, target);
     for (int r = 1; r < t->size && rc == KUMI_OK; r++)
         rc = tp->ops->kick(tp, t->pes[r], t->llcm_off + KUMI_COLL_CRELEASE, round, 8);
     return rc;
@@ -166,7 +175,7 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
     static const struct { int algo, release; } cand[] = {
         { KUMI_BARRIER_TREE, KUMI_RELEASE_KICK },   { KUMI_BARRIER_TREE, KUMI_RELEASE_POLL },
         { KUMI_BARRIER_DISSEM, KUMI_RELEASE_KICK }, { KUMI_BARRIER_COUNTER, KUMI_RELEASE_KICK },
-        { KUMI_BARRIER_MCAST, KUMI_RELEASE_KICK },
+        { KUMI_BARRIER_COUNTER, KUMI_RELEASE_POLL }, { KUMI_BARRIER_MCAST, KUMI_RELEASE_KICK },
     };
     const int fixed_release = kumi_rt.cfg.tree_release != KUMI_RELEASE_AUTO;
     const int can_poll = kumi_rt.tp.ops->peer_ptr != NULL && kumi_rt.wait_policy != KUMI_WAIT_BLOCK;
@@ -206,8 +215,8 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
     st->release = fixed_release ? kumi_rt.cfg.tree_release : cand[pick].release;
     kumi_rt_log(KUMI_LOG_INFO, "team of %d: barrier %s%s (%.3f us)", t->size,
                 kumi_cfg_choice_name("KUMI_BARRIER", st->barrier),
-                st->barrier != KUMI_BARRIER_TREE ? ""
-                : st->release == KUMI_RELEASE_POLL ? ", poll release" : ", kick release",
+                st->barrier != KUMI_BARRIER_TREE && st->barrier != KUMI_BARRIER_COUNTER ? ""
+                : st->release == KUMI_RELEASE_POLL ? ", polled" : ", kick release",
                 best / KUMI_CALIBRATE_ITERS * 1e6);
     return KUMI_OK;
 }

@@ -14,8 +14,14 @@
 
 #include "rt.h"
 
-#define KUMI_WAIT_SPINS_BEFORE_YIELD 256
-#define KUMI_WAIT_YIELDS_BEFORE_SLEEP 64
+#define KUMI_WAIT_SPINS_BEFORE_YIELD 16    /* oversubscribed: a spinning PE only
+                                               delays the one it waits for */
+#define KUMI_WAIT_YIELD_CHECK 64             /* yields between clock reads */
+#define KUMI_WAIT_YIELD_NS    1000000L       /* yield this long before sleeping:
+                                                a short wait (a collective with
+                                                every PE busy) never pays a
+                                                futex wake-up, a long one does
+                                                not burn the core */
 #define KUMI_WAIT_SLEEP_NS           2000000L   /* bounds a missed wake-up */
 #define KUMI_WAIT_POLL_MASK          63          /* progress + failure check */
 
@@ -94,11 +100,13 @@ int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int c
     const int block  = kumi_rt.wait_policy == KUMI_WAIT_BLOCK;
     const int yield  = block || kumi_rt.wait_policy == KUMI_WAIT_YIELD;
     unsigned  spins  = 0, yields = 0;
+    double    yield_start = 0;
+    int       may_sleep = 0;
 
     for (;;) {
         if (kumi_rt_test_mask(addr, width, cmp, value, mask))
             return KUMI_OK;
-        if ((++spins & KUMI_WAIT_POLL_MASK) == 0) {
+        if ((++spins & KUMI_WAIT_POLL_MASK) == 0 || yields > 0) {
             if (kumi_rt.tp.ops->progress(&kumi_rt.tp) > 0)
                 continue;
             if (kumi_rt_failed())
@@ -106,12 +114,19 @@ int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int c
         }
         if (!yield || spins < KUMI_WAIT_SPINS_BEFORE_YIELD) {
             kumi_cpu_relax();
-        } else if (!block || yields < KUMI_WAIT_YIELDS_BEFORE_SLEEP) {
+        } else if (!may_sleep) {
+            if (block && yields % KUMI_WAIT_YIELD_CHECK == 0) {
+                double now = kumi_wtime();
+                if (yields == 0)
+                    yield_start = now;
+                else if (now - yield_start > 1e-9 * KUMI_WAIT_YIELD_NS)
+                    may_sleep = 1;
+            }
             yields++;
             sched_yield();
-        } else if (kumi_rt.tp.ops->progress(&kumi_rt.tp) == 0) {
-            /* nothing to serve: a sender stuck on a full queue would wait
-             * for our next poll, so poll before every sleep */
+        } else {
+            /* progress was polled just above: a sender stuck on a full
+             * queue is not left waiting for our next poll */
             kumi_rt_sleep(addr, width, cmp, value, mask);
         }
     }
