@@ -31,9 +31,9 @@ int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
         memmove(dst, src, n_each);
         return KUMI_OK;
     }
-    st = kumi_coll_state(call, team);
-    if (st == NULL)
-        return KUMI_ERR_NOMEM;
+    rc = kumi_coll_state(call, team, &st);
+    if (rc != KUMI_OK)
+        return rc;
     chunk = (kumi_coll_half(st) / (size_t)n) & ~(size_t)7;
     for (size_t o = 0; o < n_each && rc == KUMI_OK; o += chunk) {
         size_t   c = n_each - o < chunk ? n_each - o : chunk;

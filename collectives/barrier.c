@@ -178,7 +178,9 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
         { KUMI_BARRIER_COUNTER, KUMI_RELEASE_POLL }, { KUMI_BARRIER_MCAST, KUMI_RELEASE_KICK },
     };
     const int fixed_release = kumi_rt.cfg.tree_release != KUMI_RELEASE_AUTO;
-    const int can_poll = kumi_rt.tp.ops->peer_ptr != NULL && kumi_rt.wait_policy != KUMI_WAIT_BLOCK;
+    /* polling a peer's word rings no doorbell of ours, but waits sleep only
+     * after yielding for milliseconds, and then with a short timeout */
+    const int can_poll = kumi_rt.tp.ops->peer_ptr != NULL;
     double    best = 1e30;
     uint64_t  pick = 0;
     int       rc;
@@ -229,9 +231,9 @@ int kumi_barrier(kumi_team_t team)
 
     if (rc != KUMI_OK)
         return rc;
-    st = kumi_coll_state(call, team);
-    if (st == NULL)
-        return KUMI_ERR_NOMEM;
+    rc = kumi_coll_state(call, team, &st);
+    if (rc != KUMI_OK)
+        return rc;
     rc = kumi_rt.tp.ops->quiet(&kumi_rt.tp);
     if (rc != KUMI_OK || team->size == 1)
         return rc;

@@ -30,9 +30,9 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
         return kumi_rt_error(KUMI_ERR_INVALID, call, "buf is NULL");
     if (n == 0 || team->size == 1)
         return KUMI_OK;
-    st = kumi_coll_state(call, team);
-    if (st == NULL)
-        return KUMI_ERR_NOMEM;
+    rc = kumi_coll_state(call, team, &st);
+    if (rc != KUMI_OK)
+        return rc;
     if (root == 0 && n <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
         if (team->rank == 0)
@@ -86,9 +86,9 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
         memmove(dst, src, n_each);
         return KUMI_OK;
     }
-    st = kumi_coll_state(call, team);
-    if (st == NULL)
-        return KUMI_ERR_NOMEM;
+    rc = kumi_coll_state(call, team, &st);
+    if (rc != KUMI_OK)
+        return rc;
     half = kumi_coll_half(st);
     for (size_t o = 0; o < n_each && rc == KUMI_OK; o += half) {
         size_t c = n_each - o < half ? n_each - o : half;

@@ -53,8 +53,9 @@ struct kumi_coll_team {
 
 enum { KUMI_COLL_FLAG_A, KUMI_COLL_FLAG_B, KUMI_COLL_NFLAGS };
 
-/* The team's state, created on first use (errors reported for call). */
-struct kumi_coll_team *kumi_coll_state(const char *call, struct kumi_team *team);
+/* The team's state in *out, created (and the barrier measured) on first
+ * use; errors are reported for call and returned. */
+int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_team **out);
 
 /* Common argument checks of every collective: state, team, membership. */
 int kumi_coll_check(const char *call, struct kumi_team *team);

@@ -133,9 +133,9 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
         memmove(dst, src, bytes);
         return KUMI_OK;
     }
-    st = kumi_coll_state(call, team);
-    if (st == NULL)
-        return KUMI_ERR_NOMEM;
+    rc = kumi_coll_state(call, team, &st);
+    if (rc != KUMI_OK)
+        return rc;
     if (bytes <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
         memcpy(acc, src, bytes);

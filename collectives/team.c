@@ -47,18 +47,19 @@ static int kumi_coll_radix(void)
 
 int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st);
 
-struct kumi_coll_team *kumi_coll_state(const char *call, struct kumi_team *team)
+int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_team **out)
 {
     struct kumi_coll_team *st = team->coll;
     size_t                 flags;
+    int                    rc;
 
-    if (st != NULL)
-        return st;
-    st = calloc(1, sizeof(*st));
-    if (st == NULL) {
-        kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for collective state");
-        return NULL;
+    if (st != NULL) {
+        *out = st;
+        return KUMI_OK;
     }
+    st = calloc(1, sizeof(*st));
+    if (st == NULL)
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for collective state");
     kumi_rt_team_coll_free = kumi_coll_team_free;
     st->radix   = kumi_coll_radix();
     st->parent  = team->rank == 0 ? -1 : (team->rank - 1) / st->radix;
@@ -76,19 +77,22 @@ struct kumi_coll_team *kumi_coll_state(const char *call, struct kumi_team *team)
     st->data_bytes = flags < kumi_rt.cfg.coll_scratch ? (kumi_rt.cfg.coll_scratch - flags) & ~(size_t)63
                                                       : 0;
     if (st->data_bytes < 4096 * (size_t)team->size && team->size > 1) {
-        kumi_rt_error(KUMI_ERR_NOMEM, call, "KUMI_COLL_SCRATCH=%zu is too small for a team "
-                      "of %d", (size_t)kumi_rt.cfg.coll_scratch, team->size);
         free(st);
-        return NULL;
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "KUMI_COLL_SCRATCH=%zu is too small for a "
+                             "team of %d", (size_t)kumi_rt.cfg.coll_scratch, team->size);
     }
     team->coll  = st;
     st->barrier = kumi_rt.cfg.barrier;
-    if (st->barrier == KUMI_BARRIER_AUTO && kumi_coll_barrier_calibrate(team, st) != KUMI_OK) {
-        team->coll = NULL;
-        free(st);
-        return NULL;
+    if (st->barrier == KUMI_BARRIER_AUTO) {
+        rc = kumi_coll_barrier_calibrate(team, st);
+        if (rc != KUMI_OK) {
+            team->coll = NULL;
+            free(st);
+            return rc;
+        }
     }
-    return st;
+    *out = st;
+    return KUMI_OK;
 }
 
 /* ---------------------------------------------------------- scratch flags */

@@ -218,9 +218,14 @@ int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each);
  * producer puts a message into the consumer's buffer and kicks the new tail
  * into the consumer's LLCM; the consumer polls its LLCM for the tail and
  * kicks the new head back into the producer's LLCM. Each side polls only its
- * own memory. Messages are variable length (0..capacity/2 bytes at least),
- * delivered whole and in order. Blocking calls follow KUMI_WAIT and return
- * KUMI_ERR_PEER if the job fails. */
+ * own memory. Messages are variable length, delivered whole and in order.
+ * The capacity (at least 64 bytes) is rounded up to a power of two; a
+ * message may be up to that size minus 8 bytes (its header). The consumer
+ * returns space to the producer in batches (every capacity/4 bytes, and
+ * whenever the ring runs empty). Blocking calls follow KUMI_WAIT and return
+ * KUMI_ERR_PEER if the job fails; a blocking call on a ring to oneself that
+ * could never finish returns KUMI_ERR_INVALID instead of hanging. Destroy
+ * rings before kumi_finalize. */
 typedef struct kumi_ring *kumi_ring_t;
 /* Collective over all PEs (every PE calls with the same arguments; PEs
  * other than producer and consumer get a handle they can only destroy).
@@ -232,7 +237,7 @@ int kumi_ring_try_push(kumi_ring_t r, const void *msg, size_t len);  /* KUMI_AGA
  * A message longer than cap is KUMI_ERR_INVALID and stays in the ring. */
 int kumi_ring_pop(kumi_ring_t r, void *buf, size_t cap, size_t *len);     /* blocks while empty */
 int kumi_ring_try_pop(kumi_ring_t r, void *buf, size_t cap, size_t *len); /* KUMI_AGAIN if empty */
-int kumi_ring_destroy(kumi_ring_t r);                                  /* collective */
+int kumi_ring_destroy(kumi_ring_t r);    /* collective; a second destroy is invalid */
 
 #ifdef __cplusplus
 }

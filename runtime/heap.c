@@ -174,8 +174,11 @@ static int kumi_heap_flags(size_t size, size_t alignment, int zero)
 {
     int flags = (int)MALLOCX_ARENA(kumi_rt.arena) | MALLOCX_TCACHE_NONE;
 
-    if (alignment == 0 && size >= KUMI_HEAP_PAGE)
-        alignment = KUMI_HEAP_PAGE;   /* large objects start on a page on every PE */
+    /* Large objects start on a page on every PE: below page alignment,
+     * jemalloc offsets large objects by a random number of cache lines
+     * (cache-oblivious placement), which differs between PEs. */
+    if (size >= KUMI_HEAP_PAGE && alignment < KUMI_HEAP_PAGE)
+        alignment = KUMI_HEAP_PAGE;
     if (alignment != 0)
         flags |= MALLOCX_ALIGN(alignment);
     if (zero)

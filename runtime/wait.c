@@ -17,7 +17,7 @@
 #define KUMI_WAIT_SPINS_BEFORE_YIELD 16    /* oversubscribed: a spinning PE only
                                                delays the one it waits for */
 #define KUMI_WAIT_YIELD_CHECK 64             /* yields between clock reads */
-#define KUMI_WAIT_YIELD_NS    1000000L       /* yield this long before sleeping:
+#define KUMI_WAIT_YIELD_NS    2000000L        /* yield this long before sleeping:
                                                 a short wait (a collective with
                                                 every PE busy) never pays a
                                                 futex wake-up, a long one does
