@@ -31,16 +31,15 @@ static inline uint64_t kumi_phase_word(uint64_t mask, uint8_t phase)
     return mask & (0x0101010101010101ull * phase);
 }
 
-int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team *st, void *acc,
-                   size_t len, kumi_coll_op_fn fn, size_t count, int down_data)
+int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
 {
     struct kumi_tp    *tp      = &kumi_rt.tp;
     const size_t       base    = t->llcm_off;
     const uint64_t     epoch   = ++st->epoch;
-    const uint8_t      phase   = (uint8_t)epoch;   /* consecutive epochs differ */
+    const uint8_t      phase   = (uint8_t)epoch;   /* consecutive barriers differ */
     volatile uint64_t *arrive  = (volatile uint64_t *)kumi_coll_llcm(t, KUMI_COLL_ARRIVE);
     volatile uint64_t *release = (volatile uint64_t *)kumi_coll_llcm(t, KUMI_COLL_RELEASE);
-    const int          poll    = st->release == KUMI_RELEASE_POLL && !down_data;
+    const int          poll    = st->release == KUMI_RELEASE_POLL;
     int                rc;
 
     /* up: one masked 8-byte load sees every child's byte */
@@ -49,22 +48,12 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
                                kumi_phase_word(st->child_mask, phase), st->child_mask);
         if (rc != KUMI_OK)
             return rc;
-        /* fixed order (mine, then children by index): bit-identical results */
-        for (int c = 0; fn != NULL && c < st->nchild; c++)
-            fn(acc, (const void *)kumi_coll_llcm(t, KUMI_COLL_VALUES + (size_t)c * KUMI_COLL_SMALL),
-               count);
     }
     if (st->parent >= 0) {
-        int ppe = t->pes[st->parent];
-        rc = len == 0 ? KUMI_OK
-                      : tp->ops->put(tp, ppe, KUMI_SEG_LLCM,
-                                     base + KUMI_COLL_VALUES + (size_t)st->index * KUMI_COLL_SMALL,
-                                     acc, len);
-        if (rc == KUMI_OK)   /* the phase after the partial: kicks keep order */
-            rc = tp->ops->kick(tp, ppe, base + KUMI_COLL_ARRIVE + (size_t)st->index, phase, 1);
+        rc = tp->ops->kick(tp, t->pes[st->parent], base + KUMI_COLL_ARRIVE + (size_t)st->index,
+                           phase, 1);
         if (rc != KUMI_OK)
             return rc;
-        /* down: wait for the release */
         if (poll) {
             volatile uint64_t *root = tp->ops->peer_ptr(tp, t->pes[0], KUMI_SEG_LLCM,
                                                         base + KUMI_COLL_RELEASE);
@@ -73,22 +62,93 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
         rc = kumi_rt_wait(call, release, 8, KUMI_CMP_GE, epoch);
         if (rc != KUMI_OK)
             return rc;
-        if (down_data && len != 0)
-            memcpy(acc, (const void *)kumi_coll_llcm(t, KUMI_COLL_RESULT), len);
     }
     if (poll) {   /* the root: one store releases everyone */
         __atomic_store_n(release, epoch, __ATOMIC_RELEASE);
         return KUMI_OK;
     }
     for (int c = 0; c < st->nchild; c++) {
-        int cpe = t->pes[st->child0 + c];
-        rc = down_data && len != 0 ? tp->ops->put(tp, cpe, KUMI_SEG_LLCM,
-                                                  base + KUMI_COLL_RESULT, acc, len)
-                                   : KUMI_OK;
-        if (rc == KUMI_OK)
-            rc = tp->ops->kick(tp, cpe, base + KUMI_COLL_RELEASE, epoch, 8);
+        rc = tp->ops->kick(tp, t->pes[st->child0 + c], base + KUMI_COLL_RELEASE, epoch, 8);
         if (rc != KUMI_OK)
             return rc;
+    }
+    return KUMI_OK;
+}
+
+/* Puts len bytes of data and then the tag into one line of pe's LLCM: the
+ * tag's kick arrives after the data (kicks and puts keep order). */
+static int kumi_coll_send_line(struct kumi_tp *tp, int pe, size_t line, const void *data,
+                               size_t len, uint64_t tag)
+{
+    int rc = len == 0 ? KUMI_OK : tp->ops->put(tp, pe, KUMI_SEG_LLCM, line, data, len);
+    return rc != KUMI_OK ? rc : tp->ops->kick(tp, pe, line + KUMI_COLL_TAG, tag, 8);
+}
+
+int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count)
+{
+    struct kumi_tp *tp   = &kumi_rt.tp;
+    const size_t    base = t->llcm_off;
+    const uint64_t  tag  = ++st->tag;
+    int             rc;
+
+    /* up: fold the children's partials in a fixed order (mine first, then
+     * by index), so every run gives the same bits */
+    for (int c = 0; c < st->nchild; c++) {
+        volatile uint8_t *line = kumi_coll_llcm(t, KUMI_COLL_VALUES + 64 * (size_t)c);
+        rc = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        if (fn != NULL)
+            fn(acc, (const void *)line, count);
+    }
+    if (st->parent >= 0) {
+        rc = kumi_coll_send_line(tp, t->pes[st->parent],
+                                 base + KUMI_COLL_VALUES + 64 * (size_t)st->index, acc, len, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        volatile uint8_t *res = kumi_coll_llcm(t, KUMI_COLL_RESULT);
+        rc = kumi_rt_wait(call, res + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        memcpy(acc, (const void *)res, len);
+    }
+    for (int c = 0; c < st->nchild; c++) {
+        rc = kumi_coll_send_line(tp, t->pes[st->child0 + c], base + KUMI_COLL_RESULT, acc, len,
+                                 tag);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    return KUMI_OK;
+}
+
+int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st, void *acc,
+                      size_t len, kumi_coll_op_fn fn, size_t count)
+{
+    struct kumi_tp *tp  = &kumi_rt.tp;
+    const uint64_t  tag = ++st->tag;
+    uint64_t        tmp[KUMI_COLL_SMALL / 8];
+    int             rc;
+
+    for (int k = 0, bit = 1; bit < t->size; k++, bit <<= 1) {
+        int               partner = t->rank ^ bit;
+        size_t            line    = KUMI_COLL_RD + 64 * (size_t)(2 * k + (int)(tag & 1));
+        volatile uint8_t *mine    = kumi_coll_llcm(t, line);
+
+        rc = kumi_coll_send_line(tp, t->pes[partner], t->llcm_off + line, acc, len, tag);
+        if (rc == KUMI_OK)
+            rc = kumi_rt_wait(call, mine + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        /* the lower half's partial always comes first: both partners
+         * compute the same expression, bit for bit */
+        if (t->rank < partner) {
+            fn(acc, (const void *)mine, count);
+        } else {
+            memcpy(tmp, (const void *)mine, len);
+            fn(tmp, acc, count);
+            memcpy(acc, tmp, len);
+        }
     }
     return KUMI_OK;
 }
@@ -163,7 +223,7 @@ int kumi_coll_barrier_run(const char *call, struct kumi_team *t, struct kumi_col
     case KUMI_BARRIER_DISSEM:  return kumi_barrier_dissem(call, t, st);
     case KUMI_BARRIER_COUNTER: return kumi_barrier_counter(call, t, st);
     case KUMI_BARRIER_MCAST:   return kumi_barrier_mcast(call, t, st);
-    default:                   return kumi_coll_tree(call, t, st, NULL, 0, NULL, 0, 0);
+    default:                   return kumi_coll_tree(call, t, st);
     }
 }
 
@@ -210,7 +270,7 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
         }
     }
     st->release = KUMI_RELEASE_KICK;
-    rc = kumi_coll_tree(call, t, st, &pick, sizeof(pick), NULL, 1, 1);
+    rc = kumi_coll_tree_data(call, t, st, &pick, sizeof(pick), NULL, 1);
     if (rc != KUMI_OK)
         return rc;
     st->barrier = cand[pick].algo;

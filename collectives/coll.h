@@ -24,10 +24,15 @@
 #define KUMI_COLL_MCAST       32    /* u64: multicast barrier arrivals (mine)   */
 #define KUMI_COLL_DISSEM      40    /* u64[KUMI_COLL_DISSEM_MAX]: rounds        */
 #define KUMI_COLL_DISSEM_MAX  16
-#define KUMI_COLL_VALUES      192   /* [8][KUMI_COLL_SMALL]: children's partials */
-#define KUMI_COLL_SMALL       64    /* bytes that ride the tree                 */
-#define KUMI_COLL_RESULT      (KUMI_COLL_VALUES + 8 * KUMI_COLL_SMALL)  /* 704 */
-_Static_assert(KUMI_COLL_RESULT + KUMI_COLL_SMALL <= KUMI_TEAM_LLCM_BYTES, "team area");
+#define KUMI_COLL_VALUES      192   /* [8] lines: children's partials + tag     */
+#define KUMI_COLL_RESULT      (KUMI_COLL_VALUES + 8 * 64)  /* line: result + tag (704) */
+#define KUMI_COLL_SMALL       56    /* bytes that ride the tree: a value and its
+                                       8-byte tag share one cache line, so a
+                                       partial moves up (and the result down)
+                                       with one line transfer per edge        */
+#define KUMI_COLL_TAG         56    /* tag's offset in a value/result line      */
+#define KUMI_COLL_RD          768   /* [2 rounds][2 parities] lines: recursive doubling */
+_Static_assert(KUMI_COLL_RD + 4 * 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
 _Static_assert(KUMI_COLL_DISSEM + 8 * KUMI_COLL_DISSEM_MAX <= KUMI_COLL_VALUES, "dissem");
 
 /* ---------------------------------------------------- per-team state */
@@ -41,7 +46,8 @@ struct kumi_coll_team {
     int      index;            /* my byte in my parent's arrival word     */
     uint64_t child_mask;       /* bytes of my arrival word in use         */
     /* monotone counters, the same sequence on every member */
-    uint64_t epoch;            /* tree and dissemination phases           */
+    uint64_t epoch;            /* tree barrier and dissemination phases   */
+    uint64_t tag;              /* small reductions/broadcasts on the tree */
     uint64_t counter_round;    /* counter barrier rounds                  */
     uint64_t mcast_round;      /* multicast barrier rounds                */
     uint64_t step;             /* scratch flag values                     */
@@ -73,10 +79,25 @@ static inline void *kumi_coll_heap(size_t off)
 /* ----------------------------------------------------------- algorithms */
 int kumi_coll_barrier_run(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                           int algo);
-/* the tree: up with optional data (len <= KUMI_COLL_SMALL, reduced by fn
- * at each node in a fixed order), down with optional data */
-int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
-                   void *acc, size_t len, kumi_coll_op_fn fn, size_t count, int down_data);
+/* the tree barrier: byte flags up, release down (or polled) */
+int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team *st);
+/* the tree with data: each node folds its children's partials (len <=
+ * KUMI_COLL_SMALL bytes, count elements, fn may be NULL: keep mine) in a
+ * fixed order; the root's acc comes back down to everyone */
+int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
+
+/* Recursive doubling with data (teams of 2 or 4): log2(n) exchanges, each
+ * one line transfer each way at once; partials are combined lower rank
+ * first, so every member computes the same bits. A partner may already be
+ * one call ahead (it needs nothing more from me to finish this one), never
+ * two: lines alternate by the call's parity. */
+int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st, void *acc,
+                      size_t len, kumi_coll_op_fn fn, size_t count);
+static inline int kumi_coll_rd_ok(const struct kumi_team *t)
+{
+    return t->size == 2 || t->size == 4;
+}
 
 /* Scratch flags: set member r's flag f to v (ordered after my earlier
  * puts and local writes); wait until my flag f from member r reaches v. */

@@ -3,7 +3,9 @@
  *
  * Small (<= KUMI_COLL_SMALL bytes): the DIMMnet global sum. Partials ride
  * the barrier tree as values in LLCM slots; each node folds its children's
- * in a fixed order; the root's result comes down the tree.
+ * in a fixed order; the root's result comes down the tree. On teams of a
+ * power-of-two size, recursive doubling over the same LLCM lines instead:
+ * log2(n) one-way steps rather than a round trip per tree level.
  * Large: reduce-scatter + allgather through the team's heap scratch, in
  * blocks of half the data area: every member publishes its block in its
  * half A; member r folds slice r of everyone's block in rank order (reading
@@ -139,7 +141,8 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
     if (bytes <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
         memcpy(acc, src, bytes);
-        rc = kumi_coll_tree(call, team, st, acc, bytes, fn, count, 1);
+        rc = kumi_coll_rd_ok(team) ? kumi_coll_rd_data(call, team, st, acc, bytes, fn, count)
+                                   : kumi_coll_tree_data(call, team, st, acc, bytes, fn, count);
         if (rc == KUMI_OK && (root < 0 || team->rank == root))
             memcpy(dst, acc, bytes);
         return rc;
