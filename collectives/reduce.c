@@ -38,30 +38,48 @@ static int kumi_reduce_args(const char *call, struct kumi_team *team, const void
     return KUMI_OK;
 }
 
-/* Reduce-scatter of one block of m elements at my half A into slices at
- * half B: slice r is [m*r/n, m*(r+1)/n). */
+#define KUMI_REDUCE_SUB 16384   /* bytes folded at a time: stays in L1/L2 */
+
+static inline size_t kumi_slice(size_t m, int r, int n)
+{
+    return m * (size_t)r / (size_t)n;
+}
+
+/* Reduce-scatter of one block of m elements (at element e0 of src): I
+ * publish in my half A only the slices the others fold (mine stays in src),
+ * and fold slice `rank` of every member, in rank order, into my half B,
+ * a sub-chunk at a time so the accumulator stays in cache. */
 static int kumi_reduce_block(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
-                             kumi_coll_op_fn fn, size_t es, size_t m, void *tmp)
+                             kumi_coll_op_fn fn, size_t es, const uint8_t *src, size_t m,
+                             void *tmp)
 {
     const size_t a = st->data_off, b = st->data_off + kumi_coll_half(st);
-    const size_t lo = m * (size_t)t->rank / (size_t)t->size;
-    const size_t hi = m * (size_t)(t->rank + 1) / (size_t)t->size;
-    uint8_t     *acc = kumi_coll_heap(b + lo * es);
+    const int    n = t->size, me = t->rank;
+    const size_t lo = kumi_slice(m, me, n), hi = kumi_slice(m, me + 1, n);
+    const size_t sub = KUMI_REDUCE_SUB / es;
     int          rc;
 
-    rc = kumi_coll_exchange(call, t, st, KUMI_COLL_FLAG_A, ++st->step);
-    if (rc != KUMI_OK || hi == lo)
-        return rc;
-    for (int r = 0; r < t->size; r++) {
-        const void *in = kumi_coll_peer_data(t, r, a + lo * es, (hi - lo) * es, tmp, &rc);
-        if (rc != KUMI_OK)
-            return rc;
-        if (r == 0)
-            memcpy(acc, in, (hi - lo) * es);
-        else
-            fn(acc, in, hi - lo);
+    for (int r = 0; r < n; r++) {
+        size_t rlo = kumi_slice(m, r, n), rhi = kumi_slice(m, r + 1, n);
+        if (r != me && rhi > rlo)
+            memcpy(kumi_coll_heap(a + rlo * es), src + rlo * es, (rhi - rlo) * es);
     }
-    return KUMI_OK;
+    rc = kumi_coll_exchange(call, t, st, KUMI_COLL_FLAG_A, ++st->step);
+    for (size_t x = lo; x < hi && rc == KUMI_OK; x += sub) {
+        size_t   k   = hi - x < sub ? hi - x : sub;
+        uint8_t *acc = kumi_coll_heap(b + x * es);
+        for (int r = 0; r < n && rc == KUMI_OK; r++) {
+            const void *in = r == me ? src + x * es
+                                     : kumi_coll_peer_data(t, r, a + x * es, k * es, tmp, &rc);
+            if (rc != KUMI_OK)
+                break;
+            if (r == 0)
+                memcpy(acc, in, k * es);
+            else
+                fn(acc, in, k);
+        }
+    }
+    return rc;
 }
 
 /* Copies the reduced slices of a block (half B of each member) into out;
@@ -77,7 +95,7 @@ static int kumi_reduce_collect(const char *call, struct kumi_team *t, struct kum
         return rc;
     for (int k = 0; k < t->size && rc == KUMI_OK; k++) {
         int    r  = (t->rank + k) % t->size;   /* staggered */
-        size_t lo = m * (size_t)r / (size_t)t->size, hi = m * (size_t)(r + 1) / (size_t)t->size;
+        size_t lo = kumi_slice(m, r, t->size), hi = kumi_slice(m, r + 1, t->size);
         if (hi == lo)
             continue;
         if (r == t->rank)
@@ -97,15 +115,16 @@ static int kumi_reduce_large(const char *call, struct kumi_team *t, struct kumi_
     void        *tmp = NULL;
     int          rc  = KUMI_OK;
 
-    if (kumi_rt.tp.ops->peer_ptr == NULL) {   /* peers' slices are copied first */
-        tmp = malloc(per / (size_t)t->size * es + es);
+    if (kumi_rt.tp.ops->peer_ptr == NULL) {   /* peers' sub-chunks are copied first */
+        tmp = malloc(KUMI_REDUCE_SUB);
         if (tmp == NULL)
             return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for a reduction buffer");
     }
+    /* dst == src works: a block's src is read (into scratch, or folded)
+     * before the collect writes that block of dst */
     for (size_t e0 = 0; e0 < count && rc == KUMI_OK; e0 += per) {
         size_t m = count - e0 < per ? count - e0 : per;
-        memcpy(kumi_coll_heap(st->data_off), (const uint8_t *)src + e0 * es, m * es);
-        rc = kumi_reduce_block(call, t, st, fn, es, m, tmp);
+        rc = kumi_reduce_block(call, t, st, fn, es, (const uint8_t *)src + e0 * es, m, tmp);
         if (rc == KUMI_OK)
             rc = kumi_reduce_collect(call, t, st, es, m, (uint8_t *)dst + e0 * es, root);
     }

@@ -29,7 +29,7 @@ KUMI_CFG(tree_release, "KUMI_TREE_RELEASE", CHOICE, "auto", 0, 0, "auto|kick|pol
          "Tree barrier release: parents kick children, or all poll the root's word (shm)")
 KUMI_CFG(alltoall, "KUMI_ALLTOALL", CHOICE, "staggered", 0, 0, "staggered|naive",
          "All-to-all send order: staggered (rank i to i+1, i+2, ...) or naive (everyone to 0 first)")
-KUMI_CFG(coll_scratch, "KUMI_COLL_SCRATCH", SIZE, "256k", 16ull << 10, 64ull << 20, NULL,
+KUMI_CFG(coll_scratch, "KUMI_COLL_SCRATCH", SIZE, "4m", 16ull << 10, 64ull << 20, NULL,
          "Symmetric scratch bytes per team for large collectives (pipelined in blocks)")
 KUMI_CFG(startup_timeout, "KUMI_STARTUP_TIMEOUT", UINT, "30", 1, 3600, NULL,
          "Seconds kumi_init waits for the other PEs to appear")
