@@ -34,19 +34,24 @@ int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
     rc = kumi_coll_state(call, team, &st);
     if (rc != KUMI_OK)
         return rc;
-    chunk = (kumi_coll_half(st) / (size_t)n) & ~(size_t)7;
+    chunk = (kumi_coll_block(st) / (size_t)n) & ~(size_t)7;
+    if (chunk < 64)
+        chunk = (kumi_coll_half(st) / (size_t)n) & ~(size_t)7;
     for (size_t o = 0; o < n_each && rc == KUMI_OK; o += chunk) {
         size_t   c = n_each - o < chunk ? n_each - o : chunk;
+        /* dst == src is not allowed (api: distinct buffers), so my block
+         * can move directly */
         uint8_t *a = kumi_coll_heap(st->data_off);
-        for (int j = 0; j < n; j++)
-            memcpy(a + (size_t)j * c, (const uint8_t *)src + (size_t)j * n_each + o, c);
+        for (int j = 0; j < n; j++)   /* my own block goes straight to dst below */
+            if (j != team->rank)
+                memcpy(a + (size_t)j * c, (const uint8_t *)src + (size_t)j * n_each + o, c);
         rc = kumi_coll_exchange(call, team, st, KUMI_COLL_FLAG_A, ++st->step);
         for (int k = 0; k < n && rc == KUMI_OK; k++) {
             int r = kumi_rt.cfg.alltoall == KUMI_ALLTOALL_NAIVE ? k : (team->rank + k) % n;
             uint8_t *out = (uint8_t *)dst + (size_t)r * n_each + o;
             size_t   at  = st->data_off + (size_t)team->rank * c;
             if (r == team->rank)
-                memcpy(out, kumi_coll_heap(at), c);
+                memcpy(out, (const uint8_t *)src + (size_t)r * n_each + o, c);
             else
                 rc = tp->ops->get(tp, out, team->pes[r], KUMI_SEG_HEAP, at, c);
         }

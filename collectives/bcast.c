@@ -42,7 +42,7 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
             memcpy(buf, acc, n);
         return rc;
     }
-    half = kumi_coll_half(st);
+    half = kumi_coll_block(st);
     for (size_t o = 0; o < n && rc == KUMI_OK; o += half) {
         size_t   c = n - o < half ? n - o : half;
         uint64_t s = ++st->step;
@@ -89,7 +89,7 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
     rc = kumi_coll_state(call, team, &st);
     if (rc != KUMI_OK)
         return rc;
-    half = kumi_coll_half(st);
+    half = kumi_coll_block(st);
     for (size_t o = 0; o < n_each && rc == KUMI_OK; o += half) {
         size_t c = n_each - o < half ? n_each - o : half;
         memcpy(kumi_coll_heap(st->data_off), (const uint8_t *)src + o, c);
@@ -98,7 +98,7 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
             int      r   = (team->rank + k) % team->size;
             uint8_t *out = (uint8_t *)dst + (size_t)r * n_each + o;
             if (r == team->rank)
-                memcpy(out, kumi_coll_heap(st->data_off), c);
+                memmove(out, (const uint8_t *)src + o, c);
             else
                 rc = tp->ops->get(tp, out, team->pes[r], KUMI_SEG_HEAP, st->data_off, c);
         }

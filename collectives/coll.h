@@ -119,6 +119,16 @@ static inline size_t kumi_coll_half(const struct kumi_coll_team *st)
     return (st->data_bytes / 2) & ~(size_t)63;
 }
 
+/* Block size for the copy-through algorithms (broadcast, allgather,
+ * alltoall): small enough that what one member copies in is still in the
+ * shared cache when the others copy it out. */
+#define KUMI_COLL_BLOCK ((size_t)128 << 10)
+static inline size_t kumi_coll_block(const struct kumi_coll_team *st)
+{
+    size_t h = kumi_coll_half(st);
+    return h < KUMI_COLL_BLOCK ? h : KUMI_COLL_BLOCK;
+}
+
 /* Reads n bytes at heap offset off of member r: a copy, or in place where
  * the transport maps peer memory (then *src points there and nothing is
  * copied). Returns the pointer to use. */
