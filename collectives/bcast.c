@@ -2,11 +2,11 @@
  * bcast.c -- kumi_broadcast and kumi_allgather through the team's scratch
  * (see the half-A rule in coll.h).
  *
- * broadcast: small messages from team rank 0 ride the tree's release (one
- * put + kick per child). Otherwise, block by block, the root publishes a
- * block in its half A and raises FLAG_A at every member; each member copies
- * it out and raises FLAG_B at the root, which waits for all before the
- * next block.
+ * broadcast: small messages from team rank 0 ride the tree (one line per
+ * edge). Otherwise a two-slot pipeline in the root's half A: the root
+ * copies block i in and raises FLAG_A at every member; each member copies
+ * it out and raises FLAG_B at the root, which reuses a slot only once every
+ * member has acknowledged the block that was in it.
  * allgather: each member publishes its block in its half A; after the
  * FLAG_A exchange everyone copies everyone's block (staggered: rank i
  * starts with i+1); a FLAG_B exchange closes the block.
@@ -18,7 +18,8 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
     static const char call[] = "kumi_broadcast";
     struct kumi_tp        *tp = &kumi_rt.tp;
     struct kumi_coll_team *st;
-    size_t                 half;
+    size_t                 blk, nb;
+    uint64_t               base;
     int                    rc = kumi_coll_check(call, team);
 
     if (rc != KUMI_OK)
@@ -42,26 +43,40 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
             memcpy(buf, acc, n);
         return rc;
     }
-    half = kumi_coll_block(st);
-    for (size_t o = 0; o < n && rc == KUMI_OK; o += half) {
-        size_t   c = n - o < half ? n - o : half;
-        uint64_t s = ++st->step;
+    /* two slots in the root's half A: the root copies block i + 1 in
+     * while the others copy block i out */
+    blk = kumi_coll_block(st) / 2;
+    if (blk > kumi_coll_half(st) / 2)
+        blk = kumi_coll_half(st) / 2;
+    nb   = (n + blk - 1) / blk;
+    base = st->step;
+    st->step += nb;   /* every member: the same steps, one per block */
+    for (size_t i = 0; i < nb && rc == KUMI_OK; i++) {
+        size_t   o = i * blk, c = n - o < blk ? n - o : blk;
+        size_t   slot = st->data_off + (i & 1) * blk;
+        uint64_t s = base + i + 1;
         if (team->rank == root) {
-            memcpy(kumi_coll_heap(st->data_off), (uint8_t *)buf + o, c);
+            /* the slot's previous block (i - 2) must be out everywhere */
+            for (int k = 1; i >= 2 && k < team->size && rc == KUMI_OK; k++)
+                rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_B,
+                                         (root + k) % team->size, s - 2);
+            if (rc != KUMI_OK)
+                break;
+            memcpy(kumi_coll_heap(slot), (uint8_t *)buf + o, c);
             for (int k = 1; k < team->size && rc == KUMI_OK; k++)
                 rc = kumi_coll_flag_set(team, st, KUMI_COLL_FLAG_A, (root + k) % team->size, s);
-            for (int k = 1; k < team->size && rc == KUMI_OK; k++)
-                rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_B,
-                                         (root + k) % team->size, s);
         } else {
             rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_A, root, s);
             if (rc == KUMI_OK)
-                rc = tp->ops->get(tp, (uint8_t *)buf + o, team->pes[root], KUMI_SEG_HEAP,
-                                  st->data_off, c);
+                rc = tp->ops->get(tp, (uint8_t *)buf + o, team->pes[root], KUMI_SEG_HEAP, slot, c);
             if (rc == KUMI_OK)
                 rc = kumi_coll_flag_set(team, st, KUMI_COLL_FLAG_B, root, s);
         }
     }
+    /* the half-A rule: nobody reads the root's slots after it leaves */
+    for (int k = 1; team->rank == root && k < team->size && rc == KUMI_OK; k++)
+        rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_B, (root + k) % team->size,
+                                 base + nb);
     return rc;
 }
 
