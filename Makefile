@@ -19,7 +19,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	$(BUILD)/bin/kumirun -n 4 --timeout 120 $(BUILD)/bin/kumi-demo
+	$(BUILD)/bin/kumirun -n 4 --timeout 300 $(BUILD)/bin/kumi-bench all --iters 2000
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1
