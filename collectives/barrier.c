@@ -84,6 +84,45 @@ static int kumi_coll_send_line(struct kumi_tp *tp, int pe, size_t line, const vo
     return rc != KUMI_OK ? rc : tp->ops->kick(tp, pe, line + KUMI_COLL_TAG, tag, 8);
 }
 
+/* Sends the result line of tag to every child, once each child has
+ * acknowledged what last came down in that line. */
+static int kumi_coll_send_down(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                               const void *acc, size_t len, uint64_t tag)
+{
+    struct kumi_tp   *tp   = &kumi_rt.tp;
+    const size_t      res  = kumi_coll_result_line(tag);
+    const uint64_t    prev = st->result_tag[tag & 1];
+    volatile uint8_t *ack  = kumi_coll_llcm(t, KUMI_COLL_ACK);
+    int               rc;
+
+    for (int c = 0; c < st->nchild; c++) {
+        if (prev != 0) {
+            rc = kumi_rt_wait(call, ack + 8 * (size_t)c, 8, KUMI_CMP_GE, prev);
+            if (rc != KUMI_OK)
+                return rc;
+        }
+        rc = kumi_coll_send_line(tp, t->pes[st->child0 + c], t->llcm_off + res, acc, len, tag);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    st->result_tag[tag & 1] = tag;
+    return KUMI_OK;
+}
+
+/* Takes the result of tag from my line into acc and acknowledges it. */
+static int kumi_coll_take_result(const char *call, struct kumi_team *t, void *acc, size_t len,
+                                 uint64_t tag, struct kumi_coll_team *st)
+{
+    volatile uint8_t *line = kumi_coll_llcm(t, kumi_coll_result_line(tag));
+    int               rc   = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+
+    if (rc != KUMI_OK)
+        return rc;
+    memcpy(acc, (const void *)line, len);
+    return kumi_rt.tp.ops->kick(&kumi_rt.tp, t->pes[st->parent],
+                                t->llcm_off + KUMI_COLL_ACK + 8 * (size_t)st->index, tag, 8);
+}
+
 int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count)
 {
@@ -107,19 +146,25 @@ int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_
                                  base + KUMI_COLL_VALUES + 64 * (size_t)st->index, acc, len, tag);
         if (rc != KUMI_OK)
             return rc;
-        volatile uint8_t *res = kumi_coll_llcm(t, KUMI_COLL_RESULT);
-        rc = kumi_rt_wait(call, res + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
-        if (rc != KUMI_OK)
-            return rc;
-        memcpy(acc, (const void *)res, len);
-    }
-    for (int c = 0; c < st->nchild; c++) {
-        rc = kumi_coll_send_line(tp, t->pes[st->child0 + c], base + KUMI_COLL_RESULT, acc, len,
-                                 tag);
+        rc = kumi_coll_take_result(call, t, acc, len, tag, st);
         if (rc != KUMI_OK)
             return rc;
     }
-    return KUMI_OK;
+    return kumi_coll_send_down(call, t, st, acc, len, tag);
+}
+
+int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                         void *acc, size_t len)
+{
+    const uint64_t tag = ++st->tag;
+    int            rc;
+
+    if (st->parent >= 0) {
+        rc = kumi_coll_take_result(call, t, acc, len, tag, st);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    return kumi_coll_send_down(call, t, st, acc, len, tag);
 }
 
 int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st, void *acc,

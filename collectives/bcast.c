@@ -38,7 +38,7 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
         uint64_t acc[KUMI_COLL_SMALL / 8];
         if (team->rank == 0)
             memcpy(acc, buf, n);
-        rc = kumi_coll_tree_data(call, team, st, acc, n, NULL, 0);
+        rc = kumi_coll_tree_bcast(call, team, st, acc, n);
         if (rc == KUMI_OK && team->rank != 0)
             memcpy(buf, acc, n);
         return rc;

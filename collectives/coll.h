@@ -32,7 +32,18 @@
                                        with one line transfer per edge        */
 #define KUMI_COLL_TAG         56    /* tag's offset in a value/result line      */
 #define KUMI_COLL_RD          768   /* [2 rounds][2 parities] lines: recursive doubling */
-_Static_assert(KUMI_COLL_RD + 4 * 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
+#define KUMI_COLL_RESULT1     1024  /* the second result line (odd tags)        */
+#define KUMI_COLL_ACK         1088  /* u64[8]: child c consumed results up to tag */
+_Static_assert(KUMI_COLL_ACK + 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
+
+/* Result lines alternate by tag parity: an eager broadcast lets a parent
+ * run one call ahead of a child, never two: before it reuses a line it
+ * waits for the child's acknowledgement (KUMI_COLL_ACK) of the tag that
+ * last came down in that line. */
+static inline size_t kumi_coll_result_line(uint64_t tag)
+{
+    return (tag & 1) ? KUMI_COLL_RESULT1 : KUMI_COLL_RESULT;
+}
 _Static_assert(KUMI_COLL_DISSEM + 8 * KUMI_COLL_DISSEM_MAX <= KUMI_COLL_VALUES, "dissem");
 
 /* ---------------------------------------------------- per-team state */
@@ -48,6 +59,7 @@ struct kumi_coll_team {
     /* monotone counters, the same sequence on every member */
     uint64_t epoch;            /* tree barrier and dissemination phases   */
     uint64_t tag;              /* small reductions/broadcasts on the tree */
+    uint64_t result_tag[2];    /* last tag sent down in each result line  */
     uint64_t counter_round;    /* counter barrier rounds                  */
     uint64_t mcast_round;      /* multicast barrier rounds                */
     uint64_t step;             /* scratch flag values                     */
@@ -86,6 +98,13 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
  * fixed order; the root's acc comes back down to everyone */
 int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
+
+/* Eager broadcast of len <= KUMI_COLL_SMALL bytes from team rank 0 down
+ * the tree: no upward round; children acknowledge into their parent's
+ * value line, and a parent waits only for the acknowledgement of the call
+ * before the previous one. */
+int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                         void *acc, size_t len);
 
 /* Recursive doubling with data (teams of 2 or 4): log2(n) exchanges, each
  * one line transfer each way at once; partials are combined lower rank
