@@ -143,39 +143,54 @@ static int kumi_ring_put(struct kumi_tp *tp, const struct kumi_ring *r, uint64_t
     return rc;
 }
 
-/* The cached head says there is no room for need bytes: look again, then
- * (block) wait for the consumer's head kick or (try) give up. */
-static int kumi_ring_room(const char *call, struct kumi_ring *r, uint64_t need, int block)
+/* Waits until *word reaches at_least; *seen gets what was read. Both sides
+ * wait this way: the producer for the head (room), the consumer for the
+ * tail (data). try: one more look after serving progress (wire transports
+ * deliver kicks there), then KUMI_AGAIN. On a ring to oneself nobody else
+ * can move the word, so a blocking wait is an error, not a hang; the
+ * message names what the ring is (full/empty), what would fix it, and
+ * the calls. */
+static int kumi_ring_await(const char *call, struct kumi_ring *r, volatile uint64_t *word,
+                           uint64_t at_least, uint64_t *seen, int block, const char *state,
+                           const char *fix, const char *me, const char *other)
 {
-    struct kumi_tp *tp   = &kumi_rt.tp;
-    const uint64_t  want = r->tail + need - r->size;   /* head must reach it */
-    const int       self = r->role == (KUMI_RING_PRODUCER | KUMI_RING_CONSUMER);
+    struct kumi_tp *tp = &kumi_rt.tp;
     int             rc;
 
     for (int pass = 0;; pass++) {
-        /* acquire: the consumer's reads of that space are done before its kick */
-        r->head_seen = self ? r->head : __atomic_load_n(r->head_word, __ATOMIC_ACQUIRE);
-        if (r->head_seen >= want)
+        /* acquire: what the other side wrote before its kick is visible */
+        *seen = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        if (*seen >= at_least)
             return KUMI_OK;
-        if (self)
+        if (r->role == (KUMI_RING_PRODUCER | KUMI_RING_CONSUMER))
             return block ? kumi_rt_error(KUMI_ERR_INVALID, call, "the ring from PE %d to "
-                                         "itself is full: only this PE could empty it, so a "
-                                         "blocking push would never return (pop first or use "
-                                         "kumi_ring_try_push)", kumi_rt.rank)
+                                         "itself is %s: only this PE could %s it, so a "
+                                         "blocking %s would never return (%s first or use "
+                                         "kumi_ring_try_%s)", kumi_rt.rank, state, fix, me,
+                                         other, me)
                          : KUMI_AGAIN;
         if (block)
             break;
-        /* try: serve progress once (wire transports deliver kicks there) */
         if (pass == 1)
             return kumi_rt_failed() ? kumi_rt_peer_error(call) : KUMI_AGAIN;
         rc = tp->ops->progress(tp);
         if (rc < 0)
             return rc;
     }
-    rc = kumi_rt_wait(call, r->head_word, 8, KUMI_CMP_GE, want);
+    rc = kumi_rt_wait(call, word, 8, KUMI_CMP_GE, at_least);
     if (rc == KUMI_OK)
-        r->head_seen = __atomic_load_n(r->head_word, __ATOMIC_ACQUIRE);
+        *seen = __atomic_load_n(word, __ATOMIC_ACQUIRE);
     return rc;
+}
+
+/* The cached head says there is no room for need bytes: the head must
+ * reach tail + need - size. On a ring to oneself the head is my own. */
+static int kumi_ring_room(const char *call, struct kumi_ring *r, uint64_t need, int block)
+{
+    const int self = r->role == (KUMI_RING_PRODUCER | KUMI_RING_CONSUMER);
+
+    return kumi_ring_await(call, r, self ? &r->head : r->head_word, r->tail + need - r->size,
+                           &r->head_seen, block, "full", "empty", "push", "pop");
 }
 
 static int kumi_ring_push_bad(const char *call, const struct kumi_ring *r, const void *msg,
@@ -250,36 +265,11 @@ int kumi_ring_try_push(kumi_ring_t r, const void *msg, size_t len)
 
 /* ------------------------------------------------------------ consumer */
 
-/* The cached tail says the ring is empty: look at the tail word again, then
- * (block) wait for the producer's kick or (try) give up. */
+/* The cached tail says the ring is empty: the tail must pass my head. */
 static int kumi_ring_data(const char *call, struct kumi_ring *r, int block)
 {
-    struct kumi_tp *tp = &kumi_rt.tp;
-    int             rc;
-
-    for (int pass = 0;; pass++) {
-        /* acquire: the record's bytes were put before the tail was kicked */
-        r->tail_seen = __atomic_load_n(r->tail_word, __ATOMIC_ACQUIRE);
-        if (r->tail_seen != r->head)
-            return KUMI_OK;
-        if (r->role == (KUMI_RING_PRODUCER | KUMI_RING_CONSUMER))
-            return block ? kumi_rt_error(KUMI_ERR_INVALID, call, "the ring from PE %d to "
-                                         "itself is empty: only this PE could fill it, so a "
-                                         "blocking pop would never return (push first or use "
-                                         "kumi_ring_try_pop)", kumi_rt.rank)
-                         : KUMI_AGAIN;
-        if (block)
-            break;
-        if (pass == 1)
-            return kumi_rt_failed() ? kumi_rt_peer_error(call) : KUMI_AGAIN;
-        rc = tp->ops->progress(tp);
-        if (rc < 0)
-            return rc;
-    }
-    rc = kumi_rt_wait(call, r->tail_word, 8, KUMI_CMP_GT, r->head);
-    if (rc == KUMI_OK)
-        r->tail_seen = __atomic_load_n(r->tail_word, __ATOMIC_ACQUIRE);
-    return rc;
+    return kumi_ring_await(call, r, r->tail_word, r->head + 1, &r->tail_seen, block, "empty",
+                           "fill", "pop", "push");
 }
 
 /* Copies n bytes from buffer offset off of my copy, wrapping at the end. */
