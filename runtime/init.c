@@ -21,8 +21,6 @@
 
 struct kumi_rt kumi_rt = { .rank = -1 };
 
-size_t kumi_rt_heap_reserve(size_t heap_size, size_t scratch);
-
 int kumi_rank(void)
 {
     return kumi_rt.state == 1 ? kumi_rt.rank : -1;

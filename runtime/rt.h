@@ -33,11 +33,7 @@ struct kumi_team {
 /* Runtime's own LLCM area (at offset 0 of every LLCM): the bootstrap
  * "agree" collective used by init, malloc, llcm_alloc and finalize, which
  * cannot depend on the collectives layer above. */
-#define KUMI_RT_AGREE_N 2
-struct kumi_rt_sync_slot {
-    uint64_t value[KUMI_RT_AGREE_N]; /* contribution, kicked before arrival */
-    uint64_t arrival;                /* epoch, kicked after the values      */
-};
+#define KUMI_RT_AGREE_N 2   /* values one agree round carries */
 
 struct kumi_rt {
     int   state;             /* 0 none, 1 initialized, 2 finalized     */
@@ -114,6 +110,9 @@ size_t kumi_rt_llcm_reserve(size_t size, size_t align);
 
 /* ----------------------------------------------------------------- heap */
 int  kumi_rt_heap_init(void);
+/* bytes the heap segment needs beyond KUMI_HEAP_SIZE: allocator metadata,
+ * size-class round-up, and scratch bytes for the collectives */
+size_t kumi_rt_heap_reserve(size_t heap_size, size_t scratch);
 void kumi_rt_heap_fini(void);
 /* offset of sym in the heap or (size_t)-1 if [sym, sym+n) is outside it */
 static inline size_t kumi_rt_heap_off(const void *sym, size_t n)

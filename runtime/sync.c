@@ -16,6 +16,11 @@
 
 #define KUMI_SYNC_RELEASE_BYTES 64
 
+struct kumi_rt_sync_slot {
+    uint64_t value[KUMI_RT_AGREE_N]; /* contribution, kicked before arrival */
+    uint64_t arrival;                /* epoch, kicked after the values      */
+};
+
 struct kumi_rt_release {
     uint64_t min[KUMI_RT_AGREE_N], max[KUMI_RT_AGREE_N], epoch;
 };

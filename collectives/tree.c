@@ -1,0 +1,135 @@
+/*
+ * tree.c -- the trees that carry small data (<= KUMI_COLL_SMALL bytes) over
+ * the team's LLCM lines: the DIMMnet global sum (partials up the barrier
+ * tree's shape, folded at each node in a fixed order, the result down),
+ * the eager broadcast down the same tree, and recursive doubling on teams
+ * of 2 and 4. A value and its 8-byte tag share one cache line, so each edge
+ * costs one line transfer. Result lines alternate by tag parity and
+ * children acknowledge what they took, so a parent runs at most one call
+ * ahead of a child.
+ */
+#include "coll.h"
+
+/* Puts len bytes of data and then the tag into one line of pe's LLCM: the
+ * tag's kick arrives after the data (kicks and puts keep order). */
+static int kumi_coll_send_line(struct kumi_tp *tp, int pe, size_t line, const void *data,
+                               size_t len, uint64_t tag)
+{
+    int rc = len == 0 ? KUMI_OK : tp->ops->put(tp, pe, KUMI_SEG_LLCM, line, data, len);
+    return rc != KUMI_OK ? rc : tp->ops->kick(tp, pe, line + KUMI_COLL_TAG, tag, 8);
+}
+
+/* Sends the result line of tag to every child, once each child has
+ * acknowledged what last came down in that line. */
+static int kumi_coll_send_down(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                               const void *acc, size_t len, uint64_t tag)
+{
+    struct kumi_tp   *tp   = &kumi_rt.tp;
+    const size_t      res  = kumi_coll_result_line(tag);
+    const uint64_t    prev = st->result_tag[tag & 1];
+    volatile uint8_t *ack  = kumi_coll_llcm(t, KUMI_COLL_ACK);
+    int               rc;
+
+    for (int c = 0; c < st->nchild; c++) {
+        if (prev != 0) {
+            rc = kumi_rt_wait(call, ack + 8 * (size_t)c, 8, KUMI_CMP_GE, prev);
+            if (rc != KUMI_OK)
+                return rc;
+        }
+        rc = kumi_coll_send_line(tp, t->pes[st->child0 + c], t->llcm_off + res, acc, len, tag);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    st->result_tag[tag & 1] = tag;
+    return KUMI_OK;
+}
+
+/* Takes the result of tag from my line into acc and acknowledges it. */
+static int kumi_coll_take_result(const char *call, struct kumi_team *t, void *acc, size_t len,
+                                 uint64_t tag, struct kumi_coll_team *st)
+{
+    volatile uint8_t *line = kumi_coll_llcm(t, kumi_coll_result_line(tag));
+    int               rc   = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+
+    if (rc != KUMI_OK)
+        return rc;
+    memcpy(acc, (const void *)line, len);
+    return kumi_rt.tp.ops->kick(&kumi_rt.tp, t->pes[st->parent],
+                                t->llcm_off + KUMI_COLL_ACK + 8 * (size_t)st->index, tag, 8);
+}
+
+int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count)
+{
+    struct kumi_tp *tp   = &kumi_rt.tp;
+    const size_t    base = t->llcm_off;
+    const uint64_t  tag  = ++st->tag;
+    int             rc;
+
+    /* up: fold the children's partials in a fixed order (mine first, then
+     * by index), so every run gives the same bits */
+    for (int c = 0; c < st->nchild; c++) {
+        volatile uint8_t *line = kumi_coll_llcm(t, KUMI_COLL_VALUES + 64 * (size_t)c);
+        rc = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        if (fn != NULL)
+            fn(acc, (const void *)line, count);
+    }
+    if (st->parent >= 0) {
+        rc = kumi_coll_send_line(tp, t->pes[st->parent],
+                                 base + KUMI_COLL_VALUES + 64 * (size_t)st->index, acc, len, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        rc = kumi_coll_take_result(call, t, acc, len, tag, st);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    return kumi_coll_send_down(call, t, st, acc, len, tag);
+}
+
+int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                         void *acc, size_t len)
+{
+    const uint64_t tag = ++st->tag;
+    int            rc;
+
+    if (st->parent >= 0) {
+        rc = kumi_coll_take_result(call, t, acc, len, tag, st);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    return kumi_coll_send_down(call, t, st, acc, len, tag);
+}
+
+int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st, void *acc,
+                      size_t len, kumi_coll_op_fn fn, size_t count)
+{
+    struct kumi_tp *tp  = &kumi_rt.tp;
+    const uint64_t  tag = ++st->tag;
+    uint64_t        tmp[KUMI_COLL_SMALL / 8];
+    int             rc;
+
+    for (int k = 0, bit = 1; bit < t->size; k++, bit <<= 1) {
+        int               partner = t->rank ^ bit;
+        size_t            line    = KUMI_COLL_RD + 64 * (size_t)(2 * k + (int)(tag & 1));
+        volatile uint8_t *mine    = kumi_coll_llcm(t, line);
+
+        rc = kumi_coll_send_line(tp, t->pes[partner], t->llcm_off + line, acc, len, tag);
+        if (rc == KUMI_OK)
+            rc = kumi_rt_wait(call, mine + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        /* the lower half's partial always comes first: both partners
+         * compute the same expression, bit for bit */
+        if (t->rank < partner) {
+            fn(acc, (const void *)mine, count);
+        } else {
+            memcpy(tmp, (const void *)mine, len);
+            fn(tmp, acc, count);
+            memcpy(acc, tmp, len);
+        }
+    }
+    return KUMI_OK;
+}
+
