@@ -23,6 +23,14 @@
 #define KUMI_ENV_OVERSUB      "KUMI_OVERSUBSCRIBED" /* "1" when PEs > cores    */
 #define KUMI_ENV_LAUNCHER_PID "KUMI_LAUNCHER_PID"
 #define KUMI_ENV_LLC_CORES    "KUMI_LLC_CORES"     /* cores per last-level cache */
+/* tcp jobs (kumirun serves a rendezvous, transport/tcp/rdv.h) */
+#define KUMI_ENV_RDV          "KUMI_RDV"           /* "addr:port" of kumirun's rendezvous */
+#define KUMI_ENV_JOB_KEY      "KUMI_JOB_KEY"       /* 32 hex digits, random per job */
+#define KUMI_ENV_TCP_ADDR     "KUMI_TCP_ADDR"      /* address this PE listens on */
+#define KUMI_ENV_REMOTE       "KUMI_REMOTE"        /* "1": started on another host
+                                                      (through --rsh): no control
+                                                      segment; failures arrive over
+                                                      the rendezvous channel */
 
 #define KUMI_CTL_MAGIC   0x6b756d692d63746cULL     /* "kumi-ctl" */
 #define KUMI_CTL_VERSION 1

@@ -1,0 +1,2 @@
+/* frame.c -- frame validation and the receive state machine (being written). */
+#include "wire.h"

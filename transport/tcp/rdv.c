@@ -1,0 +1,2 @@
+/* rdv.c -- kumirun <-> PE rendezvous (being written: see rdv.h). */
+#include "rdv.h"

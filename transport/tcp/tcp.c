@@ -1,0 +1,1 @@
+/* tcp.c -- the tcp transport (being written: see transport/tcp/wire.h). */
