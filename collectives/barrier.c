@@ -56,11 +56,8 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
                            phase, 1);
         if (rc != KUMI_OK)
             return rc;
-        if (poll) {
-            volatile uint64_t *root = tp->ops->peer_ptr(tp, t->pes[0], KUMI_SEG_LLCM,
-                                                        base + KUMI_COLL_RELEASE);
-            return kumi_rt_wait(call, root, 8, KUMI_CMP_GE, epoch);
-        }
+        if (poll)   /* root_llcm is set: kumi_coll_release_for */
+            return kumi_rt_wait(call, st->root_llcm + KUMI_COLL_RELEASE, 8, KUMI_CMP_GE, epoch);
         rc = kumi_rt_wait(call, release, 8, KUMI_CMP_GE, epoch);
         if (rc != KUMI_OK)
             return rc;
@@ -113,7 +110,7 @@ static int kumi_barrier_counter(const char *call, struct kumi_team *t, struct ku
     if (rc != KUMI_OK)
         return rc;
     if (st->release == KUMI_RELEASE_POLL)
-        shared = tp->ops->peer_ptr(tp, t->pes[0], KUMI_SEG_LLCM, t->llcm_off + KUMI_COLL_COUNTER);
+        shared = st->root_llcm + KUMI_COLL_COUNTER;
     if (shared != NULL)    /* the last to arrive knows from the add itself */
         return old + 1 == target ? KUMI_OK : kumi_rt_wait(call, shared, 8, KUMI_CMP_GE, target);
     if (t->rank != 0)
@@ -164,7 +161,7 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
     const int fixed_release = kumi_rt.cfg.tree_release != KUMI_RELEASE_AUTO;
     /* polling a peer's word rings no doorbell of ours, but waits sleep only
      * after yielding for milliseconds, and then with a short timeout */
-    const int can_poll = kumi_rt.tp.ops->peer_ptr != NULL;
+    const int can_poll = st->root_llcm != NULL;
     double    best = 1e30;
     uint64_t  pick = 0;
     int       rc;
@@ -198,7 +195,8 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
     if (rc != KUMI_OK)
         return rc;
     st->barrier = cand[pick].algo;
-    st->release = fixed_release ? kumi_rt.cfg.tree_release : cand[pick].release;
+    st->release = kumi_coll_release_for(st, fixed_release ? kumi_rt.cfg.tree_release
+                                                          : cand[pick].release);
     kumi_rt_log(KUMI_LOG_INFO, "team of %d: barrier %s%s (%.3f us)", t->size,
                 kumi_cfg_choice_name("KUMI_BARRIER", st->barrier),
                 st->barrier != KUMI_BARRIER_TREE && st->barrier != KUMI_BARRIER_COUNTER ? ""

@@ -63,6 +63,11 @@ struct kumi_coll_team {
     uint64_t counter_round;    /* counter barrier rounds                  */
     uint64_t mcast_round;      /* multicast barrier rounds                */
     uint64_t step;             /* scratch flag values                     */
+    /* shm fast paths, decided once per team (kumi_coll_state) */
+    volatile uint8_t *root_llcm; /* team rank 0's LLCM area where every member
+                                    maps it (agreed), else NULL: the polled
+                                    releases need it                       */
+    int      peers_mapped;     /* I map every member's heap (local view)  */
     /* scratch layout */
     size_t   flags_off;        /* heap offset: u64 flags[KUMI_COLL_NFLAGS][size] */
     size_t   data_off;         /* heap offset: data area                  */
@@ -148,9 +153,28 @@ static inline size_t kumi_coll_block(const struct kumi_coll_team *st)
     return h < KUMI_COLL_BLOCK ? h : KUMI_COLL_BLOCK;
 }
 
-/* Reads n bytes at heap offset off of member r: a copy, or in place where
- * the transport maps peer memory (then *src points there and nothing is
- * copied). Returns the pointer to use. */
+/* Load/store pointer to member r's memory at (seg, off), or NULL where the
+ * transport does not map that PE (tcp maps only my own). The collectives
+ * ask only here; every caller has a path on put/get/kick/atomic for NULL. */
+static inline void *kumi_coll_peer_ptr(const struct kumi_team *t, int r, enum kumi_seg seg,
+                                       size_t off)
+{
+    struct kumi_tp *tp = &kumi_rt.tp;
+    return tp->ops->peer_ptr != NULL ? tp->ops->peer_ptr(tp, t->pes[r], seg, off) : NULL;
+}
+
+/* The release a team uses when want is asked for: polling one word of team
+ * rank 0 needs every member to map it; otherwise the parents kick. */
+static inline int kumi_coll_release_for(const struct kumi_coll_team *st, int want)
+{
+    return want == KUMI_RELEASE_POLL && st->root_llcm != NULL ? KUMI_RELEASE_POLL
+                                                              : KUMI_RELEASE_KICK;
+}
+
+/* Reads n bytes at heap offset off of member r: in place where the
+ * transport maps that member (nothing is copied), else a get into tmp
+ * (which must then hold n bytes: callers allocate it unless
+ * st->peers_mapped). Returns the pointer to use. */
 const void *kumi_coll_peer_data(struct kumi_team *t, int r, size_t off, size_t n, void *tmp,
                                 int *rc);
 

@@ -115,7 +115,7 @@ static int kumi_reduce_large(const char *call, struct kumi_team *t, struct kumi_
     void        *tmp = NULL;
     int          rc  = KUMI_OK;
 
-    if (kumi_rt.tp.ops->peer_ptr == NULL) {   /* peers' sub-chunks are copied first */
+    if (!st->peers_mapped) {   /* some peers' sub-chunks are copied first */
         tmp = malloc(KUMI_REDUCE_SUB);
         if (tmp == NULL)
             return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for a reduction buffer");

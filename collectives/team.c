@@ -52,6 +52,29 @@ static int kumi_coll_radix(void)
 
 int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st);
 
+/* Which shm fast paths the team may take. A polled release works only if
+ * every member maps team rank 0's LLCM area, and rank 0 must know it too
+ * (it then stores instead of kicking), so the members agree on it over the
+ * tree with kicks (one round, at the team's first collective): on a
+ * transport that maps peers only in part, the team falls back to kicks as
+ * a whole. Reading peers' heap in place is decided by each member alone. */
+static int kumi_coll_mapping(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
+{
+    void    *root = kumi_coll_peer_ptr(t, 0, KUMI_SEG_LLCM, t->llcm_off);
+    uint64_t all  = root != NULL;
+    int      rc   = KUMI_OK;
+
+    st->peers_mapped = 1;
+    for (int r = 0; r < t->size; r++)
+        if (r != t->rank && kumi_coll_peer_ptr(t, r, KUMI_SEG_HEAP, st->data_off) == NULL)
+            st->peers_mapped = 0;
+    if (t->size > 1)
+        rc = kumi_coll_tree_data(call, t, st, &all, sizeof(all),
+                                 kumi_coll_op_lookup(KUMI_UINT64, KUMI_BAND), 1);
+    st->root_llcm = rc == KUMI_OK && all ? root : NULL;
+    return rc;
+}
+
 int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_team **out)
 {
     struct kumi_coll_team *st = team->coll;
@@ -73,9 +96,7 @@ int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_t
     st->nchild  = team->size - st->child0;
     st->nchild  = st->nchild < 0 ? 0 : st->nchild > st->radix ? st->radix : st->nchild;
     st->child_mask = st->nchild == 8 ? ~0ull : (1ull << (8 * st->nchild)) - 1;
-    st->release = kumi_rt.cfg.tree_release;
-    if (st->release == KUMI_RELEASE_AUTO || kumi_rt.tp.ops->peer_ptr == NULL)
-        st->release = KUMI_RELEASE_KICK;
+    st->release = KUMI_RELEASE_KICK;   /* until the mapping is agreed */
     flags = ((size_t)KUMI_COLL_NFLAGS * (size_t)team->size * 8 + 63) & ~(size_t)63;
     st->flags_off  = team->scratch_off;
     st->data_off   = team->scratch_off + flags;
@@ -87,14 +108,15 @@ int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_t
                              "team of %d", (size_t)kumi_rt.cfg.coll_scratch, team->size);
     }
     team->coll  = st;
+    rc = kumi_coll_mapping(call, team, st);
+    st->release = kumi_coll_release_for(st, kumi_rt.cfg.tree_release);
     st->barrier = kumi_rt.cfg.barrier;
-    if (st->barrier == KUMI_BARRIER_AUTO) {
+    if (rc == KUMI_OK && st->barrier == KUMI_BARRIER_AUTO)
         rc = kumi_coll_barrier_calibrate(team, st);
-        if (rc != KUMI_OK) {
-            team->coll = NULL;
-            free(st);
-            return rc;
-        }
+    if (rc != KUMI_OK) {
+        team->coll = NULL;
+        free(st);
+        return rc;
     }
     *out = st;
     return KUMI_OK;
@@ -136,12 +158,11 @@ const void *kumi_coll_peer_data(struct kumi_team *t, int r, size_t off, size_t n
                                 int *rc)
 {
     struct kumi_tp *tp = &kumi_rt.tp;
-    void           *p;
+    void           *p  = r == t->rank ? kumi_coll_heap(off)
+                                      : kumi_coll_peer_ptr(t, r, KUMI_SEG_HEAP, off);
 
     *rc = KUMI_OK;
-    if (r == t->rank)
-        return kumi_coll_heap(off);
-    if (tp->ops->peer_ptr != NULL && (p = tp->ops->peer_ptr(tp, t->pes[r], KUMI_SEG_HEAP, off)))
+    if (p != NULL)
         return p;
     *rc = tp->ops->get(tp, tmp, t->pes[r], KUMI_SEG_HEAP, off, n);
     return tmp;
