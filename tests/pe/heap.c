@@ -175,8 +175,13 @@ static void test_ptr(void)
           (void *)obj);
     for (int pe = 0; pe < npes; pe++) {
         uint8_t *q = kumi_ptr(obj, pe);
-        if (strcmp(kumi_transport_name(), "shm") == 0)
-            CHECK(q != NULL, "kumi_ptr(obj, %d) is NULL on the shm transport", pe);
+        /* shm maps every PE's heap; tcp only my own (api.md: NULL when not
+         * reachable by load/store) */
+        if (strcmp(kumi_transport_name(), "shm") == 0 || pe == me)
+            CHECK(q != NULL, "kumi_ptr(obj, %d) is NULL on %s", pe, kumi_transport_name());
+        else if (strcmp(kumi_transport_name(), "tcp") == 0)
+            CHECK(q == NULL, "kumi_ptr(obj, %d) = %p on tcp, want NULL for a peer", pe,
+                  (void *)q);
         if (q == NULL)
             continue;
         OK(kumi_get(buf, obj, n, pe));
