@@ -483,13 +483,13 @@ int main(int argc, char **argv)
         kb_out_header(&out, tour ? "all" : o.op->name, &lim, tour ? KB_BW : o.op->kind,
                       tour ? KB_REF_PIPELINE : o.op->bwref, tour);
     if (tour || o.op->kind == KB_LIMIT) {
-        struct kb_row lr[3];
+        struct kb_row lr[KB_LIMIT_ROWS];
         int           nl = kb_limit_rows(&lim, lr);
         for (int i = 0; kb.me == 0 && i < nl; i++)
             kb_out_row(&out, &lr[i], KB_LIMIT, tour);
-        if (kb.me == 0 && !lim.shm)
+        if (kb.me == 0 && lim.path == KB_PATH_NONE)
             kb_out_note(&out, "limit: one-way and pipeline need %s",
-                        kb.n < 2 ? "2 PEs" : "the shm transport");
+                        kb.n < 2 ? "2 PEs" : "mapped peers or a loopback socket between PEs 0 and 1");
     }
     if (tour) {
         for (int k = 0; k < KB_NOPS; k++)

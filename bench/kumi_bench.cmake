@@ -4,5 +4,6 @@ add_executable(kumi-bench
   kumi_bench.c
   kumi_bench_ops.c
   kumi_bench_limit.c
+  kumi_bench_tcp.c
   kumi_bench_out.c)
 target_link_libraries(kumi-bench PRIVATE kumi m)

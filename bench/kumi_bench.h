@@ -5,6 +5,8 @@
  *                       collection of per-PE times on PE 0
  *   kumi_bench_ops.c    the measured loops, one function per op
  *   kumi_bench_limit.c  the hardware limits (no runtime in the loop)
+ *   kumi_bench_tcp.c    the same for the socket path (transports that do
+ *                       not map peers)
  *   kumi_bench_out.c    text table, JSON lines, gnuplot
  *
  * The command line, the output and the JSON keys are a contract shared with
@@ -88,12 +90,22 @@ struct kb_stat {
     double best_us, avg_us, worst_us;   /* per unit                     */
 };
 
+/* Which path between PEs 0 and 1 the limits describe. */
+enum kb_path {
+    KB_PATH_NONE,   /* one PE, or neither path could be set up            */
+    KB_PATH_SHM,    /* kumi_ptr reaches the peer: cache lines and copies  */
+    KB_PATH_TCP     /* peers not mapped (tcp): one loopback TCP socket    */
+};
+
+#define KB_LIMIT_ROWS 4
 struct kb_limit {
     int            measured;
-    int            shm;       /* kumi_ptr reaches the peer: shm transport */
-    struct kb_stat oneway;    /* half round trip of one cache line        */
+    enum kb_path   path;
+    struct kb_stat oneway;    /* shm: half round trip of one cache line;
+                                 tcp: of 8 bytes over the socket          */
     struct kb_stat memcpy;    /* one 64 MiB copy, one core                */
-    struct kb_stat pipeline;  /* one 64 KiB block through a shared ring   */
+    struct kb_stat pipeline;  /* shm: one 64 KiB block through a shared ring */
+    struct kb_stat stream;    /* tcp: one 1 MiB message over the socket   */
 };
 
 /* The job, set up once by main. */
@@ -130,10 +142,17 @@ int kb_op_ring(const struct kb_run *run, struct kb_sample *out);
 
 /* kumi_bench_limit.c */
 double kb_stat_mbs(const struct kb_stat *s);   /* bytes / best_us, NAN if none */
+void   kb_stat_add(struct kb_stat *s, double us_per_unit, int trial);
+void   kb_stat_end(struct kb_stat *s, int trials, long units_per_trial);
 void   kb_limit_measure(struct kb_limit *lim, int full, long rounds);
 double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op,
                       const struct kb_row *row);
-int    kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[3]);
+int    kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[KB_LIMIT_ROWS]);
+const struct kb_stat *kb_limit_bw(const struct kb_limit *lim, enum kb_bwref bwref);
+const char           *kb_limit_bw_name(const struct kb_limit *lim, enum kb_bwref bwref);
+/* kumi_bench_tcp.c: one-way and stream over a loopback socket between PEs
+ * 0 and 1 (collective); KUMI_OK when measured */
+int    kb_limit_tcp(struct kb_limit *lim, int full, long rounds);
 
 /* kumi_bench_out.c: PE 0 only */
 struct kb_out {

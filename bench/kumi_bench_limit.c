@@ -14,6 +14,8 @@
  *             counter. Two copies, two cores, as in kumi's ring (which pushes
  *             and pops one reused 64 KiB buffer, as this does): the floor
  *             under the ring and the collectives.
+ * Where peers are not mapped (tcp), one-way and pipeline cannot be taken;
+ * kumi_bench_tcp.c measures the socket path instead (one-way, stream).
  * Each figure is the best of several trials: a limit is what the machine
  * can do, so ratios against it never flatter the runtime.
  */
@@ -45,7 +47,7 @@ static inline void kb_spin_ge(volatile uint64_t *w, uint64_t want)
         }
 }
 
-static void kb_stat_add(struct kb_stat *s, double us_per_unit, int trial)
+void kb_stat_add(struct kb_stat *s, double us_per_unit, int trial)
 {
     if (trial == 0 || us_per_unit < s->best_us)
         s->best_us = us_per_unit;
@@ -54,7 +56,7 @@ static void kb_stat_add(struct kb_stat *s, double us_per_unit, int trial)
     s->avg_us += us_per_unit;
 }
 
-static void kb_stat_end(struct kb_stat *s, int trials, long units_per_trial)
+void kb_stat_end(struct kb_stat *s, int trials, long units_per_trial)
 {
     s->avg_us /= trials;
     s->iters = (long)trials * units_per_trial;
@@ -223,16 +225,36 @@ void kb_limit_measure(struct kb_limit *lim, int full, long rounds)
                    : kb.me == 1 ? kumi_ptr(word, 0) != NULL : 1;
         rc = kb_agree("limit", "kumi_ptr", mapped ? KUMI_OK : KUMI_ERR_UNSUPPORTED);
     }
-    lim->shm = rc == KUMI_OK;
-    if (lim->shm)
+    lim->path = rc == KUMI_OK ? KB_PATH_SHM : KB_PATH_NONE;
+    if (lim->path == KB_PATH_SHM)
         kb_limit_oneway(&lim->oneway, word, full ? 10 : 5, full ? rounds : 1000);
     kb_limit_memcpy(&lim->memcpy, full ? 10 : 3);
-    if (lim->shm)
+    if (lim->path == KB_PATH_SHM)
         kb_limit_pipeline(&lim->pipeline, ring, full ? 10 : 3, full ? 1024 : 256);
     if (kb.n >= 2) {
         kumi_free(ring);
         kumi_free(word);
     }
+    /* peers not mapped (tcp): the limits of the socket path instead */
+    if (kb.n >= 2 && lim->path == KB_PATH_NONE && kb_limit_tcp(lim, full, rounds) == KUMI_OK)
+        lim->path = KB_PATH_TCP;
+}
+
+/* The bandwidth an op of reference bwref is compared with: on the socket
+ * path every transfer is held to the stream, else one copy (memcpy) or two
+ * (pipeline). */
+const struct kb_stat *kb_limit_bw(const struct kb_limit *lim, enum kb_bwref bwref)
+{
+    if (lim->path == KB_PATH_TCP)
+        return &lim->stream;
+    return bwref == KB_REF_MEMCPY ? &lim->memcpy : &lim->pipeline;
+}
+
+const char *kb_limit_bw_name(const struct kb_limit *lim, enum kb_bwref bwref)
+{
+    if (lim->path == KB_PATH_TCP)
+        return "tcp stream";
+    return bwref == KB_REF_MEMCPY ? "memcpy" : "pipeline";
 }
 
 /* avg_us / one-way latency for latency figures; mb_per_s / the op's
@@ -240,7 +262,7 @@ void kb_limit_measure(struct kb_limit *lim, int full, long rounds)
 double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op, const struct kb_row *row)
 {
     double oneway = lim->oneway.iters > 0 ? lim->oneway.best_us : NAN;
-    double bw = kb_stat_mbs(op->bwref == KB_REF_MEMCPY ? &lim->memcpy : &lim->pipeline);
+    double bw = kb_stat_mbs(kb_limit_bw(lim, op->bwref));
 
     if (!lim->measured)
         return NAN;
@@ -257,14 +279,16 @@ double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op, const 
 }
 
 /* The limits as output rows (op limit-oneway, limit-memcpy,
- * limit-pipeline); returns how many were measured. */
-int kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[3])
+ * limit-pipeline, limit-stream); returns how many were measured. */
+int kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[KB_LIMIT_ROWS])
 {
-    static const char *const names[3] = { "limit-oneway", "limit-memcpy", "limit-pipeline" };
-    const struct kb_stat    *stats[3] = { &lim->oneway, &lim->memcpy, &lim->pipeline };
+    static const char *const names[KB_LIMIT_ROWS] = { "limit-oneway", "limit-memcpy",
+                                                      "limit-pipeline", "limit-stream" };
+    const struct kb_stat    *stats[KB_LIMIT_ROWS] = { &lim->oneway, &lim->memcpy,
+                                                      &lim->pipeline, &lim->stream };
     int                      n = 0;
 
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < KB_LIMIT_ROWS; i++) {
         const struct kb_stat *s = stats[i];
         if (s->iters == 0)
             continue;

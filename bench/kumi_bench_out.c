@@ -44,17 +44,24 @@ void kb_out_note(const struct kb_out *o, const char *fmt, ...)
 void kb_out_header(const struct kb_out *o, const char *op, const struct kb_limit *lim,
                    enum kb_kind kind, enum kb_bwref bwref, int tour)
 {
-    double pipe = kb_stat_mbs(&lim->pipeline), copy = kb_stat_mbs(&lim->memcpy);
-    char   a[32], b[32];
+    double      copy = kb_stat_mbs(&lim->memcpy), bw = kb_stat_mbs(kb_limit_bw(lim, bwref));
+    const char *bwname = kb_limit_bw_name(lim, bwref);
+    char        a[32], b[32];
 
-    if (lim->shm)
+    if (lim->path == KB_PATH_SHM)
         fprintf(o->text, "# kumi-bench %s: %d PEs, transport %s (limit: one-way %s us, "
                 "pipeline %s MB/s)\n", op, o->pes, o->transport,
-                kb_num(a, sizeof a, lim->oneway.best_us, 3), kb_num(b, sizeof b, pipe, 0));
+                kb_num(a, sizeof a, lim->oneway.best_us, 3),
+                kb_num(b, sizeof b, kb_stat_mbs(&lim->pipeline), 0));
+    else if (lim->path == KB_PATH_TCP)
+        fprintf(o->text, "# kumi-bench %s: %d PEs, transport %s (limit: tcp one-way %s us, "
+                "tcp stream %s MB/s)\n", op, o->pes, o->transport,
+                kb_num(a, sizeof a, lim->oneway.best_us, 3),
+                kb_num(b, sizeof b, kb_stat_mbs(&lim->stream), 0));
     else
         fprintf(o->text, "# kumi-bench %s: %d PEs, transport %s (limit: %s)\n", op, o->pes,
                 o->transport, o->pes < 2 ? "one-way and pipeline need 2 PEs"
-                                         : "needs the shm transport");
+                                         : "needs mapped peers or a loopback socket");
 
     if (o->pes > o->cores)
         kb_out_note(o, "%d PEs on %d cores: PEs take turns on a core, so latencies and limits "
@@ -63,26 +70,32 @@ void kb_out_header(const struct kb_out *o, const char *op, const struct kb_limit
         kb_out_note(o, "limit-*: the hardware, no runtime (avg_us/min_us/max_us: mean/best/worst "
                     "trial per unit; the best is the limit); memcpy %s MB/s",
                     kb_num(a, sizeof a, copy, 0));
-        if (tour)
+        if (lim->path == KB_PATH_TCP)
+            kb_out_note(o, "limit-oneway, limit-stream: one loopback TCP socket between PEs 0 "
+                        "and 1 (8 bytes, half a round trip; 1 MiB messages streamed)");
+        if (tour && lim->path == KB_PATH_TCP)
+            kb_out_note(o, "x_limit: avg_us / tcp one-way latency up to %d bytes; above, "
+                        "mb_per_s / tcp stream MB/s", KB_LAT_MAX_BYTES);
+        else if (tour)
             kb_out_note(o, "x_limit: avg_us / one-way latency up to %d bytes; above, mb_per_s / "
                         "memcpy MB/s (put, get) or / pipeline MB/s (ring: always; collectives)",
                         KB_LAT_MAX_BYTES);
         fprintf(o->text, "# %-15s %10s %11s %11s %11s %12s %10s %9s\n", "op", "bytes", "avg_us",
                 "min_us", "max_us", "msgs_per_s", "mb_per_s", "x_limit");
     } else if (kind == KB_LAT) {
-        kb_out_note(o, "x_limit = avg_us / one-way latency");
+        kb_out_note(o, "x_limit = avg_us / %sone-way latency",
+                    lim->path == KB_PATH_TCP ? "tcp " : "");
         fprintf(o->text, "# %-10s %11s %11s %11s %9s\n", "bytes", "avg_us", "min_us", "max_us",
                 "x_limit");
     } else if (kind == KB_BW) {
-        kb_out_note(o, "x_limit = avg_us / one-way latency up to %d bytes; above, mb_per_s / %s "
-                    "MB/s (%s)", KB_LAT_MAX_BYTES, bwref == KB_REF_MEMCPY ? "memcpy" : "pipeline",
-                    kb_num(a, sizeof a, bwref == KB_REF_MEMCPY ? copy : pipe, 0));
+        kb_out_note(o, "x_limit = avg_us / %sone-way latency up to %d bytes; above, mb_per_s / "
+                    "%s MB/s (%s)", lim->path == KB_PATH_TCP ? "tcp " : "", KB_LAT_MAX_BYTES,
+                    bwname, kb_num(a, sizeof a, bw, 0));
         /* the contract's five latency columns first, the bandwidth last */
         fprintf(o->text, "# %-10s %11s %11s %11s %9s %10s\n", "bytes", "avg_us", "min_us",
                 "max_us", "x_limit", "mb_per_s");
     } else {
-        kb_out_note(o, "x_limit = mb_per_s / %s MB/s",
-                    bwref == KB_REF_MEMCPY ? "memcpy" : "pipeline");
+        kb_out_note(o, "x_limit = mb_per_s / %s MB/s", bwname);
         fprintf(o->text, "# %-10s %12s %10s %9s\n", "bytes", "msgs_per_s", "mb_per_s", "x_limit");
     }
     fflush(o->text);
@@ -277,14 +290,17 @@ int kb_plot(const char *png, const char *title, const struct kb_row *rows, int n
         i++;
     }
     if (lim->oneway.iters > 0)
-        fprintf(gp, ", %.6g with lines dt 2 lc 'gray40' title 'limit: one-way %.3f us'",
-                lim->oneway.best_us, lim->oneway.best_us);
+        fprintf(gp, ", %.6g with lines dt 2 lc 'gray40' title 'limit: %sone-way %.3f us'",
+                lim->oneway.best_us, lim->path == KB_PATH_TCP ? "tcp " : "", lim->oneway.best_us);
     if (lim->pipeline.iters > 0)
         fprintf(gp, ", x / %.6g with lines dt 3 lc 'gray40' title 'limit: pipeline %.0f MB/s'",
                 kb_stat_mbs(&lim->pipeline), kb_stat_mbs(&lim->pipeline));
     if (lim->memcpy.iters > 0)
         fprintf(gp, ", x / %.6g with lines dt 4 lc 'gray60' title 'limit: memcpy %.0f MB/s'",
                 kb_stat_mbs(&lim->memcpy), kb_stat_mbs(&lim->memcpy));
+    if (lim->stream.iters > 0)
+        fprintf(gp, ", x / %.6g with lines dt 5 lc 'gray20' title 'limit: tcp stream %.0f MB/s'",
+                kb_stat_mbs(&lim->stream), kb_stat_mbs(&lim->stream));
     fputs("\n", gp);
     status = pclose(gp);
     signal(SIGPIPE, old);
