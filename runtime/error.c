@@ -83,12 +83,12 @@ int kumi_rt_state_error(const char *call)
 
 int kumi_rt_peer_error(const char *call)
 {
-    uint32_t failed = kumi_rt.ctl != NULL ? kumi_rt.ctl->failed : 0;
+    uint32_t failed = __atomic_load_n(kumi_rt.failed, __ATOMIC_ACQUIRE);
 
     if (failed == 0)
         return kumi_rt_error(KUMI_ERR_PEER, call, "a peer PE is unreachable");
     if (failed == KUMI_CTL_FAIL_LAUNCHER)
         return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
     return kumi_rt_error(KUMI_ERR_PEER, call, "PE %u failed (status %d); the job is ending",
-                         failed - 1, (int)kumi_rt.ctl->fail_status);
+                         failed - 1, (int)*kumi_rt.fail_status);
 }

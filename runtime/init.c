@@ -19,7 +19,11 @@
 
 #include "rt.h"
 
-struct kumi_rt kumi_rt = { .rank = -1 };
+struct kumi_rt kumi_rt = {
+    .rank        = -1,
+    .failed      = &kumi_rt.local_failed,
+    .fail_status = &kumi_rt.local_fail_status,
+};
 
 int kumi_rank(void)
 {
@@ -105,8 +109,12 @@ static int kumi_rt_ctl_map(void)
     struct kumi_ctl *ctl;
     size_t           bytes = kumi_ctl_bytes((uint32_t)kumi_rt.size);
 
+    const char *remote = getenv(KUMI_ENV_REMOTE);
+
     if (getenv(KUMI_ENV_JOB_ID) == NULL)
         return KUMI_OK;                        /* singleton: no launcher */
+    if (remote != NULL && strcmp(remote, "1") == 0)
+        return KUMI_OK;                        /* another host: failures come over tcp */
     kumi_launch_segname(name, sizeof(name), kumi_rt.job_id, "ctl");
     fd = shm_open(name, O_RDWR, 0);
     if (fd < 0)
@@ -125,8 +133,10 @@ static int kumi_rt_ctl_map(void)
     }
     ctl->pe[kumi_rt.rank].pid = (int32_t)getpid();
     __atomic_store_n(&ctl->pe[kumi_rt.rank].state, KUMI_PE_INITIALIZED, __ATOMIC_RELEASE);
-    kumi_rt.ctl       = ctl;
-    kumi_rt.ctl_bytes = bytes;
+    kumi_rt.ctl         = ctl;
+    kumi_rt.ctl_bytes   = bytes;
+    kumi_rt.failed      = &ctl->failed;
+    kumi_rt.fail_status = &ctl->fail_status;
     return KUMI_OK;
 }
 
@@ -137,6 +147,11 @@ static void kumi_rt_ctl_unmap(int final_state)
     if (final_state >= 0)
         __atomic_store_n(&kumi_rt.ctl->pe[kumi_rt.rank].state, (uint32_t)final_state,
                          __ATOMIC_RELEASE);
+    /* keep what the job learnt: the runtime's pair takes over */
+    kumi_rt.local_failed      = *kumi_rt.failed;
+    kumi_rt.local_fail_status = *kumi_rt.fail_status;
+    kumi_rt.failed            = &kumi_rt.local_failed;
+    kumi_rt.fail_status       = &kumi_rt.local_fail_status;
     munmap(kumi_rt.ctl, kumi_rt.ctl_bytes);
     kumi_rt.ctl = NULL;
 }
@@ -184,8 +199,10 @@ int kumi_init(void)
                            + kumi_rt_heap_reserve(kumi_rt.cfg.heap_size, KUMI_TEAM_MAX
                                                   * kumi_rt.cfg.coll_scratch),
         .heap_align      = (size_t)2 << 20,
-        .job_failed      = kumi_rt.ctl != NULL ? &kumi_rt.ctl->failed : NULL,
+        .job_failed      = kumi_rt.failed,
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,
+        .failed          = kumi_rt.failed,
+        .fail_status     = kumi_rt.fail_status,
     };
     rc = kumi_rt.tp.ops->open(&kumi_rt.tp, &params);
     if (rc != KUMI_OK)
@@ -242,6 +259,7 @@ int kumi_finalize(void)
     rc = kumi_rt_agree(call, 0, NULL, NULL);
     kumi_rt_team_world_fini();
     kumi_rt_heap_fini();
+    kumi_rt.tp.finalized = rc == KUMI_OK;
     kumi_rt.tp.ops->close(&kumi_rt.tp);
     kumi_rt_ctl_unmap(rc == KUMI_OK ? KUMI_PE_FINALIZED : -1);
     kumi_rt.state = 2;

@@ -42,6 +42,13 @@ struct kumi_rt {
     struct kumi_tp   tp;
     struct kumi_ctl *ctl;    /* launcher's control segment, or NULL    */
     size_t           ctl_bytes;
+    /* the job's failure word and status: in ctl when mapped, else the
+     * local pair below (singletons, PEs started on another host); the
+     * transport may write them (tcp detects failures itself) */
+    volatile uint32_t *failed;
+    volatile int32_t  *fail_status;
+    uint32_t           local_failed;
+    int32_t            local_fail_status;
     char             job_id[64];
     int              wait_policy;   /* resolved KUMI_WAIT_{SPIN,YIELD,BLOCK} */
     /* LLCM layout: [sync area][runtime/collective reservations][user] */
@@ -79,7 +86,7 @@ static inline int kumi_rt_check_state(const char *call)
 /* Nonzero once the job is failing (a peer died, kumirun ends the job). */
 static inline int kumi_rt_failed(void)
 {
-    return kumi_rt.ctl != NULL && kumi_rt.ctl->failed != 0;
+    return __atomic_load_n(kumi_rt.failed, __ATOMIC_RELAXED) != 0;
 }
 /* Reports the failure (naming the failed PE) for call; KUMI_ERR_PEER. */
 int kumi_rt_peer_error(const char *call);

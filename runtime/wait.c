@@ -23,7 +23,6 @@
                                                 futex wake-up, a long one does
                                                 not burn the core */
 #define KUMI_WAIT_SLEEP_NS           2000000L   /* bounds a missed wake-up */
-#define KUMI_WAIT_POLL_MASK          63          /* progress + failure check */
 
 static inline void kumi_cpu_relax(void)
 {
@@ -87,11 +86,16 @@ static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t v
     struct kumi_tp_doorbell *db = kumi_rt.tp.doorbell;
     uint32_t                 seq;
 
+    /* a transport with a progress thread must know nobody polls now */
+    if (kumi_rt.tp.ops->idle != NULL)
+        kumi_rt.tp.ops->idle(&kumi_rt.tp, 1);
     __atomic_add_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     seq = __atomic_load_n(&db->seq, __ATOMIC_SEQ_CST);
-    if (!kumi_rt_test_mask(addr, width, cmp, value, mask))
+    if (!kumi_rt_test_mask(addr, width, cmp, value, mask) && !kumi_rt_failed())
         kumi_tp_doorbell_sleep(db, seq, KUMI_WAIT_SLEEP_NS);
     __atomic_sub_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
+    if (kumi_rt.tp.ops->idle != NULL)
+        kumi_rt.tp.ops->idle(&kumi_rt.tp, 0);
 }
 
 int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int cmp,
@@ -106,7 +110,7 @@ int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int c
     for (;;) {
         if (kumi_rt_test_mask(addr, width, cmp, value, mask))
             return KUMI_OK;
-        if ((++spins & KUMI_WAIT_POLL_MASK) == 0 || yields > 0) {
+        if ((++spins & kumi_rt.tp.progress_mask) == 0 || yields > 0) {
             if (kumi_rt.tp.ops->progress(&kumi_rt.tp) > 0)
                 continue;
             if (kumi_rt_failed())

@@ -11,10 +11,11 @@
 #include <unistd.h>
 
 extern const struct kumi_tp_ops kumi_tp_shm_ops;
+extern const struct kumi_tp_ops kumi_tp_tcp_ops;
 
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name)
 {
-    static const struct kumi_tp_ops *const all[] = { &kumi_tp_shm_ops };
+    static const struct kumi_tp_ops *const all[] = { &kumi_tp_shm_ops, &kumi_tp_tcp_ops };
 
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         if (strcmp(all[i]->name, name) == 0)
@@ -34,6 +35,22 @@ int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void 
     tp->am[id].fn  = fn;
     tp->am[id].arg = arg;
     return KUMI_OK;
+}
+
+void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status)
+{
+    uint32_t zero = 0;
+
+    if (tp->failed == NULL)
+        return;
+    /* status first, so whoever sees failed set reads a meaningful status */
+    if (__atomic_load_n(tp->failed, __ATOMIC_ACQUIRE) != 0)
+        return;
+    __atomic_store_n(tp->fail_status, status, __ATOMIC_RELAXED);
+    __atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    if (tp->doorbell != NULL)
+        kumi_tp_doorbell_ring(tp->doorbell);
 }
 
 /* Shared (not private) futexes: the doorbell lives in memory that several

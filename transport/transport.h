@@ -53,6 +53,13 @@ struct kumi_tp_params {
     size_t      heap_align;      /* heap base alignment (2 MiB)            */
     volatile const uint32_t *job_failed; /* nonzero once the job fails; may be NULL */
     double      connect_timeout; /* seconds to wait for peers at start-up  */
+    /* The job's failure word and status (the launcher's control segment,
+     * or the runtime's own pair when there is none): a transport that
+     * detects a failure itself (tcp: a lost connection, a bad frame, the
+     * rendezvous) stores 1 + PE and a status here, first writer wins
+     * (kumi_tp_fail). Never NULL when the runtime opens a transport. */
+    volatile uint32_t *failed;
+    volatile int32_t  *fail_status;
 };
 
 struct kumi_tp_ops {
@@ -83,6 +90,10 @@ struct kumi_tp_ops {
     int  (*progress)(struct kumi_tp *tp);
     /* load/store pointer to pe's memory, or NULL if not mapped here */
     void *(*peer_ptr)(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off);
+    /* optional (NULL): the runtime's waiter is about to sleep on its
+     * doorbell (sleeping 1) or is back (0), so a transport with a progress
+     * thread knows nobody else polls meanwhile */
+    void (*idle)(struct kumi_tp *tp, int sleeping);
 };
 
 /* The state every transport shares; a transport's private state follows
@@ -93,6 +104,11 @@ struct kumi_tp {
     size_t seg_size[KUMI_SEG_COUNT];
     void  *local[KUMI_SEG_COUNT];             /* my own LLCM and heap       */
     volatile const uint32_t *job_failed;
+    volatile uint32_t *failed;                /* writable pair, see params   */
+    volatile int32_t  *fail_status;
+    /* waits call progress() when (iteration & progress_mask) == 0: shm
+     * delivers by stores and polls rarely (63), tcp every time (0) */
+    unsigned progress_mask;
     struct {
         kumi_tp_am_fn fn;
         void         *arg;
@@ -100,6 +116,7 @@ struct kumi_tp {
     /* set by the runtime when waiters may block (oversubscribed): writers
      * then ring the target's doorbell after each store */
     int    doorbells;
+    int    finalized;       /* set by kumi_finalize before close(): clean end */
     struct kumi_tp_doorbell *doorbell;        /* mine                       */
     void  *priv;
 };
@@ -123,6 +140,11 @@ struct kumi_tp_doorbell {
     uint32_t seq;        /* bumped on every ring                  */
     uint32_t waiters;    /* threads asleep (or about to) on seq   */
 };
+
+/* Records that the job failed: failed is 1 + the PE at fault (or the
+ * launcher's code), status the exit status to report (1 when unknown).
+ * The first failure recorded wins. */
+void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status);
 
 /* Wakes every sleeper of db if there is one (full fence first). */
 void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);

@@ -210,6 +210,9 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     tp->rank                    = p->rank;
     tp->size                    = p->size;
     tp->job_failed              = p->job_failed;
+    tp->failed                  = p->failed;
+    tp->fail_status             = p->fail_status;
+    tp->progress_mask           = 63;   /* peers' stores need no progress */
     tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
     tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
     tp->local[KUMI_SEG_LLCM]    = s->base + KUMI_SHM_HDR_SIZE;

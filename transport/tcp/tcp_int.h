@@ -1,0 +1,133 @@
+/*
+ * tcp_int.h -- state shared by the tcp transport's files: tcp.c (the
+ * engine: operations, progress, the progress thread) and tcp_conn.c
+ * (listening, connecting, hellos, the rendezvous). See README.md.
+ */
+#ifndef KUMI_TCP_INT_H
+#define KUMI_TCP_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../transport.h"
+#include "frame.h"
+#include "rdv.h"
+#include "wire.h"
+
+#define KUMI_TCP_WINDOW     1024            /* counted frames in flight per direction */
+#define KUMI_TCP_COPY_MAX   (16u << 10)     /* larger puts go out from the user buffer */
+#define KUMI_TCP_FLUSH_AT   (64u << 10)     /* coalesced bytes that force a write */
+#define KUMI_TCP_STAGE      (256u << 10)    /* receive staging buffer */
+#define KUMI_TCP_PENDING    16              /* accepted sockets awaiting their hello */
+#define KUMI_TCP_HELLO_S    2.0             /* a hello must arrive within this */
+#define KUMI_TCP_REJECT_LOG 10              /* rejected connections logged */
+
+/* epoll data: kind in the high word, index in the low */
+enum { KUMI_TCP_EV_CONN = 1, KUMI_TCP_EV_LISTEN, KUMI_TCP_EV_PEND, KUMI_TCP_EV_RDV,
+       KUMI_TCP_EV_WAKE };
+#define KUMI_TCP_EV(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
+
+enum { KUMI_TCP_DOWN = 0, KUMI_TCP_CONNECTING, KUMI_TCP_UP, KUMI_TCP_CLOSED };
+
+struct kumi_tcp_conn {
+    int       fd;            /* -1 once closed                             */
+    int       pe;
+    int       state;         /* KUMI_TCP_*                                 */
+    int       fin_rx;        /* the peer said FIN: its EOF is orderly      */
+    char      name[64];      /* "addr:port" of the peer, for messages      */
+    /* send side: coalescing buffer [spos, slen) not yet written */
+    uint8_t  *sbuf;
+    size_t    spos, slen, scap;
+    int       busy;          /* a direct write is mid-frame on the socket  */
+    int       pollout;       /* EPOLLOUT registered                        */
+    int       dirty;         /* on the dirty list                          */
+    int       wrote;         /* frames sent since the last quiet           */
+    int32_t   tx_credit;     /* counted frames I may still send            */
+    uint32_t  rx_unreported; /* the peer's frames consumed, not yet credited */
+    /* receive side */
+    struct kumi_frame_rx  rx;
+    struct kumi_frame_req req[KUMI_FRAME_TAGS];
+    uint16_t  free_tag[KUMI_FRAME_TAGS];
+    unsigned  nfree;
+};
+
+/* An accepted socket whose hello is not complete yet. */
+struct kumi_tcp_pend {
+    int    fd;               /* -1: slot free */
+    double deadline;
+    size_t have;
+    struct kumi_tcp_hello hello;
+    char   name[64];
+};
+
+struct kumi_tcp {
+    struct kumi_tp       *tp;
+    int                   rank, size;
+    uint8_t               key[KUMI_JOB_KEY_BYTES];
+    double                timeout;
+    /* memory: [LLCM][pad][heap], private anonymous */
+    void                 *map;
+    size_t                map_len;
+    /* sockets */
+    int                   lfd, epfd, wakefd;
+    struct kumi_tcp_ep    mine;
+    struct kumi_tcp_ep   *table;            /* every PE's endpoint        */
+    struct kumi_tcp_conn *conn;             /* size entries               */
+    int                  *dirty;            /* conns with bytes to write  */
+    int                   ndirty;
+    struct kumi_tcp_pend  pend[KUMI_TCP_PENDING];
+    unsigned              rejected;
+    struct kumi_frame_limits lim;
+    uint8_t              *stage;
+    /* rendezvous channel */
+    struct kumi_rdv_client rdv;
+    int                   rdv_on;
+    double                rdv_next;
+    /* engine lock: one owner at a time, recursive for AM handlers */
+    int                   lock;
+    int                   depth;
+    int                   in_rx;            /* AM handlers running: never block */
+    int                   closing;
+    int                   handled;          /* frames applied in this progress */
+    /* messages to myself, delivered by progress like any other */
+    uint8_t              *selfq;
+    size_t                selfq_len, selfq_cap;
+    /* progress thread */
+    pthread_t             thread;
+    int                   thread_on;
+    uint32_t              stop;
+    uint32_t              polls;            /* bumped by the main thread's progress */
+    uint32_t              sleeping;         /* main is asleep on its doorbell */
+    uint32_t              park;             /* futex the thread parks on */
+    uint32_t              unflushed;        /* some connection has queued bytes */
+    struct kumi_tp_doorbell bell;
+    /* test hook: the next frame to this PE goes out with bad fields */
+    int                   corrupt_next;
+};
+
+double kumi_tcp_now(void);
+int    kumi_tcp_is_failed(struct kumi_tcp *s);
+/* Marks pe's connection lost (bad frame, EOF without FIN, error) and the
+ * job failed; prints why once. */
+void   kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+void   kumi_tcp_conn_init(struct kumi_tcp *s, struct kumi_tcp_conn *c, int pe);
+int    kumi_tcp_sock_tune(int fd);
+void   kumi_tcp_set_events(struct kumi_tcp *s, struct kumi_tcp_conn *c, int pollout);
+
+/* tcp_conn.c */
+int    kumi_tcp_setup_listen(struct kumi_tcp *s, char *err, size_t errlen);
+int    kumi_tcp_join(struct kumi_tcp *s);
+int    kumi_tcp_start_connects(struct kumi_tcp *s);
+void   kumi_tcp_accept(struct kumi_tcp *s);
+void   kumi_tcp_pend_read(struct kumi_tcp *s, int slot);
+void   kumi_tcp_pend_sweep(struct kumi_tcp *s, double now);
+void   kumi_tcp_rdv_tick(struct kumi_tcp *s, double now);
+void   kumi_tcp_connecting_ready(struct kumi_tcp *s, struct kumi_tcp_conn *c);
+
+/* tcp.c */
+int    kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms);
+int    kumi_tcp_flush(struct kumi_tcp *s, struct kumi_tcp_conn *c);
+int    kumi_tcp_tx_append(struct kumi_tcp_conn *c, const void *p, size_t n);
+
+#endif /* KUMI_TCP_INT_H */
