@@ -2,7 +2,13 @@
  *
  * One-sided ops use one passive-target epoch (MPI_Win_lock_all) for the
  * whole sweep and MPI_Win_flush after every operation, so a put/get/atomic
- * is timed to its completion, as kumi_put + kumi_quiet would be. */
+ * is timed to its completion, as kumi_put + kumi_quiet would be.
+ *
+ * send is put's loop on two-sided messages, for comparing kumi's put with
+ * MPI's native path where MPI's one-sided ops are emulated (btl tcp): a
+ * blocking MPI_Send to PE 1 completed by PE 1's empty acknowledgement
+ * (latency), or iters sends back to back and one acknowledgement after the
+ * last (stream, mb_per_s), as kumi_put ... kumi_quiet. */
 #define _POSIX_C_SOURCE 200112L
 
 #include "harness.h"
@@ -60,6 +66,21 @@ static void mpi_prepare(enum peer_op op, size_t bytes)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* PE 0 sends n messages of nb bytes to PE 1, which acknowledges the last
+ * one with an empty message: returns when all n have arrived. */
+static void mpi_send_acked(int nb, long n)
+{
+    if (me == 0) {
+        for (long i = 0; i < n; i++)
+            MPI_Send(src, nb, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (me == 1) {
+        for (long i = 0; i < n; i++)
+            MPI_Recv(dst, nb, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+    }
+}
+
 static void mpi_run(enum peer_op op, size_t bytes, long n)
 {
     const int count = (int)(bytes / 8);
@@ -115,6 +136,10 @@ static void mpi_run(enum peer_op op, size_t bytes, long n)
                 MPI_Send(src, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
             }
         break;
+    case PEER_SEND:
+        for (long i = 0; i < n; i++)
+            mpi_send_acked(nb, 1);
+        break;
     case PEER_ATOMIC: {
         const int64_t one = 1;
         int64_t old;
@@ -132,6 +157,10 @@ static void mpi_run(enum peer_op op, size_t bytes, long n)
 static void mpi_stream(enum peer_op op, size_t bytes, long n)
 {
     const int nb = (int)bytes;
+    if (op == PEER_SEND) {
+        mpi_send_acked(nb, n);
+        return;
+    }
     if (me != 0)
         return;
     for (long i = 0; i < n; i++) {
@@ -172,6 +201,10 @@ static int mpi_check(enum peer_op op, size_t bytes, long calls)
         break;
     case PEER_PINGPONG:
         if (me <= 1)
+            bad = peer_verify(PROG, op, bytes, me, npes, dst);
+        break;
+    case PEER_SEND:
+        if (me == 1 && calls > 0)
             bad = peer_verify(PROG, op, bytes, me, npes, dst);
         break;
     case PEER_ATOMIC:
@@ -219,7 +252,8 @@ int main(int argc, char **argv)
                          PEER_OP_BIT(PEER_REDUCE) | PEER_OP_BIT(PEER_BROADCAST) |
                          PEER_OP_BIT(PEER_ALLGATHER) | PEER_OP_BIT(PEER_ALLTOALL) |
                          PEER_OP_BIT(PEER_PUT) | PEER_OP_BIT(PEER_GET) |
-                         PEER_OP_BIT(PEER_PINGPONG) | PEER_OP_BIT(PEER_ATOMIC);
+                         PEER_OP_BIT(PEER_PINGPONG) | PEER_OP_BIT(PEER_ATOMIC) |
+                         PEER_OP_BIT(PEER_SEND);
     struct peer_opts opts;
     peer_opts_parse(argc, argv, PROG, ops,
                     "run: mpirun [--allow-run-as-root] [--oversubscribe] -n P " PROG " OP ...",

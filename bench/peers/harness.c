@@ -29,6 +29,7 @@ static const struct peer_op_info op_table[PEER_OP_COUNT] = {
     [PEER_GET]       = { "get",       1, 0, 2, 1, 1.0, 1, 1, PEER_RATE_ONE },
     [PEER_PINGPONG]  = { "pingpong",  0, 8, 2, 2, 2.0, 0, 0, PEER_RATE_ONE },
     [PEER_ATOMIC]    = { "atomic",    0, 8, 1, 0, 1.0, 0, 0, PEER_RATE_SUM },
+    [PEER_SEND]      = { "send",      1, 0, 2, 1, 1.0, 1, 1, PEER_RATE_ONE },
 };
 
 const struct peer_op_info *peer_op_info(enum peer_op op)
@@ -338,6 +339,7 @@ void peer_fill_source(enum peer_op op, size_t bytes, int me, int npes, void *src
     case PEER_PUT:
     case PEER_GET:
     case PEER_PINGPONG:
+    case PEER_SEND:
         for (size_t i = 0; i < bytes; i++)
             b[i] = pattern_byte(i);
         break;
@@ -391,6 +393,7 @@ int peer_verify(const char *prog, enum peer_op op, size_t bytes, int me, int npe
     case PEER_PUT:
     case PEER_GET:
     case PEER_PINGPONG:
+    case PEER_SEND:
         for (size_t i = 0; i < bytes; i++)
             if (b[i] != pattern_byte(i)) {
                 fprintf(stderr, "%s: PE %d: %s of %zu bytes: byte %zu is %u, want %u\n", prog,

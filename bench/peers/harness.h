@@ -23,6 +23,7 @@ enum peer_op {
     PEER_GET,
     PEER_PINGPONG,
     PEER_ATOMIC,
+    PEER_SEND,             /* two-sided: PE 0 -> PE 1, acknowledged (MPI only) */
     PEER_OP_COUNT
 };
 
