@@ -1,0 +1,473 @@
+/* rdv.c -- the rendezvous (transport/tcp/rdv.c): a server on 127.0.0.1 in
+ * one thread, PEs as threads calling the client API, and raw sockets
+ * playing strangers. Covers join and table, rejected keys and garbage
+ * while the job goes on, silence, EOF, FAIL delivery and BYE. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "launch.h"
+#include "tcp/rdv.h"
+
+#define MAXPE 8
+
+static const uint8_t key[KUMI_JOB_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8,
+                                                 9, 10, 11, 12, 13, 14, 15, 16 };
+
+struct srv {
+    struct kumi_rdv_server *s;
+    pthread_t               thread;
+    pthread_mutex_t         lock;
+    volatile int            stop;
+    int                     ev[MAXPE][5];     /* count per (rank, event) */
+    int                     fin[MAXPE];
+    double                  ev_at[MAXPE][5];
+};
+
+static void on_event(void *arg, int rank, enum kumi_rdv_event ev, int finalized)
+{
+    struct srv *v = arg;
+
+    /* called from kumi_rdv_server_service, under v->lock */
+    assert_true(rank >= 0 && rank < MAXPE);
+    v->ev[rank][ev]++;
+    v->ev_at[rank][ev] = kumi_rdv_now();
+    if (ev == KUMI_RDV_EV_BYE)
+        v->fin[rank] = finalized;
+}
+
+static void *srv_loop(void *arg)
+{
+    struct srv *v = arg;
+
+    while (!v->stop) {
+        struct pollfd p = { .fd = kumi_rdv_server_fd(v->s), .events = POLLIN };
+        poll(&p, 1, 20);
+        pthread_mutex_lock(&v->lock);
+        kumi_rdv_server_service(v->s, kumi_rdv_now());
+        pthread_mutex_unlock(&v->lock);
+    }
+    return NULL;
+}
+
+static void srv_start(struct srv *v, int npes)
+{
+    char err[256];
+
+    memset(v, 0, sizeof(*v));
+    pthread_mutex_init(&v->lock, NULL);
+    assert_int_equal(kumi_rdv_server_open(&v->s, "127.0.0.1", npes, key, on_event, v,
+                                          err, sizeof(err)), 0);
+    assert_non_null(strstr(kumi_rdv_server_address(v->s), "127.0.0.1:"));
+    assert_int_equal(pthread_create(&v->thread, NULL, srv_loop, v), 0);
+}
+
+static void srv_stop(struct srv *v)
+{
+    v->stop = 1;
+    pthread_join(v->thread, NULL);
+    kumi_rdv_server_close(v->s);
+    pthread_mutex_destroy(&v->lock);
+}
+
+static int srv_count(struct srv *v, int rank, enum kumi_rdv_event ev)
+{
+    pthread_mutex_lock(&v->lock);
+    int n = v->ev[rank][ev];
+    pthread_mutex_unlock(&v->lock);
+    return n;
+}
+
+/* a PE in a thread */
+struct pe {
+    struct srv            *v;
+    const char            *rdv;
+    int                    rank, size, rc, bad_key;
+    struct kumi_tcp_ep     mine, table[MAXPE];
+    struct kumi_rdv_client c;
+    char                   err[256];
+    pthread_t              thread;
+};
+
+static void *pe_join(void *arg)
+{
+    struct pe *p = arg;
+    uint8_t    k[KUMI_JOB_KEY_BYTES];
+
+    memcpy(k, key, sizeof(k));
+    if (p->bad_key)
+        k[7] ^= 0x40;
+    p->mine.family  = 4;
+    p->mine.port    = (uint16_t)(40000 + p->rank);
+    p->mine.addr[0] = 127;
+    p->mine.addr[3] = (uint8_t)(1 + p->rank);
+    p->rc = kumi_rdv_join(&p->c, p->rdv, k, p->rank, p->size, &p->mine, p->table, 10.0,
+                          p->err, sizeof(p->err));
+    return NULL;
+}
+
+static void pes_join(struct srv *v, struct pe *pes, int n, int size)
+{
+    for (int i = 0; i < n; i++) {
+        memset(&pes[i], 0, sizeof(pes[i]));
+        pes[i].v    = v;
+        pes[i].rdv  = kumi_rdv_server_address(v->s);
+        pes[i].rank = i;
+        pes[i].size = size;
+        assert_int_equal(pthread_create(&pes[i].thread, NULL, pe_join, &pes[i]), 0);
+    }
+    for (int i = 0; i < n; i++)
+        pthread_join(pes[i].thread, NULL);
+}
+
+/* Services client c for secs; returns 1 with failed/status if it ended. */
+static int pe_service_for(struct kumi_rdv_client *c, double secs, uint32_t *failed,
+                          int32_t *status)
+{
+    double end = kumi_rdv_now() + secs;
+
+    while (kumi_rdv_now() < end) {
+        struct pollfd p = { .fd = c->fd, .events = POLLIN };
+        poll(&p, 1, 50);
+        if (kumi_rdv_service(c, kumi_rdv_now(), failed, status) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* a raw TCP connection to the server */
+static int raw_connect(const char *rdv)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    const char        *colon = strrchr(rdv, ':');
+    int                fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    assert_true(fd >= 0 && colon != NULL);
+    a.sin_port        = htons((uint16_t)atoi(colon + 1));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    return fd;
+}
+
+/* 1 when the server closes fd within secs */
+static int raw_closed_within(int fd, double secs)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    char          buf[64];
+
+    if (poll(&p, 1, (int)(secs * 1000)) <= 0)
+        return 0;
+    return recv(fd, buf, sizeof(buf), 0) <= 0;
+}
+
+/* stderr into a file while fn runs, so the server's log can be checked */
+static char logbuf[8192];
+static int  saved_stderr = -1;
+static FILE *logf;
+
+static void log_begin(void)
+{
+    fflush(stderr);
+    logf = tmpfile();
+    assert_non_null(logf);
+    saved_stderr = dup(2);
+    dup2(fileno(logf), 2);
+}
+
+static void log_end(void)
+{
+    size_t n;
+
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    rewind(logf);
+    n = fread(logbuf, 1, sizeof(logbuf) - 1, logf);
+    logbuf[n] = '\0';
+    fclose(logf);
+}
+
+static int log_count(const char *needle)
+{
+    int n = 0;
+    for (const char *p = logbuf; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+static void test_parse_key(void **state)
+{
+    uint8_t k[KUMI_JOB_KEY_BYTES];
+    (void)state;
+
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0B0c0D0e0F10", k), 0);
+    assert_memory_equal(k, key, sizeof(k));
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f1", k), -1);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f100", k), -1);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0fxx", k), -1);
+    assert_int_equal(kumi_rdv_parse_key(NULL, k), -1);
+}
+
+/* four PEs join, each gets everyone's endpoint; heartbeats keep them
+ * alive past the dead time; BYE is reported with its flag, EOF after it
+ * is not a failure */
+static void test_join_table_bye(void **state)
+{
+    struct srv v;
+    struct pe  pes[4];
+    uint32_t   failed;
+    int32_t    status;
+    (void)state;
+
+    srv_start(&v, 4);
+    pes_join(&v, pes, 4, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pes[i].rc, 0);
+        for (int r = 0; r < 4; r++)
+            assert_memory_equal(&pes[i].table[r], &pes[r].mine, sizeof(pes[r].mine));
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_JOINED), 1);
+    }
+    assert_int_equal(kumi_rdv_server_joined(v.s), 4);
+    /* all four serviced in turn for longer than KUMI_RDV_DEAD_S */
+    for (double end = kumi_rdv_now() + KUMI_RDV_DEAD_S + 0.8; kumi_rdv_now() < end;) {
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(kumi_rdv_service(&pes[i].c, kumi_rdv_now(), &failed, &status), 0);
+        usleep(50000);
+    }
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_SILENT), 0);
+    for (int i = 0; i < 4; i++)
+        kumi_rdv_leave(&pes[i].c, i != 2);
+    assert_int_equal(pes[0].c.fd, -1);
+    usleep(300000);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_BYE), 1);
+        assert_int_equal(v.fin[i], i != 2);
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_EOF), 0);
+    }
+    srv_stop(&v);
+}
+
+/* while two PEs join: a wrong key, garbage, a wrong job size and a second
+ * PE 0 are each closed and logged once; the job is not disturbed */
+static void test_rejects(void **state)
+{
+    struct srv v;
+    struct pe  pes[2], bad;
+    int        g1, g2;
+    (void)state;
+
+    log_begin();
+    srv_start(&v, 2);
+    g1 = raw_connect(kumi_rdv_server_address(v.s));
+    assert_int_equal(write(g1, "GET / HTTP/1.0\r\n\r\n", 18), 18);
+    g2 = raw_connect(kumi_rdv_server_address(v.s));   /* says nothing */
+
+    memset(&bad, 0, sizeof(bad));
+    bad.rdv = kumi_rdv_server_address(v.s);
+    bad.rank = 1; bad.size = 2; bad.bad_key = 1;
+    pe_join(&bad);
+    assert_int_equal(bad.rc, -1);
+    assert_non_null(strstr(bad.err, "closed the connection"));
+
+    pes_join(&v, pes, 2, 2);
+    assert_int_equal(pes[0].rc, 0);
+    assert_int_equal(pes[1].rc, 0);
+
+    memset(&bad, 0, sizeof(bad));
+    bad.rdv = kumi_rdv_server_address(v.s);
+    bad.rank = 0; bad.size = 2;
+    pe_join(&bad);                          /* PE 0 again, right key */
+    assert_int_equal(bad.rc, -1);
+    bad.rank = 0; bad.size = 3;
+    pe_join(&bad);
+    assert_int_equal(bad.rc, -1);
+
+    assert_true(raw_closed_within(g1, 1.0));
+    assert_true(raw_closed_within(g2, 6.5)); /* the hello deadline */
+    close(g1);
+    close(g2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_JOINED), 1);
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_EOF), 0);
+        kumi_rdv_leave(&pes[i].c, 1);
+    }
+    srv_stop(&v);
+    log_end();
+    assert_int_equal(log_count("wrong job key"), 1);
+    assert_int_equal(log_count("not a kumi rendezvous hello"), 1);
+    assert_int_equal(log_count("PE 0 already joined"), 1);
+    assert_int_equal(log_count("PE 0 of 3, but the job has 2 PEs"), 1);
+    assert_int_equal(log_count("no hello within 5 s"), 1);
+    assert_int_equal(log_count("kumirun: rendezvous: rejected a connection from 127.0.0.1:"), 5);
+}
+
+/* a PE that stops talking is reported SILENT after KUMI_RDV_DEAD_S, one
+ * that closes without BYE is reported EOF; the others are not */
+static void test_silence_and_eof(void **state)
+{
+    struct srv v;
+    struct pe  pes[3];
+    uint32_t   failed;
+    int32_t    status;
+    (void)state;
+
+    srv_start(&v, 3);
+    pes_join(&v, pes, 3, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pes[i].rc, 0);
+    double t0 = kumi_rdv_now();
+    close(pes[2].c.fd);                      /* PE 2 dies */
+    pes[2].c.fd = -1;
+    /* PE 0 keeps servicing; PE 1 goes quiet */
+    assert_int_equal(pe_service_for(&pes[0].c, KUMI_RDV_DEAD_S + 0.8, &failed, &status), 0);
+    assert_int_equal(srv_count(&v, 2, KUMI_RDV_EV_EOF), 1);
+    assert_true(v.ev_at[2][KUMI_RDV_EV_EOF] - t0 < 0.5);
+    assert_int_equal(srv_count(&v, 1, KUMI_RDV_EV_SILENT), 1);
+    double late = v.ev_at[1][KUMI_RDV_EV_SILENT] - t0;
+    assert_true(late > KUMI_RDV_DEAD_S - 0.1 && late < KUMI_RDV_DEAD_S + 0.5);
+    assert_int_equal(srv_count(&v, 0, KUMI_RDV_EV_SILENT), 0);
+    assert_int_equal(srv_count(&v, 0, KUMI_RDV_EV_EOF), 0);
+    /* the silent PE finds its channel closed by the server */
+    assert_int_equal(pe_service_for(&pes[1].c, 1.0, &failed, &status), 1);
+    assert_int_equal(failed, KUMI_CTL_FAIL_LAUNCHER);
+    kumi_rdv_leave(&pes[0].c, 1);
+    srv_stop(&v);
+}
+
+/* FAIL reaches every PE with the failing PE and status; a PE joining
+ * after that hears it at once instead of a table */
+static void test_fail(void **state)
+{
+    struct srv v;
+    struct pe  pes[3];
+    uint32_t   failed = 0;
+    int32_t    status = 0;
+    (void)state;
+
+    srv_start(&v, 3);
+    pes_join(&v, pes, 3, 3);
+    pthread_mutex_lock(&v.lock);
+    kumi_rdv_server_fail(v.s, 3, 137);
+    kumi_rdv_server_fail(v.s, 1, 5);         /* only the first counts */
+    pthread_mutex_unlock(&v.lock);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(pe_service_for(&pes[i].c, 2.0, &failed, &status), 1);
+        assert_int_equal(failed, 3);
+        assert_int_equal(status, 137);
+        assert_int_equal(pes[i].c.fd, -1);
+        /* closed: it keeps saying so */
+        assert_int_equal(kumi_rdv_service(&pes[i].c, kumi_rdv_now(), &failed, &status), 1);
+    }
+    srv_stop(&v);
+
+    srv_start(&v, 2);
+    pthread_mutex_lock(&v.lock);
+    kumi_rdv_server_fail(v.s, KUMI_CTL_FAIL_LAUNCHER, 130);
+    pthread_mutex_unlock(&v.lock);
+    pes_join(&v, pes, 1, 2);
+    assert_int_equal(pes[0].rc, -1);
+    assert_non_null(strstr(pes[0].err, "kumirun is ending the job (status 130)"));
+    srv_stop(&v);
+}
+
+/* kumirun gone: EOF at once; a PE that joined but hears nothing is not
+ * left waiting forever in join */
+static void test_server_gone(void **state)
+{
+    struct srv v;
+    struct pe  pes[2];
+    uint32_t   failed;
+    int32_t    status;
+    (void)state;
+
+    srv_start(&v, 2);
+    pes_join(&v, pes, 2, 2);
+    srv_stop(&v);
+    log_begin();
+    assert_int_equal(pe_service_for(&pes[0].c, 1.0, &failed, &status), 1);
+    log_end();
+    assert_int_equal(failed, KUMI_CTL_FAIL_LAUNCHER);
+    assert_int_equal(status, 1);
+    assert_int_equal(log_count("rendezvous with kumirun lost"), 1);
+    close(pes[1].c.fd);
+
+    /* a listener that accepts but never answers: join gives up after the
+     * dead time, naming the address */
+    int                lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t          al = sizeof(a);
+    char               addr[64];
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    getsockname(lfd, (struct sockaddr *)&a, &al);
+    snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(a.sin_port));
+    memset(&pes[0], 0, sizeof(pes[0]));
+    pes[0].rdv = addr; pes[0].size = 2;
+    double t0 = kumi_rdv_now();
+    pe_join(&pes[0]);
+    assert_int_equal(pes[0].rc, -1);
+    assert_true(kumi_rdv_now() - t0 < KUMI_RDV_DEAD_S + 1.0);
+    assert_non_null(strstr(pes[0].err, addr));
+    assert_non_null(strstr(pes[0].err, "silent"));
+    close(lfd);
+
+    /* nobody listening: refused, named */
+    memset(&pes[0], 0, sizeof(pes[0]));
+    pes[0].rdv = addr; pes[0].size = 2;
+    pe_join(&pes[0]);
+    assert_int_equal(pes[0].rc, -1);
+    assert_non_null(strstr(pes[0].err, "cannot reach the rendezvous at"));
+    memset(&pes[0], 0, sizeof(pes[0]));
+    pes[0].rdv = "localhost"; pes[0].size = 2;
+    pe_join(&pes[0]);
+    assert_int_equal(pes[0].rc, -1);
+    assert_non_null(strstr(pes[0].err, "not addr:port"));
+}
+
+/* after joining, a malformed message drops the PE as INVALID */
+static void test_invalid_after_join(void **state)
+{
+    struct srv v;
+    struct pe  pes[2];
+    uint8_t    junk[8] = { 0x77, 1, 0, 0, 0xff, 0xff, 0xff, 0x7f };
+    (void)state;
+
+    srv_start(&v, 2);
+    pes_join(&v, pes, 2, 2);
+    assert_int_equal(write(pes[1].c.fd, junk, sizeof(junk)), 8);
+    usleep(200000);
+    assert_int_equal(srv_count(&v, 1, KUMI_RDV_EV_INVALID), 1);
+    assert_int_equal(srv_count(&v, 0, KUMI_RDV_EV_INVALID), 0);
+    kumi_rdv_leave(&pes[0].c, 1);
+    close(pes[1].c.fd);
+    srv_stop(&v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_key),
+        cmocka_unit_test(test_join_table_bye),
+        cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_silence_and_eof),
+        cmocka_unit_test(test_fail),
+        cmocka_unit_test(test_server_gone),
+        cmocka_unit_test(test_invalid_after_join),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
