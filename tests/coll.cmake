@@ -10,10 +10,13 @@ kumi_pe_test(coll_block    coll.c NPES 4 ARGS 0 7 1000 ENV KUMI_WAIT=block)
 kumi_pe_test(coll_naive    coll.c NPES 3 ARGS 7 1000 ENV KUMI_ALLTOALL=naive)
 kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=16k)
 
-# 10^5 back-to-back barriers per algorithm (fewer when 8 PEs share 2 cores)
+# 10^5 back-to-back barriers per algorithm (fewer when 8 PEs share 2 cores;
+# over tcp, where a barrier is socket round trips, 5000 and 1000)
 foreach(algo tree dissem counter mcast auto)
-  kumi_pe_test(barrier_${algo} barrier_storm.c NPES 2 4 ARGS 100000 ENV KUMI_BARRIER=${algo})
-  kumi_pe_test(barrier8_${algo} barrier_storm.c NPES 8 ARGS 10000 ENV KUMI_BARRIER=${algo})
+  kumi_pe_test(barrier_${algo} barrier_storm.c NPES 2 4 ARGS 100000 TCP_ARGS 5000
+    ENV KUMI_BARRIER=${algo})
+  kumi_pe_test(barrier8_${algo} barrier_storm.c NPES 8 ARGS 10000 TCP_ARGS 1000
+    ENV KUMI_BARRIER=${algo})
   # the rich checks (puts, kicks, atomics visible after the barrier)
   kumi_pe_test(barrier_vis_${algo} barrier.c NPES 3 5 ENV KUMI_BARRIER=${algo})
 endforeach()
@@ -22,4 +25,5 @@ endforeach()
 # barrier_tree already runs
 kumi_pe_test(barrier_poll  barrier_storm.c NPES 2 4 ARGS 100000 SHM_ONLY
   ENV KUMI_BARRIER=tree KUMI_TREE_RELEASE=poll)
-kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 ENV KUMI_BARRIER=tree KUMI_TREE_RADIX=2)
+kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 TCP_ARGS 1000
+  ENV KUMI_BARRIER=tree KUMI_TREE_RADIX=2)
