@@ -90,5 +90,6 @@ int kumi_rt_peer_error(const char *call)
     if (failed == KUMI_CTL_FAIL_LAUNCHER)
         return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
     return kumi_rt_error(KUMI_ERR_PEER, call, "PE %u failed (status %d); the job is ending",
-                         failed - 1, (int)*kumi_rt.fail_status);
+                         failed - 1,
+                         (int)__atomic_load_n(kumi_rt.fail_status, __ATOMIC_RELAXED));
 }

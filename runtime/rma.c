@@ -21,6 +21,13 @@ static int kumi_rma_bad_addr(const char *call, const void *sym, size_t n)
                          (void *)(base + kumi_rt.tp.seg_size[KUMI_SEG_HEAP]));
 }
 
+/* A transport returns KUMI_ERR_PEER silently (it cannot know the call's
+ * name); the failure is reported here, once, naming the PE at fault. */
+static inline int kumi_rma_status(const char *call, int rc)
+{
+    return KUMI_UNLIKELY(rc == KUMI_ERR_PEER) ? kumi_rt_peer_error(call) : rc;
+}
+
 /* Validates (state, pe, symmetric range, local buffer); *off on success. */
 static inline int kumi_rma_check(const char *call, int pe, const void *sym, size_t n,
                                  const void *local, size_t *off)
@@ -44,7 +51,8 @@ int kumi_put(void *dst_sym, const void *src, size_t n, int pe)
 
     if (KUMI_UNLIKELY(rc != KUMI_OK) || n == 0)
         return rc;
-    return kumi_rt.tp.ops->put(&kumi_rt.tp, pe, KUMI_SEG_HEAP, off, src, n);
+    return kumi_rma_status("kumi_put", kumi_rt.tp.ops->put(&kumi_rt.tp, pe, KUMI_SEG_HEAP, off,
+                                                           src, n));
 }
 
 int kumi_get(void *dst, const void *src_sym, size_t n, int pe)
@@ -54,7 +62,8 @@ int kumi_get(void *dst, const void *src_sym, size_t n, int pe)
 
     if (KUMI_UNLIKELY(rc != KUMI_OK) || n == 0)
         return rc;
-    return kumi_rt.tp.ops->get(&kumi_rt.tp, dst, pe, KUMI_SEG_HEAP, off, n);
+    return kumi_rma_status("kumi_get", kumi_rt.tp.ops->get(&kumi_rt.tp, dst, pe, KUMI_SEG_HEAP,
+                                                           off, n));
 }
 
 int kumi_put_signal(void *dst_sym, const void *src, size_t n, uint64_t *sig_sym,
@@ -77,23 +86,23 @@ int kumi_put_signal(void *dst_sym, const void *src, size_t n, uint64_t *sig_sym,
         if (rc == KUMI_OK)
             rc = kumi_rt.tp.ops->fence(&kumi_rt.tp);
         if (rc != KUMI_OK)
-            return rc;
+            return kumi_rma_status(call, rc);
     }
     /* one atomic store, so a waiter never sees half a signal */
-    return kumi_rt.tp.ops->atomic(&kumi_rt.tp, pe, KUMI_SEG_HEAP, sig_off, KUMI_AMO_SWAP, 8,
-                                  sig_value, 0, NULL);
+    return kumi_rma_status(call, kumi_rt.tp.ops->atomic(&kumi_rt.tp, pe, KUMI_SEG_HEAP, sig_off,
+                                                        KUMI_AMO_SWAP, 8, sig_value, 0, NULL));
 }
 
 int kumi_fence(void)
 {
     int rc = kumi_rt_check_state("kumi_fence");
-    return rc != KUMI_OK ? rc : kumi_rt.tp.ops->fence(&kumi_rt.tp);
+    return rc != KUMI_OK ? rc : kumi_rma_status("kumi_fence", kumi_rt.tp.ops->fence(&kumi_rt.tp));
 }
 
 int kumi_quiet(void)
 {
     int rc = kumi_rt_check_state("kumi_quiet");
-    return rc != KUMI_OK ? rc : kumi_rt.tp.ops->quiet(&kumi_rt.tp);
+    return rc != KUMI_OK ? rc : kumi_rma_status("kumi_quiet", kumi_rt.tp.ops->quiet(&kumi_rt.tp));
 }
 
 /* ------------------------------------------------------------- atomics */
@@ -112,8 +121,8 @@ static inline int kumi_amo(const char *call, void *dst_sym, size_t width, int pe
                              dst_sym, width);
     if (KUMI_UNLIKELY(fetching && old == NULL))
         return kumi_rt_error(KUMI_ERR_INVALID, call, "old is NULL");
-    return kumi_rt.tp.ops->atomic(&kumi_rt.tp, pe, KUMI_SEG_HEAP, off, op, width, operand,
-                                  compare, old);
+    return kumi_rma_status(call, kumi_rt.tp.ops->atomic(&kumi_rt.tp, pe, KUMI_SEG_HEAP, off, op,
+                                                        width, operand, compare, old));
 }
 
 #define KUMI_AMO_API(T, W)                                                                   \

@@ -75,7 +75,8 @@ void kumi_rt_wait_setup(void)
         policy = (o != NULL && o[0] == '1') ? KUMI_WAIT_BLOCK : KUMI_WAIT_SPIN;
     }
     kumi_rt.wait_policy = policy;
-    kumi_rt.tp.doorbells = policy == KUMI_WAIT_BLOCK;
+    /* atomic: a transport's progress thread may already be reading it */
+    __atomic_store_n(&kumi_rt.tp.doorbells, policy == KUMI_WAIT_BLOCK, __ATOMIC_RELEASE);
 }
 
 /* Sleeps on my doorbell unless the condition already holds; registering

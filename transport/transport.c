@@ -32,8 +32,9 @@ int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void 
 {
     if (id >= KUMI_TP_AM_MAX_HANDLERS)
         return KUMI_ERR_INVALID;
-    tp->am[id].fn  = fn;
-    tp->am[id].arg = arg;
+    /* a progress thread may be dispatching: arg first, fn published last */
+    __atomic_store_n(&tp->am[id].arg, arg, __ATOMIC_RELAXED);
+    __atomic_store_n(&tp->am[id].fn, fn, __ATOMIC_RELEASE);
     return KUMI_OK;
 }
 

@@ -355,7 +355,7 @@ static void kumi_tcp_tag_put(struct kumi_tcp_conn *c, unsigned tag)
  * once so the target gets the core. */
 static int kumi_tcp_wait_req(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned tag)
 {
-    unsigned spins = s->tp->doorbells ? KUMI_TCP_SPIN_POLLS : 0;
+    unsigned spins = __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED) ? KUMI_TCP_SPIN_POLLS : 0;
 
     while (!__atomic_load_n(&c->req[tag].done, __ATOMIC_ACQUIRE)) {
         kumi_tcp_progress_locked(s, spins++ < KUMI_TCP_SPIN_POLLS ? 0 : 1);
@@ -452,16 +452,18 @@ static int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr
         }
         return 0;
     }
-    case KUMI_TCP_AM:
-        if (tp->am[h->seg].fn == NULL) {
+    case KUMI_TCP_AM: {
+        kumi_tp_am_fn fn = __atomic_load_n(&tp->am[h->seg].fn, __ATOMIC_ACQUIRE);
+        if (fn == NULL) {
             fprintf(stderr, "kumi[%d]: active message for unregistered handler %u from PE %d "
                     "dropped\n", s->rank, h->seg, c->pe);
             return 0;
         }
         s->in_rx++;
-        tp->am[h->seg].fn(tp, c->pe, payload, h->len, tp->am[h->seg].arg);
+        fn(tp, c->pe, payload, h->len, __atomic_load_n(&tp->am[h->seg].arg, __ATOMIC_RELAXED));
         s->in_rx--;
         return 0;
+    }
     case KUMI_TCP_GET_REP:
     case KUMI_TCP_AMO_REP:
         if (c->req[h->tag].discard)
@@ -537,8 +539,9 @@ static void kumi_tcp_selfq_run(struct kumi_tcp *s)
         uint8_t buf[KUMI_TP_AM_MAX_PAYLOAD];
         memcpy(buf, s->selfq + pos + 8, len);
         pos += 8 + len;
-        if (tp->am[id].fn != NULL)
-            tp->am[id].fn(tp, s->rank, buf, len, tp->am[id].arg);
+        kumi_tp_am_fn fn = __atomic_load_n(&tp->am[id].fn, __ATOMIC_ACQUIRE);
+        if (fn != NULL)
+            fn(tp, s->rank, buf, len, __atomic_load_n(&tp->am[id].arg, __ATOMIC_RELAXED));
         s->handled++;
     }
     /* handlers may have queued more to myself: keep those */
@@ -602,7 +605,7 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
     if (s->ndirty)
         kumi_tcp_flush_dirty(s);
     n = s->handled - before;
-    if (n > 0 && s->tp->doorbells)
+    if (n > 0 && __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED))
         kumi_tp_doorbell_ring(s->tp->doorbell);
     return n;
 }
