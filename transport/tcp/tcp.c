@@ -263,9 +263,10 @@ static void kumi_tcp_wait_out(struct kumi_tcp *s, struct kumi_tcp_conn *c)
 {
     struct pollfd pf[2] = { { .fd = c->fd, .events = POLLOUT }, { .fd = s->epfd, .events = POLLIN } };
 
-    kumi_tcp_progress_locked(s, 0);
-    if (c->fd >= 0)
-        poll(pf, 2, 1);
+    /* one syscall while only waiting for room; the engine runs only when
+     * something arrived (credit, requests: serving them avoids deadlock) */
+    if (poll(pf, 2, 1) > 0 && (pf[1].revents & POLLIN))
+        kumi_tcp_progress_locked(s, 0);
 }
 
 /* A frame whose payload goes out from the caller's memory: the queued

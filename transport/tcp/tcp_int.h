@@ -17,7 +17,8 @@
 #define KUMI_TCP_WINDOW     1024            /* counted frames in flight per direction */
 #define KUMI_TCP_COPY_MAX   (16u << 10)     /* larger puts go out from the user buffer */
 #define KUMI_TCP_FLUSH_AT   (64u << 10)     /* coalesced bytes that force a write */
-#define KUMI_TCP_STAGE      (256u << 10)    /* receive staging buffer */
+#define KUMI_TCP_STAGE      (64u << 10)     /* receive staging buffer: bounds the
+                                               bounce copy of a large payload's start */
 #define KUMI_TCP_PENDING    16              /* accepted sockets awaiting their hello */
 #define KUMI_TCP_HELLO_S    2.0             /* a hello must arrive within this */
 #define KUMI_TCP_REJECT_LOG 10              /* rejected connections logged */
