@@ -219,5 +219,8 @@ int kumi_barrier(kumi_team_t team)
     rc = kumi_rt.tp.ops->quiet(&kumi_rt.tp);
     if (rc != KUMI_OK || team->size == 1)
         return rc;
-    return kumi_coll_barrier_run(call, team, st, st->barrier);
+    rc = kumi_coll_barrier_run(call, team, st, st->barrier);
+    if (rc == KUMI_OK && kumi_rt.tp.ops->settle != NULL)
+        kumi_rt.tp.ops->settle(&kumi_rt.tp);   /* its own kicks need no quiet */
+    return rc;
 }

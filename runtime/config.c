@@ -30,7 +30,7 @@ static const struct kumi_cfg_entry kumi_cfg_table[] = {
 /* Variables kumirun sets for its PEs: known, but not user settings. */
 static const char *const kumi_cfg_launcher_vars[] = {
     KUMI_ENV_JOB_ID, KUMI_ENV_RANK, KUMI_ENV_SIZE, KUMI_ENV_OVERSUB, KUMI_ENV_LAUNCHER_PID,
-    KUMI_ENV_LLC_CORES,
+    KUMI_ENV_LLC_CORES, KUMI_ENV_RDV, KUMI_ENV_JOB_KEY, KUMI_ENV_TCP_ADDR, KUMI_ENV_REMOTE,
 };
 
 int kumi_cfg_parse_size(const char *text, uint64_t *out)

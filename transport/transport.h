@@ -94,6 +94,12 @@ struct kumi_tp_ops {
      * doorbell (sleeping 1) or is back (0), so a transport with a progress
      * thread knows nobody else polls meanwhile */
     void (*idle)(struct kumi_tp *tp, int sleeping);
+    /* optional: a barrier just completed, so every operation issued since
+     * the quiet at its start was one of its own protocol messages, each
+     * consumed by its target before that target could leave: a transport
+     * that tracks completion for quiet() may forget them (tcp's quiet
+     * otherwise pays a round trip per barrier partner, every barrier) */
+    void (*settle)(struct kumi_tp *tp);
 };
 
 /* The state every transport shares; a transport's private state follows

@@ -1204,6 +1204,17 @@ static void kumi_tcp_idle(struct kumi_tp *tp, int sleeping)
         kumi_tcp_futex_wake(&s->park);
 }
 
+static void kumi_tcp_settle(struct kumi_tp *tp)
+{
+    struct kumi_tcp *s = kumi_tcp_of(tp);
+
+    kumi_tcp_lock(s);
+    for (int pe = 0; pe < s->size; pe++)
+        if (s->conn[pe].wrote > 0)
+            s->conn[pe].wrote = 0;
+    kumi_tcp_unlock(s);
+}
+
 static void *kumi_tcp_peer_ptr(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off)
 {
     return pe == tp->rank ? (uint8_t *)tp->local[seg] + off : NULL;
@@ -1225,6 +1236,7 @@ const struct kumi_tp_ops kumi_tp_tcp_ops = {
     .progress = kumi_tcp_progress,
     .peer_ptr = kumi_tcp_peer_ptr,
     .idle     = kumi_tcp_idle,
+    .settle   = kumi_tcp_settle,
 };
 
 /* ---------------------------------------------------------- test hooks */
