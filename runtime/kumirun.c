@@ -1,11 +1,13 @@
 /*
  * kumirun.c -- the launcher: `kumirun -n N PROGRAM ARGS...` runs N PEs of
- * PROGRAM on this host as one job.
+ * PROGRAM on this host as one job; with --hosts, on several hosts (the
+ * remote ones started through --rsh), over the tcp transport.
  *
  * This file checks the options and the KUMI_* environment (so a typo is an
  * error before anything starts), creates the job's control segment (see
- * launch.h for the contract with the PEs) and decides binding;
- * kumirun_supervise.c starts the PEs and watches them. kumirun exits with
+ * launch.h for the contract with the PEs), decides binding and, for tcp
+ * jobs, opens the rendezvous (transport/tcp/rdv.h); kumirun_supervise.c
+ * starts the PEs and watches them. kumirun exits with
  * 0 only when every PE succeeded, and never leaves PEs or segments behind.
  */
 #include "kumirun.h"
@@ -13,6 +15,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <ifaddrs.h>
+#include <limits.h>
+#include <netdb.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +40,33 @@ struct kumi_run_opts {
     enum kumi_run_bind bind;
     int                report_bindings;
     unsigned           timeout;
+    const char        *hosts;        /* --hosts, or NULL                   */
+    const char        *rsh;          /* --rsh, or NULL (ssh)               */
     char             **argv;
 };
 
 enum { KUMI_RUN_OPT_TRANSPORT = 256, KUMI_RUN_OPT_BIND, KUMI_RUN_OPT_REPORT,
-       KUMI_RUN_OPT_TIMEOUT, KUMI_RUN_OPT_HELP_ENV };
+       KUMI_RUN_OPT_TIMEOUT, KUMI_RUN_OPT_HELP_ENV, KUMI_RUN_OPT_HOSTS, KUMI_RUN_OPT_RSH };
 
 static void kumi_run_usage(FILE *out)
 {
     fprintf(out,
         "usage: kumirun -n N [options] PROGRAM [ARGS...]\n"
-        "Runs N processes (PEs) of PROGRAM on this host as one kumi job.\n"
+        "       kumirun [-n N] --hosts ADDR:COUNT[,ADDR:COUNT...] [options] PROGRAM [ARGS...]\n"
+        "Runs N processes (PEs) of PROGRAM as one kumi job, on this host or on\n"
+        "the hosts listed.\n"
         "\n"
-        "  -n, --npes N           number of PEs, 1..%d (required)\n"
+        "  -n, --npes N           number of PEs, 1..%d (required without --hosts)\n"
         "      --transport NAME   shm or tcp (sets KUMI_TRANSPORT for the PEs)\n"
+        "      --hosts LIST       COUNT PEs on each ADDR, ranks in list order; N is\n"
+        "                         the sum of the COUNTs. Implies --transport tcp.\n"
+        "                         A host whose address belongs to this machine runs\n"
+        "                         its PEs directly, one of them must; the others run\n"
+        "                         them through --rsh. The rendezvous listens on the\n"
+        "                         first local ADDR.\n"
+        "      --rsh CMD          how to start a PE on another host (default ssh):\n"
+        "                         runs CMD HOST env KUMI_...=... /abs/PROGRAM ARGS\n"
+        "                         (CMD is split on spaces)\n"
         "      --bind core|none   bind PE i to core i, or not at all\n"
         "                         (default: bind when the PEs fit the cores)\n"
         "      --report-bindings  print where each PE runs, on stderr\n"
@@ -98,6 +116,8 @@ static int kumi_run_parse_opts(int argc, char **argv, struct kumi_run_opts *o)
         { "timeout",         required_argument, NULL, KUMI_RUN_OPT_TIMEOUT },
         { "help",            no_argument,       NULL, 'h' },
         { "help-env",        no_argument,       NULL, KUMI_RUN_OPT_HELP_ENV },
+        { "hosts",           required_argument, NULL, KUMI_RUN_OPT_HOSTS },
+        { "rsh",             required_argument, NULL, KUMI_RUN_OPT_RSH },
         { NULL, 0, NULL, 0 }
     };
     unsigned long v;
@@ -144,13 +164,29 @@ static int kumi_run_parse_opts(int argc, char **argv, struct kumi_run_opts *o)
         case KUMI_RUN_OPT_HELP_ENV:
             kumi_cfg_print_help(stdout);
             return 0;
+        case KUMI_RUN_OPT_HOSTS:
+            o->hosts = optarg;
+            break;
+        case KUMI_RUN_OPT_RSH:
+            if (strspn(optarg, " ") == strlen(optarg))
+                return kumi_run_usage_error("%s", "--rsh wants a command, not an empty "
+                                            "string");
+            o->rsh = optarg;
+            break;
         case ':':
             return kumi_run_usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
             return kumi_run_usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (o->npes == 0)
+    if (o->rsh != NULL && o->hosts == NULL)
+        return kumi_run_usage_error("%s", "--rsh needs --hosts");
+    if (o->hosts != NULL && o->transport != NULL && strcmp(o->transport, "tcp") != 0)
+        return kumi_run_usage_error("--hosts runs over tcp; it cannot be combined with "
+                                    "--transport %s", o->transport);
+    if (o->hosts != NULL)
+        o->transport = "tcp";
+    if (o->npes == 0 && o->hosts == NULL)
         return kumi_run_usage_error("%s", "-n N is required");
     if (optind >= argc)
         return kumi_run_usage_error("%s", "no PROGRAM to run");
@@ -198,12 +234,263 @@ static int kumi_run_check_env(const struct kumi_run_opts *o)
         fprintf(stderr, "kumirun: %s\n", err);
         return KUMI_RUN_EXIT_USAGE;
     }
-    if (cfg.transport == KUMI_TRANSPORT_TCP) {
-        fprintf(stderr, "kumirun: transport '%s' is not available in this build\n",
-                kumi_cfg_choice_name("KUMI_TRANSPORT", cfg.transport));
-        return KUMI_RUN_EXIT_USAGE;
+    return cfg.transport == KUMI_TRANSPORT_TCP ? -2 : -1;
+}
+
+/* ADDR as a numeric address: getaddrinfo, so host names work too. */
+static int kumi_run_resolve(const char *name, char *addr, size_t len)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+    struct addrinfo *res;
+    int              rc = getaddrinfo(name, NULL, &hints, &res);
+
+    if (rc != 0) {
+        fprintf(stderr, "kumirun: --hosts: cannot resolve '%s': %s\n", name, gai_strerror(rc));
+        return -1;
     }
-    return -1;
+    rc = getnameinfo(res->ai_addr, res->ai_addrlen, addr, (socklen_t)len, NULL, 0,
+                     NI_NUMERICHOST);
+    freeaddrinfo(res);
+    if (rc != 0) {
+        fprintf(stderr, "kumirun: --hosts: '%s': %s\n", name, gai_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Is addr (numeric) assigned to an interface of this machine? */
+static int kumi_run_addr_is_local(const struct ifaddrs *ifs, const char *addr)
+{
+    char mine[NI_MAXHOST];
+
+    for (const struct ifaddrs *i = ifs; i != NULL; i = i->ifa_next) {
+        socklen_t sl;
+
+        if (i->ifa_addr == NULL)
+            continue;
+        if (i->ifa_addr->sa_family == AF_INET)
+            sl = sizeof(struct sockaddr_in);
+        else if (i->ifa_addr->sa_family == AF_INET6)
+            sl = sizeof(struct sockaddr_in6);
+        else
+            continue;
+        if (getnameinfo(i->ifa_addr, sl, mine, sizeof(mine), NULL, 0, NI_NUMERICHOST) != 0)
+            continue;
+        char *scope = strchr(mine, '%');   /* fe80::1%eth0 */
+        if (scope != NULL)
+            *scope = '\0';
+        if (strcmp(mine, addr) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* --hosts ADDR:COUNT[,ADDR:COUNT...] into j->hosts; checks -n against the
+ * sum. Returns -1 to go on, else the exit status for main. */
+static int kumi_run_plan_hosts(const struct kumi_run_opts *o, struct kumi_run_job *j)
+{
+    struct ifaddrs *ifs = NULL;
+    char           *list = strdup(o->hosts), *save = NULL, *item;
+    unsigned long   sum = 0, count;
+    int             rc = KUMI_RUN_EXIT_USAGE, cap = 0;
+
+    if (list == NULL || getifaddrs(&ifs) != 0) {
+        fprintf(stderr, "kumirun: --hosts: %s\n", strerror(errno));
+        free(list);
+        return 1;
+    }
+    for (item = strtok_r(list, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+        char                 *colon = strrchr(item, ':');
+        struct kumi_run_host *h;
+
+        if (colon == NULL || colon == item ||
+            kumi_run_parse_count(colon + 1, KUMI_RUN_MAX_PES, &count) != 0) {
+            rc = kumi_run_usage_error("--hosts wants ADDR:COUNT[,ADDR:COUNT...] with COUNT "
+                                      "from 1 to 4096, not '%s'", item);
+            goto out;
+        }
+        *colon = '\0';
+        if (item[0] == '[' && colon[-1] == ']') {   /* [v6]:COUNT */
+            item++;
+            colon[-1] = '\0';
+        }
+        if (item[0] == '\0' || strlen(item) >= sizeof(h->name)) {
+            rc = kumi_run_usage_error("--hosts: bad address '%s'", item);
+            goto out;
+        }
+        if (j->nhosts == cap) {
+            cap = cap ? 2 * cap : 8;
+            h = realloc(j->hosts, (size_t)cap * sizeof(*h));
+            if (h == NULL) {
+                rc = 1;
+                goto out;
+            }
+            j->hosts = h;
+        }
+        h = &j->hosts[j->nhosts++];
+        memset(h, 0, sizeof(*h));
+        snprintf(h->name, sizeof(h->name), "%s", item);
+        h->count = (int)count;
+        sum += count;
+        if (kumi_run_resolve(item, h->addr, sizeof(h->addr)) != 0)
+            goto out;
+        h->local = kumi_run_addr_is_local(ifs, h->addr);
+    }
+    if (j->nhosts == 0) {
+        rc = kumi_run_usage_error("--hosts wants ADDR:COUNT[,ADDR:COUNT...], not '%s'",
+                                  o->hosts);
+        goto out;
+    }
+    if (sum > KUMI_RUN_MAX_PES) {
+        fprintf(stderr, "kumirun: --hosts lists %lu PEs; at most %d\n", sum, KUMI_RUN_MAX_PES);
+        goto out;
+    }
+    if (o->npes != 0 && (unsigned long)o->npes != sum) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "-n %d does not match --hosts, which lists %lu PEs",
+                 o->npes, sum);
+        rc = kumi_run_usage_error("%s", msg);
+        goto out;
+    }
+    int any_local = 0;
+    for (int h = 0; h < j->nhosts; h++)
+        any_local |= j->hosts[h].local;
+    if (!any_local) {
+        rc = kumi_run_usage_error("%s", "none of the --hosts is an address of this machine; "
+                                  "kumirun must run on one of them (it serves the rendezvous)");
+        goto out;
+    }
+    j->npes  = (int)sum;
+    j->multi = 1;
+    rc = -1;
+out:
+    freeifaddrs(ifs);
+    free(list);
+    return rc;
+}
+
+/* Without --hosts: one local host, 127.0.0.1 for tcp. */
+static int kumi_run_plan_one_host(struct kumi_run_job *j)
+{
+    j->hosts = calloc(1, sizeof(*j->hosts));
+    if (j->hosts == NULL)
+        return -1;
+    j->nhosts = 1;
+    snprintf(j->hosts[0].name, sizeof(j->hosts[0].name), "localhost");
+    snprintf(j->hosts[0].addr, sizeof(j->hosts[0].addr), "127.0.0.1");
+    j->hosts[0].count = j->npes;
+    j->hosts[0].local = 1;
+    return 0;
+}
+
+/* Ranks to hosts in list order; each PE's index among its host's PEs
+ * (binding counts the local PEs only). */
+static int kumi_run_assign_ranks(struct kumi_run_job *j)
+{
+    int r = 0;
+
+    j->host_of = calloc((size_t)j->npes, sizeof(*j->host_of));
+    j->core_of = calloc((size_t)j->npes, sizeof(*j->core_of));
+    if (j->host_of == NULL || j->core_of == NULL)
+        return -1;
+    int local = 0;
+    for (int h = 0; h < j->nhosts; h++)
+        for (int i = 0; i < j->hosts[h].count; i++, r++) {
+            j->host_of[r] = h;
+            j->core_of[r] = j->hosts[h].local ? local++ : i;
+        }
+    return 0;
+}
+
+/* --rsh split on spaces; PROGRAM as an absolute path when this host can
+ * find it (the remote host may not have our PATH). */
+static int kumi_run_plan_remote(const struct kumi_run_opts *o, struct kumi_run_job *j)
+{
+    char *words = strdup(o->rsh != NULL ? o->rsh : "ssh"), *save = NULL, *w;
+    int   n = 0;
+
+    j->rsh = calloc(strlen(words != NULL ? words : "") / 2 + 2, sizeof(char *));
+    if (words == NULL || j->rsh == NULL) {
+        free(words);
+        return -1;
+    }
+    j->rsh_words = words;   /* j->rsh points into it */
+    for (w = strtok_r(words, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
+        j->rsh[n++] = w;
+
+    /* absolute, but symlinks kept: the remote side resolves its own */
+    static char path[PATH_MAX];
+    const char *prog = j->argv[0], *env = getenv("PATH");
+    char        cwd[PATH_MAX];
+
+    j->program = prog;
+    if (strchr(prog, '/') == NULL) {
+        for (const char *p = env; p != NULL && *p != '\0';) {
+            const char *end = strchr(p, ':');
+            size_t      dl  = end ? (size_t)(end - p) : strlen(p);
+
+            if (dl > 0 && dl + strlen(prog) + 2 <= sizeof(path)) {
+                memcpy(path, p, dl);
+                path[dl] = '/';
+                memcpy(path + dl + 1, prog, strlen(prog) + 1);
+                if (access(path, X_OK) == 0) {
+                    prog = path;
+                    break;
+                }
+            }
+            p = end ? end + 1 : NULL;
+        }
+        if (prog != path)
+            return 0;   /* not here: perhaps in the remote PATH */
+    }
+    if (prog[0] == '/') {
+        j->program = prog;
+    } else if (getcwd(cwd, sizeof(cwd)) != NULL &&
+               strlen(cwd) + strlen(prog) + 2 <= sizeof(path)) {
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof(rel), "%s", prog);
+        memcpy(path, cwd, strlen(cwd));
+        path[strlen(cwd)] = '/';
+        memcpy(path + strlen(cwd) + 1, rel, strlen(rel) + 1);
+        j->program = path;
+    }
+    return 0;
+}
+
+/* The job key and the rendezvous; what every tcp PE inherits. */
+static int kumi_run_tcp_setup(struct kumi_run_job *j)
+{
+    uint8_t     key[KUMI_JOB_KEY_BYTES];
+    char        hex[2 * KUMI_JOB_KEY_BYTES + 1], err[256];
+    const char *addr = NULL;
+
+    /* no fallback: a guessable key would let anyone join the job */
+    if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+        fprintf(stderr, "kumirun: cannot make a job key: getrandom: %s\n", strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(key); i++) {
+        hex[2 * i]     = "0123456789abcdef"[key[i] >> 4];
+        hex[2 * i + 1] = "0123456789abcdef"[key[i] & 15];
+    }
+    hex[sizeof(hex) - 1] = '\0';
+    for (int h = 0; h < j->nhosts && addr == NULL; h++)
+        if (j->hosts[h].local)
+            addr = j->hosts[h].addr;
+    j->rdv_pe = calloc((size_t)j->npes, sizeof(*j->rdv_pe));
+    if (j->rdv_pe == NULL ||
+        kumi_rdv_server_open(&j->rdv, addr, j->npes, key, kumi_run_on_rdv, j, err,
+                             sizeof(err)) != 0) {
+        fprintf(stderr, "kumirun: %s\n", j->rdv_pe == NULL ? strerror(ENOMEM) : err);
+        return -1;
+    }
+    if (setenv(KUMI_ENV_RDV, kumi_rdv_server_address(j->rdv), 1) != 0 ||
+        setenv(KUMI_ENV_JOB_KEY, hex, 1) != 0 || setenv("KUMI_TRANSPORT", "tcp", 1) != 0) {
+        fprintf(stderr, "kumirun: setenv: %s\n", strerror(errno));
+        return -1;
+    }
+    memset(key, 0, sizeof(key));
+    return 0;
 }
 
 /* The job id names every segment of the job. The random part keeps a job
@@ -279,11 +566,15 @@ static int kumi_run_set_env(const struct kumi_run_job *j, int oversubscribed)
     return 0;
 }
 
-/* Loads the topology and decides binding; returns 1 if the job is
- * oversubscribed (more PEs than cores we may use). */
+/* Loads the topology and decides binding of the PEs on this host;
+ * returns 1 if they oversubscribe it (more PEs than cores we may use). */
 static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind)
 {
     unsigned ncores;
+    int      nlocal = 0;
+
+    for (int h = 0; h < j->nhosts; h++)
+        nlocal += j->hosts[h].local ? j->hosts[h].count : 0;
 
     if (kumi_topo_load(&j->topo) != KUMI_OK) {
         cpu_set_t set;
@@ -292,16 +583,18 @@ static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind
                         "PEs are not bound\n");
         ncores = sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned)CPU_COUNT(&set)
                                                               : 1;
-        j->bind = 0;
-        return (unsigned)j->npes > ncores;
+        j->ncores = ncores;
+        j->bind   = 0;
+        return (unsigned)nlocal > ncores;
     }
-    ncores = j->topo.ncores;
-    if (bind == KUMI_RUN_BIND_CORE && (unsigned)j->npes > ncores)
+    ncores    = j->topo.ncores;
+    j->ncores = ncores;
+    if (bind == KUMI_RUN_BIND_CORE && (unsigned)nlocal > ncores)
         fprintf(stderr, "kumirun: warning: %d PEs on %u cores: the job is oversubscribed; "
-                        "binding them round-robin as --bind core asks\n", j->npes, ncores);
+                        "binding them round-robin as --bind core asks\n", nlocal, ncores);
     j->bind = bind == KUMI_RUN_BIND_CORE ||
-              (bind == KUMI_RUN_BIND_AUTO && (unsigned)j->npes <= ncores);
-    return (unsigned)j->npes > ncores;
+              (bind == KUMI_RUN_BIND_AUTO && (unsigned)nlocal <= ncores);
+    return (unsigned)nlocal > ncores;
 }
 
 /* Signals kumirun takes synchronously (sigtimedwait in the supervisor):
@@ -358,16 +651,24 @@ int main(int argc, char **argv)
     rc = kumi_run_parse_opts(argc, argv, &opts);
     if (rc >= 0)
         return rc;
-    rc = kumi_run_check_env(&opts);
-    if (rc >= 0)
-        return rc;
-
     memset(&job, 0, sizeof(job));
     job.self            = getpid();
     job.npes            = opts.npes;
     job.argv            = opts.argv;
     job.report_bindings = opts.report_bindings;
     job.timeout         = opts.timeout;
+    if (opts.hosts != NULL && (rc = kumi_run_plan_hosts(&opts, &job)) >= 0)
+        goto out_hosts;
+    rc = kumi_run_check_env(&opts);
+    if (rc >= 0)
+        goto out_hosts;
+    job.tcp = rc == -2;
+    if ((!job.multi && kumi_run_plan_one_host(&job) != 0) || kumi_run_assign_ranks(&job) != 0 ||
+        (job.multi && kumi_run_plan_remote(&opts, &job) != 0)) {
+        fprintf(stderr, "kumirun: %s\n", strerror(ENOMEM));
+        rc = 1;
+        goto out_hosts;
+    }
 
     /* from here on a signal must not kill kumirun between creating the
      * segment and removing it: it waits, pending, for the supervisor */
@@ -377,9 +678,10 @@ int main(int argc, char **argv)
     kumi_run_make_job_id(&job);
     if (kumi_run_ctl_create(&job) != 0) {
         kumi_topo_free(&job.topo);
-        return 1;
+        rc = 1;
+        goto out_hosts;
     }
-    if (kumi_run_set_env(&job, oversub) != 0) {
+    if (kumi_run_set_env(&job, oversub) != 0 || (job.tcp && kumi_run_tcp_setup(&job) != 0)) {
         rc = 1;
         goto out;
     }
@@ -392,6 +694,14 @@ out:
     kumi_launch_unlink_job(job.job, job.npes);
     munmap(job.ctl, job.ctl_bytes);
     kumi_topo_free(&job.topo);
+    kumi_rdv_server_close(job.rdv);
     free(job.pids);
+    free(job.rdv_pe);
+out_hosts:
+    free(job.rsh_words);
+    free(job.rsh);
+    free(job.hosts);
+    free(job.host_of);
+    free(job.core_of);
     return rc;
 }

@@ -11,12 +11,30 @@
 #include <time.h>
 
 #include "launch.h"
+#include "tcp/rdv.h"
 #include "topology.h"
 
 #define KUMI_RUN_MAX_PES   4096
 #define KUMI_RUN_EXIT_USAGE   2   /* bad options or environment: nothing ran */
 #define KUMI_RUN_EXIT_TIMEOUT 124 /* as timeout(1)                           */
 #define KUMI_RUN_EXIT_EXEC    127 /* as the shells: command not runnable      */
+#define KUMI_RUN_EXIT_LOST    1   /* a PE lost over the rendezvous: its status
+                                     is unknown                              */
+
+/* One entry of --hosts (or the implicit "this host" of a one-host job). */
+struct kumi_run_host {
+    char name[256];                  /* as given: what --rsh is told          */
+    char addr[64];                   /* numeric: KUMI_TCP_ADDR of its PEs     */
+    int  count;                      /* PEs on it                             */
+    int  local;                      /* an address of this machine            */
+};
+
+/* What the rendezvous said about one PE (tcp jobs). */
+struct kumi_run_rdv_pe {
+    unsigned char   joined, bye, finalized;
+    unsigned char   lost;            /* enum kumi_rdv_event of the loss, or 0 */
+    struct timespec lost_at;         /* report it then unless it exits first  */
+};
 
 struct kumi_run_job {
     /* set up by kumirun.c before kumi_run_spawn */
@@ -29,8 +47,22 @@ struct kumi_run_job {
     struct kumi_topo topo;           /* ncores == 0 when hwloc failed         */
     int              bind;           /* bind PE i to core i                   */
     int              report_bindings;
+    unsigned         ncores;         /* cores this host lets us use           */
     unsigned         timeout;        /* seconds, 0 for none                   */
-    sigset_t         sigs;           /* blocked, taken by sigtimedwait        */
+    sigset_t         sigs;           /* blocked, taken by the supervisor      */
+
+    /* tcp jobs: set up by kumirun.c */
+    int                     tcp;
+    int                     multi;   /* --hosts given: messages name hosts    */
+    struct kumi_run_host   *hosts;   /* nhosts entries                        */
+    int                     nhosts;
+    int                    *host_of; /* per rank: index into hosts            */
+    int                    *core_of; /* per rank: index among its host's PEs  */
+    char                  **rsh;     /* --rsh split on spaces, NULL-terminated */
+    char                   *rsh_words;
+    const char             *program; /* PROGRAM as remote hosts run it        */
+    struct kumi_rdv_server *rdv;     /* NULL for shm jobs                     */
+    struct kumi_run_rdv_pe *rdv_pe;  /* per rank                              */
 
     /* owned by kumirun_supervise.c */
     pid_t           *pids;           /* per rank; 0 once reaped               */
@@ -54,6 +86,13 @@ void kumi_run_spawn(struct kumi_run_job *j);
  * kumirun or on --timeout; returns kumirun's exit status. Every PE has been
  * reaped when it returns. */
 int kumi_run_supervise(struct kumi_run_job *j);
+
+/* Called by the rendezvous server (a kumi_rdv_event_fn; arg is the job). */
+void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int finalized);
+
+/* "PE 3 (pid 1234)", or "PE 3 (pid 1234 on HOST)" in --hosts jobs. */
+const char *kumi_run_pe_name(const struct kumi_run_job *j, int rank, pid_t pid, char *buf,
+                             size_t len);
 
 /* "SIGKILL" for 9; "SIG<n>" for a signal it does not know. */
 const char *kumi_run_signame(int sig, char *buf, size_t len);

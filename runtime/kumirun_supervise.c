@@ -15,6 +15,14 @@
  * can say where they were and exit on their own) SIGTERM to the group,
  * SIGKILL 1 s later. An interrupt or --timeout gives no notice. Deaths
  * caused by that are consequences, not reported as failures.
+ *
+ * tcp jobs add the rendezvous (transport/tcp/rdv.h): kumirun also sends
+ * FAIL over it when the job ends (PEs on other hosts have no control
+ * segment), and a PE whose connection ends without BYE, or that falls
+ * silent, is a failed PE. A PE on another host runs under an --rsh child
+ * of ours, which stands for it in the process group: its exit status is
+ * the PE's as far as the rsh passes it on. Signals arrive through a
+ * signalfd, so one poll waits for them and for the rendezvous.
  */
 #include "kumirun.h"
 
@@ -26,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +44,8 @@
 #define KUMI_RUN_GRACE_S      1                /* SIGTERM .. SIGKILL             */
 #define KUMI_RUN_NOTICE_NS    (300 * 1000000L) /* failure flag .. SIGTERM        */
 #define KUMI_RUN_EXEC_WAIT_MS 10000            /* bound on "did every exec work" */
+#define KUMI_RUN_LOST_GRACE_S 0.5              /* EOF .. "lost", if it has not
+                                                  exited with a status by then  */
 
 /* What a child whose exec failed tells kumirun, through a close-on-exec
  * pipe: EOF on it means every PE reached its program. */
@@ -46,6 +57,22 @@ struct kumi_run_exec_err {
 static int kumi_run_ts_reached(const struct timespec *now, const struct timespec *t)
 {
     return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+const char *kumi_run_pe_name(const struct kumi_run_job *j, int rank, pid_t pid, char *buf,
+                             size_t len)
+{
+    if (j->multi)
+        snprintf(buf, len, "PE %d (pid %ld on %s)", rank, (long)pid,
+                 j->hosts[j->host_of[rank]].name);
+    else
+        snprintf(buf, len, "PE %d (pid %ld)", rank, (long)pid);
+    return buf;
+}
+
+static int kumi_run_is_remote(const struct kumi_run_job *j, int rank)
+{
+    return j->host_of != NULL && !j->hosts[j->host_of[rank]].local;
 }
 
 /* Signals every process of the job. The group reaches PEs' own children;
@@ -83,6 +110,7 @@ static void kumi_run_end(struct kumi_run_job *j, uint32_t failed, int status)
     j->exit_code = status;
     __atomic_store_n(&j->ctl->fail_status, status, __ATOMIC_RELAXED);
     __atomic_store_n(&j->ctl->failed, failed, __ATOMIC_RELEASE);  /* status first */
+    kumi_rdv_server_fail(j->rdv, failed, status);   /* for PEs without the segment */
     clock_gettime(CLOCK_MONOTONIC, &j->term_at);
     if (failed != KUMI_CTL_FAIL_LAUNCHER) {
         j->term_at.tv_nsec += KUMI_RUN_NOTICE_NS;
@@ -103,6 +131,42 @@ static void kumi_run_term(struct kumi_run_job *j)
     j->termed = 1;
     kumi_run_signal_all(j, SIGTERM);
     kumi_run_signal_all(j, SIGCONT);   /* a stopped PE cannot act on SIGTERM */
+}
+
+/* In the child: CMD HOST env KUMI_...=... PROGRAM ARGS. Every KUMI_*
+ * variable goes on the command line, since the remote side starts from
+ * its own environment. Returns only if exec fails. */
+static void kumi_run_exec_remote(struct kumi_run_job *j, int rank)
+{
+    extern char **environ;
+    size_t        n = 0, nenv = 0, nargs = 0;
+    char        **argv;
+
+    while (j->rsh[n] != NULL)
+        n++;
+    for (char **e = environ; *e != NULL; e++)
+        nenv += strncmp(*e, "KUMI_", 5) == 0;
+    while (j->argv[nargs] != NULL)
+        nargs++;
+    argv = calloc(n + nenv + nargs + 3, sizeof(*argv));
+    if (argv == NULL)
+        return;
+    memcpy(argv, j->rsh, n * sizeof(*argv));
+    argv[n++] = j->hosts[j->host_of[rank]].name;
+    argv[n++] = "env";
+    for (char **e = environ; *e != NULL; e++)
+        if (strncmp(*e, "KUMI_", 5) == 0)
+            argv[n++] = *e;
+    argv[n++] = (char *)j->program;
+    for (size_t i = 1; i < nargs; i++)
+        argv[n++] = j->argv[i];
+    execvp(argv[0], argv);
+}
+
+/* What rank's child execs: PROGRAM, or the rsh for a remote PE. */
+static const char *kumi_run_cmd_of(const struct kumi_run_job *j, int rank)
+{
+    return rank >= 0 && rank < j->npes && kumi_run_is_remote(j, rank) ? j->rsh[0] : j->argv[0];
 }
 
 /* In the child, between fork and exec. kumirun is single-threaded, so any
@@ -129,6 +193,18 @@ kumi_run_child(struct kumi_run_job *j, int rank, int errfd)
     }
     snprintf(text, sizeof(text), "%d", rank);
     setenv(KUMI_ENV_RANK, text, 1);
+    if (j->tcp) {
+        const struct kumi_run_host *h = &j->hosts[j->host_of[rank]];
+
+        setenv(KUMI_ENV_TCP_ADDR, h->addr, 1);
+        if (h->local)
+            unsetenv(KUMI_ENV_REMOTE);
+        else
+            setenv(KUMI_ENV_REMOTE, "1", 1);
+        /* assumes the other hosts have as many cores as this one */
+        if (j->multi)
+            setenv(KUMI_ENV_OVERSUB, (unsigned)h->count > j->ncores ? "1" : "0", 1);
+    }
 
     /* The program gets the signal state a shell would give it, not
      * kumirun's (SIGPIPE ignored, our signals blocked). Dispositions
@@ -137,19 +213,28 @@ kumi_run_child(struct kumi_run_job *j, int rank, int errfd)
         if (sig != SIGKILL && sig != SIGSTOP)
             signal(sig, SIG_DFL);   /* fails harmlessly for libc-reserved ones */
 
-    if (j->bind && kumi_topo_bind_core(&j->topo, (unsigned)rank) != KUMI_OK)
-        fprintf(stderr, "kumirun: warning: PE %d: cannot bind to core %u: %s\n", rank,
-                (unsigned)rank % j->topo.ncores, strerror(errno));
+    if (kumi_run_is_remote(j, rank)) {
+        /* the rsh is ours to signal: it stays unbound, in the job's group */
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        kumi_run_exec_remote(j, rank);
+    } else {
+        unsigned core = (unsigned)j->core_of[rank];
 
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    execvp(j->argv[0], j->argv);
+        if (j->bind && kumi_topo_bind_core(&j->topo, core) != KUMI_OK)
+            fprintf(stderr, "kumirun: warning: PE %d: cannot bind to core %u: %s\n", rank,
+                    core % j->topo.ncores, strerror(errno));
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execvp(j->argv[0], j->argv);
+    }
 
     e.rank = rank;
     e.err  = errno;
     signal(SIGPIPE, SIG_IGN);   /* kumirun may have stopped listening */
     if (write(errfd, &e, sizeof(e)) != (ssize_t)sizeof(e))
-        fprintf(stderr, "kumirun: cannot run '%s': %s\n", j->argv[0], strerror(e.err));
+        fprintf(stderr, "kumirun: cannot run '%s': %s\n", kumi_run_cmd_of(j, rank),
+                strerror(e.err));
     _exit(KUMI_RUN_EXIT_EXEC);
 }
 
@@ -158,22 +243,35 @@ kumi_run_child(struct kumi_run_job *j, int rank, int errfd)
 static void kumi_run_check_exec(struct kumi_run_job *j, int fd)
 {
     struct kumi_run_exec_err e;
-    struct pollfd            p = { .fd = fd, .events = POLLIN };
+    struct pollfd            p[2] = { { .fd = fd, .events = POLLIN },
+                                      { .fd = j->rdv ? kumi_rdv_server_fd(j->rdv) : -1,
+                                        .events = POLLIN } };
     ssize_t                  n;
+    struct timespec          t0, now;
 
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        int ready = poll(&p, 1, KUMI_RUN_EXEC_WAIT_MS);
+        /* PEs that started first are joining meanwhile: keep the
+         * rendezvous going, or they would take kumirun for dead */
+        int ready = poll(p, 2, 100);
 
+        if (j->rdv != NULL)
+            kumi_rdv_server_service(j->rdv, kumi_rdv_now());
+        clock_gettime(CLOCK_MONOTONIC, &now);
         if (ready < 0 && errno == EINTR)
             continue;   /* stopped and continued (Ctrl-Z, fg) */
-        if (ready <= 0)
+        if (ready < 0 || (now.tv_sec - t0.tv_sec) * 1000 +
+                         (now.tv_nsec - t0.tv_nsec) / 1000000 > KUMI_RUN_EXEC_WAIT_MS)
             break;
+        if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
         n = read(fd, &e, sizeof(e));
         if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
             return;   /* EOF: all exec'd */
         if (n != (ssize_t)sizeof(e) || j->ending)
             continue;
-        fprintf(stderr, "kumirun: cannot run '%s': %s\n", j->argv[0], strerror(e.err));
+        fprintf(stderr, "kumirun: cannot run '%s': %s\n", kumi_run_cmd_of(j, e.rank),
+                strerror(e.err));
         kumi_run_end(j, (uint32_t)e.rank + 1, KUMI_RUN_EXIT_EXEC);
     }
     /* a PE slower than that to exec is treated as started; the supervisor
@@ -187,9 +285,13 @@ static void kumi_run_report_bindings(const struct kumi_run_job *j)
     for (int r = 0; r < j->npes; r++) {
         if (j->pids[r] <= 0)
             continue;
-        if (j->bind)
+        if (kumi_run_is_remote(j, r))
+            fprintf(stderr, "kumirun: PE %d (rsh pid %ld) on %s\n", r, (long)j->pids[r],
+                    j->hosts[j->host_of[r]].name);
+        else if (j->bind)
             fprintf(stderr, "kumirun: PE %d (pid %ld) bound to %s\n", r, (long)j->pids[r],
-                    kumi_topo_describe_core(&j->topo, (unsigned)r, where, sizeof(where)));
+                    kumi_topo_describe_core(&j->topo, (unsigned)j->core_of[r], where,
+                                            sizeof(where)));
         else
             fprintf(stderr, "kumirun: PE %d (pid %ld) not bound\n", r, (long)j->pids[r]);
     }
@@ -240,27 +342,41 @@ void kumi_run_spawn(struct kumi_run_job *j)
 }
 
 /* A PE's exit while the job is healthy: success, or the job's failure. */
+/* Did PE r, which exited 0, leave without kumi_finalize? The control
+ * segment says so for PEs on this host; the rendezvous for the others
+ * (and for local ones that kept the segment's state at STARTED). */
+static int kumi_run_left_unfinalized(const struct kumi_run_job *j, int r)
+{
+    if (!kumi_run_is_remote(j, r)) {
+        uint32_t state = __atomic_load_n(&j->ctl->pe[r].state, __ATOMIC_ACQUIRE);
+        if (state != KUMI_PE_STARTED)
+            return state == KUMI_PE_INITIALIZED;
+    }
+    return j->rdv_pe != NULL && j->rdv_pe[r].joined &&
+           !(j->rdv_pe[r].bye && j->rdv_pe[r].finalized);
+}
+
 static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int status)
 {
-    char name[16];
+    char name[16], who[320];
     int  code;
 
     if (j->ending)
         return;   /* most likely our own SIGTERM */
+    kumi_run_pe_name(j, r, pid, who, sizeof(who));
     if (WIFSIGNALED(status)) {
         code = 128 + WTERMSIG(status);
-        fprintf(stderr, "kumirun: PE %d (pid %ld) killed by signal %d (%s); "
-                "terminating the job\n", r, (long)pid, WTERMSIG(status),
+        fprintf(stderr, "kumirun: %s killed by signal %d (%s); "
+                "terminating the job\n", who, WTERMSIG(status),
                 kumi_run_signame(WTERMSIG(status), name, sizeof(name)));
     } else if ((code = WEXITSTATUS(status)) != 0) {
-        fprintf(stderr, "kumirun: PE %d (pid %ld) exited with code %d; "
-                "terminating the job\n", r, (long)pid, code);
-    } else if (__atomic_load_n(&j->ctl->pe[r].state, __ATOMIC_ACQUIRE) ==
-               KUMI_PE_INITIALIZED) {
+        fprintf(stderr, "kumirun: %s exited with code %d; "
+                "terminating the job\n", who, code);
+    } else if (kumi_run_left_unfinalized(j, r)) {
         /* its peers would wait for it forever in the next collective */
         code = 1;
-        fprintf(stderr, "kumirun: PE %d (pid %ld) exited without calling kumi_finalize; "
-                "terminating the job\n", r, (long)pid);
+        fprintf(stderr, "kumirun: %s exited without calling kumi_finalize; "
+                "terminating the job\n", who);
     } else {
         return;   /* finalized, or a program that never used kumi */
     }
@@ -278,10 +394,79 @@ static void kumi_run_reap(struct kumi_run_job *j)
                 continue;
             j->pids[r] = 0;
             j->live--;
+            if (j->rdv_pe != NULL)
+                j->rdv_pe[r].lost = 0;   /* its status tells more than its EOF */
             kumi_run_pe_exited(j, r, pid, status);
             break;
         }
     }
+}
+
+/* A PE the rendezvous lost, reported like one that died here. */
+static void kumi_run_lost(struct kumi_run_job *j, int r, enum kumi_rdv_event ev)
+{
+    char who[320];
+
+    if (j->ending)
+        return;
+    kumi_run_pe_name(j, r, j->pids[r], who, sizeof(who));
+    if (ev == KUMI_RDV_EV_SILENT)
+        fprintf(stderr, "kumirun: %s lost: nothing heard from it for %.1f s (host down or "
+                "unreachable?); terminating the job\n", who, KUMI_RDV_DEAD_S);
+    else if (ev == KUMI_RDV_EV_EOF)
+        fprintf(stderr, "kumirun: %s lost: its rendezvous connection closed without BYE; "
+                "terminating the job\n", who);
+    else
+        fprintf(stderr, "kumirun: %s lost: it broke the rendezvous protocol; "
+                "terminating the job\n", who);
+    kumi_run_end(j, (uint32_t)r + 1, KUMI_RUN_EXIT_LOST);
+}
+
+void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int finalized)
+{
+    struct kumi_run_job    *j = arg;
+    struct kumi_run_rdv_pe *p = &j->rdv_pe[rank];
+
+    switch (ev) {
+    case KUMI_RDV_EV_JOINED:
+        p->joined = 1;
+        break;
+    case KUMI_RDV_EV_BYE:
+        p->bye       = 1;
+        p->finalized = (unsigned char)(finalized != 0);
+        break;
+    case KUMI_RDV_EV_SILENT:
+        /* a host that vanished: nothing better is coming */
+        if (j->pids == NULL || j->pids[rank] > 0)
+            kumi_run_lost(j, rank, ev);
+        break;
+    default:
+        /* EOF: the PE most likely died, and its exit status (or the
+         * rsh's) is the better report; wait a little for it */
+        if (j->ending || j->pids == NULL || j->pids[rank] <= 0)
+            break;
+        p->lost = (unsigned char)ev;
+        clock_gettime(CLOCK_MONOTONIC, &p->lost_at);
+        p->lost_at.tv_nsec += (long)(KUMI_RUN_LOST_GRACE_S * 1e9);
+        if (p->lost_at.tv_nsec >= 1000000000L) {
+            p->lost_at.tv_sec++;
+            p->lost_at.tv_nsec -= 1000000000L;
+        }
+        break;
+    }
+}
+
+/* Losses whose grace ran out without an exit status. */
+static void kumi_run_check_lost(struct kumi_run_job *j, const struct timespec *now)
+{
+    if (j->rdv_pe == NULL || j->ending)
+        return;
+    for (int r = 0; r < j->npes; r++)
+        if (j->rdv_pe[r].lost && j->pids[r] > 0 && kumi_run_ts_reached(now, &j->rdv_pe[r].lost_at)) {
+            enum kumi_rdv_event ev = (enum kumi_rdv_event)j->rdv_pe[r].lost;
+            j->rdv_pe[r].lost = 0;
+            kumi_run_lost(j, r, ev);
+        }
 }
 
 static void kumi_run_on_signal(struct kumi_run_job *j, int sig)
@@ -337,17 +522,47 @@ static void kumi_run_sweep_group(struct kumi_run_job *j)
     kill(-j->pgid, SIGKILL);
 }
 
+/* Waits up to one tick for a signal or the rendezvous and handles what
+ * came. sfd < 0: no signalfd, signals by sigtimedwait (the rendezvous is
+ * then serviced once per tick, still well within a heartbeat). */
+static void kumi_run_wait_tick(struct kumi_run_job *j, int sfd)
+{
+    struct pollfd p[2] = { { .fd = sfd, .events = POLLIN },
+                           { .fd = j->rdv ? kumi_rdv_server_fd(j->rdv) : -1,
+                             .events = POLLIN } };
+
+    if (sfd >= 0) {
+        struct signalfd_siginfo si;
+
+        if (poll(p, 2, KUMI_RUN_TICK_NS / 1000000) > 0 && (p[0].revents & POLLIN))
+            while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+                kumi_run_on_signal(j, (int)si.ssi_signo);
+    } else {
+        /* A tick, not the exact deadline: SIGCHLD wakes us for exits, and
+         * deadlines need no better than 0.1 s. */
+        struct timespec tick = { 0, KUMI_RUN_TICK_NS };
+        siginfo_t       info;
+        int             sig = sigtimedwait(&j->sigs, &info, &tick);
+
+        if (sig > 0)
+            kumi_run_on_signal(j, sig);
+    }
+    if (j->rdv != NULL)
+        kumi_rdv_server_service(j->rdv, kumi_rdv_now());
+}
+
 int kumi_run_supervise(struct kumi_run_job *j)
 {
     struct timespec now;
-    siginfo_t       info;
-    int             sig;
+    /* the signals are blocked already: the fd only makes them pollable */
+    int             sfd = signalfd(-1, &j->sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 
     for (;;) {
         kumi_run_reap(j);
         if (j->live == 0)
             break;
         clock_gettime(CLOCK_MONOTONIC, &now);
+        kumi_run_check_lost(j, &now);
         if (j->ending && kumi_run_ts_reached(&now, &j->term_at))
             kumi_run_term(j);
         if (j->ending && kumi_run_ts_reached(&now, &j->kill_at))
@@ -359,13 +574,10 @@ int kumi_run_supervise(struct kumi_run_job *j)
             kumi_run_term(j);
             continue;
         }
-        /* A tick, not the exact deadline: SIGCHLD wakes us for exits, and
-         * deadlines need no better than 0.1 s. */
-        struct timespec tick = { 0, KUMI_RUN_TICK_NS };
-        sig = sigtimedwait(&j->sigs, &info, &tick);
-        if (sig > 0)
-            kumi_run_on_signal(j, sig);
+        kumi_run_wait_tick(j, sfd);
     }
+    if (sfd >= 0)
+        close(sfd);
     if (j->ending)
         kumi_run_sweep_group(j);
     return j->exit_code;

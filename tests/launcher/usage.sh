@@ -59,13 +59,17 @@ KUMI_HEAPSIZE=1m kr -n 2 true >"$out" 2>"$err"
 expect_rc $? 0 "KUMI_HEAPSIZE typo"
 expect_line "$err" "kumirun: warning: unknown variable KUMI_HEAPSIZE (did you mean KUMI_HEAP_SIZE?)"
 
-# tcp is not built yet: said plainly, both ways of asking for it
-kr --transport tcp -n 2 true >"$out" 2>"$err"
-expect_rc $? 2 "--transport tcp"
-expect_line "$err" "kumirun: transport 'tcp' is not available in this build"
-KUMI_TRANSPORT=tcp kr -n 2 true >"$out" 2>"$err"
-expect_rc $? 2 "KUMI_TRANSPORT=tcp"
-expect_line "$err" "kumirun: transport 'tcp' is not available in this build"
+# tcp: a rendezvous on 127.0.0.1, a 128-bit key, both ways of asking for it
+for how in "--transport tcp" "env"; do
+    if [ "$how" = env ]; then
+        KUMI_TRANSPORT=tcp kr -n 2 sh -c 'echo "$KUMI_TRANSPORT $KUMI_TCP_ADDR ${KUMI_RDV%:*} ${#KUMI_JOB_KEY} ${KUMI_REMOTE:-local}"' >"$out" 2>"$err"
+    else
+        kr --transport tcp -n 2 sh -c 'echo "$KUMI_TRANSPORT $KUMI_TCP_ADDR ${KUMI_RDV%:*} ${#KUMI_JOB_KEY} ${KUMI_REMOTE:-local}"' >"$out" 2>"$err"
+    fi
+    expect_rc $? 0 "tcp ($how)"
+    expect_lines "$out" '^tcp 127\.0\.0\.1 127\.0\.0\.1 32 local$' 2
+    [ -s "$err" ] && fail "tcp ($how) printed: $(cat "$err")"
+done
 
 # --transport shm reaches the PEs
 kr --transport shm -n 2 sh -c 'echo "$KUMI_TRANSPORT"' >"$out" 2>"$err"
