@@ -1,6 +1,7 @@
 /* error.c -- status strings and the one-line error reports of api.md. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -89,7 +90,23 @@ int kumi_rt_peer_error(const char *call)
         return kumi_rt_error(KUMI_ERR_PEER, call, "a peer PE is unreachable");
     if (failed == KUMI_CTL_FAIL_LAUNCHER)
         return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
+    /* a lost connection is seen before kumirun's verdict: give kumirun
+     * (through the control segment or the rendezvous) a moment to say
+     * what happened to the PE, so the message carries its exit status */
+    static int waited;   /* once: later calls report at once */
+    int32_t    status = __atomic_load_n(kumi_rt.fail_status, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < 1000 && status == KUMI_TP_STATUS_UNKNOWN && !waited; i++) {
+        struct timespec ms = { 0, 1000000L };
+        nanosleep(&ms, NULL);
+        status = __atomic_load_n(kumi_rt.fail_status, __ATOMIC_ACQUIRE);
+    }
+    waited = 1;
+    failed = __atomic_load_n(kumi_rt.failed, __ATOMIC_ACQUIRE);
+    if (failed == KUMI_CTL_FAIL_LAUNCHER)
+        return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
+    if (status == KUMI_TP_STATUS_UNKNOWN)
+        return kumi_rt_error(KUMI_ERR_PEER, call, "lost the connection to PE %u; the job is "
+                             "ending", failed - 1);
     return kumi_rt_error(KUMI_ERR_PEER, call, "PE %u failed (status %d); the job is ending",
-                         failed - 1,
-                         (int)__atomic_load_n(kumi_rt.fail_status, __ATOMIC_RELAXED));
+                         failed - 1, (int)status);
 }

@@ -44,12 +44,19 @@ void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status)
 
     if (tp->failed == NULL)
         return;
-    /* status first, so whoever sees failed set reads a meaningful status */
-    if (__atomic_load_n(tp->failed, __ATOMIC_ACQUIRE) != 0)
-        return;
-    __atomic_store_n(tp->fail_status, status, __ATOMIC_RELAXED);
-    __atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
+    /* status first, so whoever sees failed set reads a meaningful status;
+     * the first verdict stays, unless it had no status and this one has */
+    if (__atomic_load_n(tp->failed, __ATOMIC_ACQUIRE) != 0) {
+        if (status == KUMI_TP_STATUS_UNKNOWN
+            || __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE) != KUMI_TP_STATUS_UNKNOWN)
+            return;
+        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
+        __atomic_store_n(tp->failed, failed, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELAXED);
+        __atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST);
+    }
     if (tp->doorbell != NULL)
         kumi_tp_doorbell_ring(tp->doorbell);
 }

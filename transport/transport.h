@@ -148,9 +148,13 @@ struct kumi_tp_doorbell {
 };
 
 /* Records that the job failed: failed is 1 + the PE at fault (or the
- * launcher's code), status the exit status to report (1 when unknown).
- * The first failure recorded wins. */
+ * launcher's code), status the exit status to report (or
+ * KUMI_TP_STATUS_UNKNOWN). The first failure recorded wins, except that a
+ * verdict with a status replaces one without. */
 void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status);
+/* status of a failure seen on a wire (a connection lost) before kumirun's
+ * verdict: kumi_tp_fail lets a later verdict with a status replace it */
+#define KUMI_TP_STATUS_UNKNOWN INT32_MIN
 
 /* Wakes every sleeper of db if there is one (full fence first). */
 void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);

@@ -144,7 +144,7 @@ void kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const char 
     if (!s->closing) {
         fprintf(stderr, "kumi[%d]: tcp: %s PE %d (%s): %s\n", s->rank,
                 c->rx.failed ? "bad frame from" : "lost connection to", c->pe, c->name, why);
-        kumi_tp_fail(s->tp, (uint32_t)c->pe + 1, 1);
+        kumi_tp_fail(s->tp, (uint32_t)c->pe + 1, KUMI_TP_STATUS_UNKNOWN);
     }
     kumi_tcp_conn_close(s, c);
 }
