@@ -3,9 +3,11 @@
  * not map peers' memory (tcp): what PEs 0 and 1 get from one plain loopback
  * TCP socket with no runtime in the loop.
  *
- *   one-way  PE 0 sends 8 bytes, PE 1 sends them back (blocking send and
- *            recv, TCP_NODELAY on both ends); half a round trip is the
- *            floor under an 8-byte message: a kick, a flag, a barrier step.
+ *   one-way  PE 0 sends 8 bytes, PE 1 sends them back (TCP_NODELAY on
+ *            both ends; the receiver spins on a non-blocking recv, as a
+ *            polling runtime does, so no thread wake-up is counted); half
+ *            a round trip is the floor under an 8-byte message: a kick, a
+ *            flag, a barrier step.
  *   stream   PE 0 sends 1 MiB messages back to back over the socket, PE 1
  *            receives each one whole into one reused buffer; PE 0's clock
  *            stops at PE 1's one-byte reply after the last message. The
@@ -58,6 +60,24 @@ static void kb_tcp_recv(int fd, void *buf, size_t n)
     while (n > 0) {
         ssize_t k = recv(fd, p, n, MSG_WAITALL);
         if (k < 0 && errno == EINTR)
+            continue;
+        if (k == 0)
+            errno = ECONNRESET;
+        if (k <= 0)
+            kb_tcp_die("recv");
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+/* The same, spinning on a non-blocking recv: the latency floor. */
+static void kb_tcp_recv_spin(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+
+    while (n > 0) {
+        ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
             continue;
         if (k == 0)
             errno = ECONNRESET;
@@ -177,9 +197,9 @@ static void kb_tcp_oneway(struct kb_stat *st, int fd, int trials, long rounds)
             if (kb.me == 0) {
                 v++;
                 kb_tcp_send(fd, &v, sizeof v);
-                kb_tcp_recv(fd, &v, sizeof v);
+                kb_tcp_recv_spin(fd, &v, sizeof v);
             } else {
-                kb_tcp_recv(fd, &v, sizeof v);
+                kb_tcp_recv_spin(fd, &v, sizeof v);
                 kb_tcp_send(fd, &v, sizeof v);
             }
         }
