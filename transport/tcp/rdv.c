@@ -836,18 +836,31 @@ void kumi_rdv_server_service(struct kumi_rdv_server *s, double now)
             rdv_conn_read(s, k, now);
     }
 
+    /* Silent PEs, the longest silent first: when a host vanishes, its PEs
+     * fell silent before the ones that then blocked waiting for them, and
+     * the owner reports only the first. Once the job is ending, a quiet
+     * PE is no news. */
+    while (!s->failing) {
+        struct rdv_conn *oldest = NULL;
+
+        for (int i = 0; i < s->nconns; i++) {
+            struct rdv_conn *k = s->conns[i];
+            if (k->state == RDV_C_JOINED && now - k->last_rx > KUMI_RDV_DEAD_S &&
+                (oldest == NULL || k->last_rx < oldest->last_rx))
+                oldest = k;
+        }
+        if (oldest == NULL)
+            break;
+        rdv_conn_lost(s, oldest, KUMI_RDV_EV_SILENT);
+    }
     for (int i = 0; i < s->nconns; i++) {
         struct rdv_conn *k = s->conns[i];
 
         if (k->state == RDV_C_HELLO && now - k->since > RDV_HELLO_S) {
             rdv_log_reject(s, k, "no hello within 5 s");
             rdv_conn_close(s, k);
-        } else if (k->state == RDV_C_JOINED) {
-            /* once the job is ending, a quiet PE is no news */
-            if (!s->failing && now - k->last_rx > KUMI_RDV_DEAD_S)
-                rdv_conn_lost(s, k, KUMI_RDV_EV_SILENT);
-            else if (now - k->last_tx >= KUMI_RDV_HEARTBEAT_S)
-                rdv_conn_queue(s, k, RDV_HB, NULL, 0, now);
+        } else if (k->state == RDV_C_JOINED && now - k->last_tx >= KUMI_RDV_HEARTBEAT_S) {
+            rdv_conn_queue(s, k, RDV_HB, NULL, 0, now);
         }
     }
     /* free the connections closed in this round, now that no event
