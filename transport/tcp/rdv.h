@@ -30,7 +30,10 @@
 #include "wire.h"
 
 #define KUMI_RDV_HEARTBEAT_S 0.5   /* each side sends one this often   */
-#define KUMI_RDV_DEAD_S      2.0   /* silence after which the other is gone */
+#define KUMI_RDV_DEAD_S      3.0   /* silence after which the other is gone:
+                                      long enough that a PE starved of CPU on
+                                      a loaded host is not taken for dead, short
+                                      enough to end the job within 5 s */
 
 /* A PE's listening endpoint. */
 struct kumi_tcp_ep {

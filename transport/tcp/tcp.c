@@ -578,9 +578,6 @@ static void kumi_tcp_event(struct kumi_tcp *s, const struct epoll_event *ev)
         if (idx < KUMI_TCP_PENDING && s->pend[idx].fd >= 0)
             kumi_tcp_pend_read(s, (int)idx);
         return;
-    case KUMI_TCP_EV_RDV:
-        kumi_tcp_rdv_tick(s, kumi_tcp_now());
-        return;
     default:
         return;
     }
@@ -660,10 +657,12 @@ static void *kumi_tcp_thread(void *arg)
             }
         }
         now = kumi_tcp_now();
-        if (kumi_tcp_trylock(s)) {
-            if (now >= s->rdv_next)
-                kumi_tcp_rdv_tick(s, now);
-            kumi_tcp_unlock(s);
+        if (now >= s->rdv_next) {
+            kumi_tcp_rdv_tick(s, now);
+            if (kumi_tcp_trylock(s)) {
+                kumi_tcp_pend_sweep(s, now);
+                kumi_tcp_unlock(s);
+            }
         }
     }
     return NULL;
@@ -784,10 +783,10 @@ static int kumi_tcp_connect(struct kumi_tp *tp)
     epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev);
     ev = (struct epoll_event){ .events = EPOLLIN, .data.u64 = KUMI_TCP_EV(KUMI_TCP_EV_WAKE, 0) };
     epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wakefd, &ev);
-    if (s->rdv_on && s->rdv.fd >= 0) {
-        ev = (struct epoll_event){ .events = EPOLLIN, .data.u64 = KUMI_TCP_EV(KUMI_TCP_EV_RDV, 0) };
-        epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rdv.fd, &ev);
-    }
+    /* the rendezvous channel is not in the engine's epoll set: only the
+     * progress thread serves it (after start-up), without the engine's
+     * lock, so a main thread busy in the engine never silences a PE's
+     * heartbeats */
     kumi_tcp_lock(s);
     rc = kumi_tcp_start_connects(s);
     for (int up = 0; rc == KUMI_OK;) {
@@ -807,8 +806,10 @@ static int kumi_tcp_connect(struct kumi_tp *tp)
             break;
         }
         kumi_tcp_progress_locked(s, 10);
-        if (kumi_tcp_now() >= s->rdv_next)
+        if (kumi_tcp_now() >= s->rdv_next) {
             kumi_tcp_rdv_tick(s, kumi_tcp_now());
+            kumi_tcp_pend_sweep(s, kumi_tcp_now());
+        }
     }
     kumi_tcp_unlock(s);
     if (rc != KUMI_OK)

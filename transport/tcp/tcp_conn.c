@@ -271,16 +271,18 @@ void kumi_tcp_pend_sweep(struct kumi_tcp *s, double now)
 }
 
 /* The rendezvous channel: heartbeats both ways, and kumirun's word that
- * the job fails (or its silence). */
+ * the job fails (or its silence). Served by one thread at a time without
+ * the engine's lock (main before the progress thread starts, then the
+ * progress thread alone), every 10 ms: the service is one non-blocking
+ * read, and kumirun's FAIL notice waits no longer than that. */
 void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
 {
     uint32_t failed = 0;
     int32_t  status = 1;
 
-    kumi_tcp_pend_sweep(s, now);
     if (!s->rdv_on)
         return;
-    s->rdv_next = now + KUMI_RDV_HEARTBEAT_S / 2;
+    s->rdv_next = now + 0.01;
     if (kumi_rdv_service(&s->rdv, now, &failed, &status) != 0) {
         s->rdv_on = 0;
         if (!s->closing) {

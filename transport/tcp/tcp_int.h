@@ -24,7 +24,7 @@
 #define KUMI_TCP_REJECT_LOG 10              /* rejected connections logged */
 
 /* epoll data: kind in the high word, index in the low */
-enum { KUMI_TCP_EV_CONN = 1, KUMI_TCP_EV_LISTEN, KUMI_TCP_EV_PEND, KUMI_TCP_EV_RDV,
+enum { KUMI_TCP_EV_CONN = 1, KUMI_TCP_EV_LISTEN, KUMI_TCP_EV_PEND,
        KUMI_TCP_EV_WAKE };
 #define KUMI_TCP_EV(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
 
