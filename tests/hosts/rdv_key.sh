@@ -13,9 +13,16 @@ until grep -q '^pe_loop: running$' "$out"; do
     [ "$(now_ms)" -ge "$end" ] && { cat "$err" >&2; fail "job not running after 20 s"; }
     sleep 0.05
 done
-pe=$(job_pids $KPID | head -1)
-rdv=$(tr '\0' '\n' </proc/$pe/environ | sed -n 's/^KUMI_RDV=//p')
-[ -n "$rdv" ] || fail "no KUMI_RDV in PE $pe's environment"
+# a PE's KUMI_RDV (retried: /proc reads can race with the PEs' start)
+rdv=
+for _ in $(seq 50); do
+    for pe in $(job_pids $KPID); do
+        rdv=$(tr '\0' '\n' </proc/$pe/environ 2>/dev/null | sed -n 's/^KUMI_RDV=//p')
+        [ -n "$rdv" ] && break 2
+    done
+    sleep 0.1
+done
+[ -n "$rdv" ] || fail "no PE of kumirun $KPID with KUMI_RDV in its environment"
 
 # closed_by_server HEXBYTES: sends them, then the server must hang up
 closed_by_server() {
