@@ -696,6 +696,7 @@ out:
     kumi_topo_free(&job.topo);
     kumi_rdv_server_close(job.rdv);
     free(job.pids);
+    free(job.exits);
     free(job.rdv_pe);
 out_hosts:
     free(job.rsh_words);

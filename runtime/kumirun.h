@@ -66,6 +66,7 @@ struct kumi_run_job {
 
     /* owned by kumirun_supervise.c */
     pid_t           *pids;           /* per rank; 0 once reaped               */
+    struct kumi_run_exit { int rank; pid_t pid; int status; } *exits; /* reap's batch */
     int              live;           /* PEs started and not yet reaped        */
     pid_t            pgid;           /* the PEs' process group (PE 0's pid)   */
     int              ending;         /* the job is being terminated           */

@@ -304,8 +304,9 @@ void kumi_run_spawn(struct kumi_run_job *j)
     j->exit_code = 0;
     clock_gettime(CLOCK_MONOTONIC, &j->deadline);
     j->deadline.tv_sec += j->timeout;
-    j->pids = calloc((size_t)j->npes, sizeof(*j->pids));
-    if (j->pids == NULL || pipe2(errpipe, O_CLOEXEC) != 0) {
+    j->pids  = calloc((size_t)j->npes, sizeof(*j->pids));
+    j->exits = calloc((size_t)j->npes, sizeof(*j->exits));
+    if (j->pids == NULL || j->exits == NULL || pipe2(errpipe, O_CLOEXEC) != 0) {
         fprintf(stderr, "kumirun: cannot start the job: %s\n", strerror(errno));
         kumi_run_end(j, KUMI_CTL_FAIL_LAUNCHER, 1);
         return;
@@ -383,10 +384,14 @@ static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int sta
     kumi_run_end(j, (uint32_t)r + 1, code);
 }
 
+/* Reaps every PE that exited (and the PEs' orphans, ours as subreaper).
+ * Exits that arrive together are judged killed ones first: when a PE is
+ * killed its peers may exit non-zero, having seen it go, before kumirun
+ * hears of it, and the report must name the cause, not a consequence. */
 static void kumi_run_reap(struct kumi_run_job *j)
 {
     pid_t pid;
-    int   status;
+    int   status, n = 0;
 
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         for (int r = 0; r < j->npes; r++) {
@@ -396,10 +401,17 @@ static void kumi_run_reap(struct kumi_run_job *j)
             j->live--;
             if (j->rdv_pe != NULL)
                 j->rdv_pe[r].lost = 0;   /* its status tells more than its EOF */
-            kumi_run_pe_exited(j, r, pid, status);
+            j->exits[n].rank   = r;
+            j->exits[n].pid    = pid;
+            j->exits[n].status = status;
+            n++;
             break;
         }
     }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if ((pass == 0) == (WIFSIGNALED(j->exits[i].status) != 0))
+                kumi_run_pe_exited(j, j->exits[i].rank, j->exits[i].pid, j->exits[i].status);
 }
 
 /* A PE the rendezvous lost, reported like one that died here. */

@@ -59,7 +59,7 @@ kill)
     kill -9 "$victim"
     wait_exit $KPID 6
     ms=$(( $(now_ms) - t0 ))
-    expect_rc $RC 137 "PE 3 killed"
+    [ "$RC" = 137 ] || { cat "$out" "$err" >&2; fail "PE 3 killed: exit status $RC, want 137"; }
     expect_line "$err" "kumirun: PE 3 (pid $victim on $HOST2) killed by signal 9 (SIGKILL); terminating the job"
     expect_lines "$err" 'terminating the job' 1
     [ "$ms" -lt 5000 ] || fail "the job took $ms ms to end"
@@ -75,7 +75,7 @@ vanish)
     wait_exit $KPID 6
     ms=$(( $(now_ms) - t0 ))
     [ "$RC" != 0 ] || fail "the job exited 0"
-    expect_grep "$err" "^kumirun: PE [23] \(pid [0-9]+ on $HOST2\) (lost: nothing heard from it for 2\.0 s|exited with code [0-9]+)"
+    expect_grep "$err" "^kumirun: PE [23] \(pid [0-9]+ on $HOST2\) (lost: nothing heard from it for [0-9.]+ s|exited with code [0-9]+)"
     expect_lines "$err" 'terminating the job' 1
     [ "$ms" -lt 5000 ] || fail "the job took $ms ms to end"
     assert_gone $KPID 1
