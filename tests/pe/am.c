@@ -11,6 +11,7 @@
  *        am null0    only: a zero-length message with a NULL payload to
  *                    every PE arrives (no memcpy from NULL: run it under
  *                    UBSan, make test-asan) */
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +53,18 @@ struct rx {
     char      first_error[256];
 };
 static struct rx all_rx, bulk_rx;
+/* Handlers may run on a transport's progress thread (tcp): all_rx is
+ * shared with the main thread through this lock (bulk_rx is published by
+ * bulk_count's release increment). */
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t all_seq(int src)
+{
+    pthread_mutex_lock(&all_lock);
+    uint64_t v = all_rx.seq[src];
+    pthread_mutex_unlock(&all_lock);
+    return v;
+}
 static volatile uint64_t bulk_count;   /* advanced only by on_bulk */
 
 static void rx_error(struct rx *rx, const char *fmt, int src, uint64_t seq, size_t a, size_t b)
@@ -61,13 +74,20 @@ static void rx_error(struct rx *rx, const char *fmt, int src, uint64_t seq, size
                  a, b);
 }
 
+static void on_all_locked(struct rx *rx, int src, const uint8_t *p, size_t len);
+
 static void on_all(struct kumi_tp *tp, int src, const void *payload, size_t len, void *arg)
 {
-    struct rx     *rx  = arg;
-    const uint8_t *p   = payload;
-    uint64_t       seq = rx->seq[src]++;
-
     (void)tp;
+    pthread_mutex_lock(&all_lock);
+    on_all_locked(arg, src, payload, len);
+    pthread_mutex_unlock(&all_lock);
+}
+
+static void on_all_locked(struct rx *rx, int src, const uint8_t *p, size_t len)
+{
+    uint64_t seq = rx->seq[src]++;
+
     if (len != len_of(seq)) {
         rx_error(rx, "from pe %d message %llu: length %zu, expected %zu", src, seq, len,
                  len_of(seq));
@@ -119,11 +139,11 @@ static void phase_all(int m)
     /* serve until everyone's messages are in */
     double deadline = kumi_wtime() + 60;
     for (int src = 0; src < npes; src++)
-        while (all_rx.seq[src] < (uint64_t)m) {
+        while (all_seq(src) < (uint64_t)m) {
             int rc = tp->ops->progress(tp);
             CHECK(rc >= 0, "progress returned %s", kumi_strerror(rc));
             CHECK(kumi_wtime() < deadline, "only %llu of %d messages from pe %d arrived",
-                  (unsigned long long)all_rx.seq[src], m, src);
+                  (unsigned long long)all_seq(src), m, src);
             if (rc == 0)
                 sched_yield();
         }
@@ -206,7 +226,7 @@ static void phase_null0(void)
         OK(tp->ops->am_send(tp, (me + i) % npes, AM_ALL, NULL, 0));
     double deadline = kumi_wtime() + 60;
     for (int src = 0; src < npes; src++)
-        while (all_rx.seq[src] < 1) {
+        while (all_seq(src) < 1) {
             CHECK(tp->ops->progress(tp) >= 0, "progress failed");
             CHECK(kumi_wtime() < deadline, "empty message from pe %d never arrived", src);
         }

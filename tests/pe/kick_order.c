@@ -81,7 +81,7 @@ static void test_ring(uint64_t rounds)
     for (uint64_t r = 1; r <= rounds; r++) {
         send_round(slots, src, flag, right, r);
         OK(kumi_wait_until_u64(myflag, KUMI_CMP_GE, r));
-        uint64_t seen = *myflag;
+        uint64_t seen = __atomic_load_n(myflag, __ATOMIC_ACQUIRE);
         CHECK(seen == r, "flag %llu while expecting round %llu", (unsigned long long)seen,
               (unsigned long long)r);
         check_round(slots, left, r, seen);
@@ -118,7 +118,7 @@ static void test_stream(uint64_t rounds)
         uint64_t got = 0;
         while (got < rounds) {
             OK(kumi_wait_until_u64(myflag, KUMI_CMP_GT, got));
-            uint64_t seen = *myflag;
+            uint64_t seen = __atomic_load_n(myflag, __ATOMIC_ACQUIRE);
             CHECK(seen <= got + W, "flag %llu ran ahead of the window (received %llu)",
                   (unsigned long long)seen, (unsigned long long)got);
             while (got < seen)

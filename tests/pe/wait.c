@@ -51,8 +51,10 @@ static int holds(uint64_t a, int cmp, uint64_t b)
 
 static uint64_t load(volatile void *w, size_t width)
 {
-    return width == 1 ? *(volatile uint8_t *)w : width == 4 ? *(volatile uint32_t *)w
-                                                            : *(volatile uint64_t *)w;
+    /* atomic: on tcp the progress thread delivers while we read */
+    return width == 1   ? __atomic_load_n((volatile uint8_t *)w, __ATOMIC_ACQUIRE)
+           : width == 4 ? __atomic_load_n((volatile uint32_t *)w, __ATOMIC_ACQUIRE)
+                        : __atomic_load_n((volatile uint64_t *)w, __ATOMIC_ACQUIRE);
 }
 
 static void store(volatile void *w, size_t width, uint64_t v)

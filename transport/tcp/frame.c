@@ -229,6 +229,37 @@ static int kumi_frame_header(struct kumi_frame_rx *rx)
     return 0;
 }
 
+/* Copies put data into memory the target program may be polling at this
+ * moment (kumi_wait_until on a put's word, from the main thread while the
+ * progress thread delivers): word-wise relaxed atomic stores, which cost
+ * what plain stores cost, so that such a wait is not a data race. */
+static void kumi_frame_copy_polled(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    while (n > 0) {   /* the widest store the alignment allows: a 4-byte
+                         word put alone lands as one 4-byte store */
+        uintptr_t a = (uintptr_t)dst;
+        if ((a & 7) == 0 && n >= 8) {
+            uint64_t w;
+            memcpy(&w, src, 8);
+            __atomic_store_n((uint64_t *)(void *)dst, w, __ATOMIC_RELAXED);
+            dst += 8, src += 8, n -= 8;
+        } else if ((a & 3) == 0 && n >= 4) {
+            uint32_t w;
+            memcpy(&w, src, 4);
+            __atomic_store_n((uint32_t *)(void *)dst, w, __ATOMIC_RELAXED);
+            dst += 4, src += 4, n -= 4;
+        } else if ((a & 1) == 0 && n >= 2) {
+            uint16_t w;
+            memcpy(&w, src, 2);
+            __atomic_store_n((uint16_t *)(void *)dst, w, __ATOMIC_RELAXED);
+            dst += 2, src += 2, n -= 2;
+        } else {
+            __atomic_store_n(dst, *src, __ATOMIC_RELAXED);
+            dst++, src++, n--;
+        }
+    }
+}
+
 size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n)
 {
     size_t used = 0;
@@ -248,7 +279,10 @@ size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n)
             k = rx->hdr.len - rx->have;
             if (k > n - used)
                 k = n - used;
-            memcpy(rx->dst + rx->have, p + used, k);
+            if (rx->hdr.type == KUMI_TCP_PUT)
+                kumi_frame_copy_polled(rx->dst + rx->have, p + used, k);
+            else
+                memcpy(rx->dst + rx->have, p + used, k);
             rx->have += k;
             used += k;
             if (rx->have == rx->hdr.len && kumi_frame_done(rx) != 0)
