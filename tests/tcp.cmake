@@ -28,13 +28,13 @@ if(KUMI_CLANG14 AND KUMI_FUZZER_LIB)
   # new inputs go to the build tree; the committed seeds stay as they are
   add_test(NAME fuzz.tcp_frame COMMAND sh -c
     "mkdir -p fuzz-corpus && exec '${fuzz_bin}' -max_total_time=20 -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 fuzz-corpus '${fuzz_corpus}'")
-  set_tests_properties(fuzz.tcp_frame PROPERTIES LABELS tcp TIMEOUT 90
+  set_tests_properties(fuzz.tcp_frame PROPERTIES LABELS "tcp;fuzz" TIMEOUT 90
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 else()
   message(STATUS "kumi: clang-14 or libclang_rt.fuzzer not found: fuzz.tcp_frame is skipped")
   add_test(NAME fuzz.tcp_frame COMMAND sh -c
     "echo 'fuzz.tcp_frame: needs clang-14 and libclang-rt-14-dev; skipped'; exit 77")
-  set_tests_properties(fuzz.tcp_frame PROPERTIES LABELS tcp SKIP_RETURN_CODE 77)
+  set_tests_properties(fuzz.tcp_frame PROPERTIES LABELS "tcp;fuzz" SKIP_RETURN_CODE 77)
 endif()
 # regenerates tests/fuzz/corpus (committed): `make_corpus tests/fuzz/corpus`
 add_executable(make_corpus ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/make_corpus.c)
