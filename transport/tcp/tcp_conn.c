@@ -107,6 +107,7 @@ int kumi_tcp_join(struct kumi_tcp *s)
         return KUMI_ERR_TRANSPORT;
     }
     s->rdv_on   = 1;
+    s->remote   = getenv(KUMI_ENV_REMOTE) != NULL && strcmp(getenv(KUMI_ENV_REMOTE), "1") == 0;
     s->rdv_next = kumi_tcp_now();
     return KUMI_OK;
 }
@@ -280,6 +281,16 @@ void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
     uint32_t failed = 0;
     int32_t  status = 1;
 
+    /* A PE on another host has nobody to kill it once its job is gone
+     * (ssh does not forward kumirun's SIGKILL): one that has not ended by
+     * itself within the grace (a program computing without kumi calls, or
+     * stuck outside kumi) ends here. */
+    if (s->orphan_at > 0 && now >= s->orphan_at && !s->closing) {
+        fprintf(stderr, "kumi[%d]: tcp: the job failed and this PE did not end within %.0f s; "
+                "exiting (a PE on another host does not outlive its job)\n", s->rank,
+                KUMI_TCP_ORPHAN_GRACE_S);
+        _exit(s->orphan_status > 0 && s->orphan_status < 256 ? s->orphan_status : 1);
+    }
     if (!s->rdv_on)
         return;
     s->rdv_next = now + 0.01;
@@ -289,6 +300,10 @@ void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
             if (failed == 0)
                 failed = KUMI_CTL_FAIL_LAUNCHER;
             kumi_tp_fail(s->tp, failed, status);
+            if (s->remote) {
+                s->orphan_at     = now + KUMI_TCP_ORPHAN_GRACE_S;
+                s->orphan_status = status;
+            }
         }
     }
 }

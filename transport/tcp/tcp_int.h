@@ -14,6 +14,9 @@
 #include "rdv.h"
 #include "wire.h"
 
+/* a remote PE still alive this long after its job failed exits by itself */
+#define KUMI_TCP_ORPHAN_GRACE_S 3.0
+
 #define KUMI_TCP_WINDOW     1024            /* counted frames in flight per direction */
 #define KUMI_TCP_COPY_MAX   (16u << 10)     /* larger puts go out from the user buffer */
 #define KUMI_TCP_FLUSH_AT   (64u << 10)     /* coalesced bytes that force a write */
@@ -84,6 +87,9 @@ struct kumi_tcp {
     struct kumi_rdv_client rdv;
     int                   rdv_on;
     double                rdv_next;
+    int                   remote;      /* KUMI_REMOTE=1: started through --rsh */
+    double                orphan_at;   /* remote, job failed: exit by then    */
+    int32_t               orphan_status;
     /* engine lock: one owner at a time, recursive for AM handlers */
     int                   lock;
     int                   depth;
