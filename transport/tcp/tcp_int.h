@@ -17,6 +17,9 @@
 /* a remote PE still alive this long after its job failed exits by itself */
 #define KUMI_TCP_ORPHAN_GRACE_S 3.0
 
+/* jobs of up to this many PEs poll their sockets directly (recv on each)
+ * rather than through epoll while the main thread spins */
+#define KUMI_TCP_DIRECT_MAX 4
 #define KUMI_TCP_WINDOW     1024            /* counted frames in flight per direction */
 #define KUMI_TCP_COPY_MAX   (16u << 10)     /* larger puts go out from the user buffer */
 #define KUMI_TCP_FLUSH_AT   (64u << 10)     /* coalesced bytes that force a write */
@@ -104,6 +107,7 @@ struct kumi_tcp {
     int                   thread_on;
     uint32_t              stop;
     uint32_t              polls;            /* bumped by the main thread's progress */
+    unsigned              direct_polls;     /* main's polls, for the epoll round */
     uint32_t              sleeping;         /* main is asleep on its doorbell */
     uint32_t              park;             /* futex the thread parks on */
     uint32_t              unflushed;        /* some connection has queued bytes */
