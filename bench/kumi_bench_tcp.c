@@ -53,13 +53,15 @@ static void kb_tcp_send(int fd, const void *buf, size_t n)
     }
 }
 
-static void kb_tcp_recv(int fd, void *buf, size_t n)
+/* Receives exactly n bytes: blocking (MSG_WAITALL), or spinning on a
+ * non-blocking recv (spin: the latency floor of a polling receiver). */
+static void kb_tcp_recv_how(int fd, void *buf, size_t n, int spin)
 {
     char *p = buf;
 
     while (n > 0) {
-        ssize_t k = recv(fd, p, n, MSG_WAITALL);
-        if (k < 0 && errno == EINTR)
+        ssize_t k = recv(fd, p, n, spin ? MSG_DONTWAIT : MSG_WAITALL);
+        if (k < 0 && (errno == EINTR || (spin && (errno == EAGAIN || errno == EWOULDBLOCK))))
             continue;
         if (k == 0)
             errno = ECONNRESET;
@@ -70,22 +72,14 @@ static void kb_tcp_recv(int fd, void *buf, size_t n)
     }
 }
 
-/* The same, spinning on a non-blocking recv: the latency floor. */
+static void kb_tcp_recv(int fd, void *buf, size_t n)
+{
+    kb_tcp_recv_how(fd, buf, n, 0);
+}
+
 static void kb_tcp_recv_spin(int fd, void *buf, size_t n)
 {
-    char *p = buf;
-
-    while (n > 0) {
-        ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
-        if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
-            continue;
-        if (k == 0)
-            errno = ECONNRESET;
-        if (k <= 0)
-            kb_tcp_die("recv");
-        p += k;
-        n -= (size_t)k;
-    }
+    kb_tcp_recv_how(fd, buf, n, 1);
 }
 
 static int kb_tcp_nodelay(int fd)

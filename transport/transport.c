@@ -23,6 +23,30 @@ const struct kumi_tp_ops *kumi_tp_lookup(const char *name)
     return NULL;
 }
 
+#define KUMI_TP_AMO(T)                                                                       \
+    do {                                                                                     \
+        T *w = (T *)addr, o = 0;                                                             \
+        switch (op) {                                                                        \
+        case KUMI_AMO_ADD:       __atomic_add_fetch(w, (T)operand, __ATOMIC_SEQ_CST); break; \
+        case KUMI_AMO_FETCH_ADD: o = __atomic_fetch_add(w, (T)operand, __ATOMIC_SEQ_CST); break; \
+        case KUMI_AMO_SWAP:      o = __atomic_exchange_n(w, (T)operand, __ATOMIC_SEQ_CST); break; \
+        case KUMI_AMO_CSWAP:                                                                 \
+            o = (T)compare;                                                                  \
+            __atomic_compare_exchange_n(w, &o, (T)operand, 0, __ATOMIC_SEQ_CST,              \
+                                        __ATOMIC_SEQ_CST);                                   \
+            break;                                                                           \
+        }                                                                                    \
+        return o;                                                                            \
+    } while (0)
+
+uint64_t kumi_tp_amo_apply(void *addr, enum kumi_amo op, size_t width, uint64_t operand,
+                           uint64_t compare)
+{
+    if (width == 8)
+        KUMI_TP_AMO(uint64_t);
+    KUMI_TP_AMO(uint32_t);
+}
+
 int kumi_tp_unsupported(void)
 {
     return KUMI_ERR_UNSUPPORTED;

@@ -130,6 +130,13 @@ struct kumi_tp {
 /* The transports built into this library; NULL when name is unknown. */
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name);
 
+/* Executes op on the 4- or 8-byte word at addr with the CPU's atomics
+ * (sequentially consistent) and returns the old value (0 for ADD): how
+ * every transport applies an atomic to memory it can reach, so remote
+ * atomics stay atomic with respect to the owner's own. */
+uint64_t kumi_tp_amo_apply(void *addr, enum kumi_amo op, size_t width, uint64_t operand,
+                           uint64_t compare);
+
 /* Shared stub for operations a transport does not provide. */
 int kumi_tp_unsupported(void);
 

@@ -410,35 +410,16 @@ static int kumi_shm_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
     return KUMI_OK;
 }
 
-#define KUMI_SHM_AMO(T)                                                                      \
-    do {                                                                                     \
-        T *w = (T *)addr, o = 0;                                                             \
-        switch (op) {                                                                        \
-        case KUMI_AMO_ADD:       __atomic_add_fetch(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_FETCH_ADD: o = __atomic_fetch_add(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_SWAP:      o = __atomic_exchange_n(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_CSWAP:                                                                 \
-            o = (T)compare;                                                                  \
-            __atomic_compare_exchange_n(w, &o, (T)operand, 0, __ATOMIC_SEQ_CST,              \
-                                        __ATOMIC_SEQ_CST);                                   \
-            break;                                                                           \
-        }                                                                                    \
-        result = o;                                                                          \
-    } while (0)
-
 static int kumi_shm_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
                            enum kumi_amo op, size_t width, uint64_t operand, uint64_t compare,
                            uint64_t *old)
 {
-    void    *addr = kumi_tp_shm(tp)->peer[pe].seg[seg] + off;
     uint64_t result;
 
-    if (width == 8)
-        KUMI_SHM_AMO(uint64_t);
-    else if (width == 4)
-        KUMI_SHM_AMO(uint32_t);
-    else
+    if (width != 8 && width != 4)
         return KUMI_ERR_INVALID;
+    result = kumi_tp_amo_apply(kumi_tp_shm(tp)->peer[pe].seg[seg] + off, op, width, operand,
+                               compare);
     if (old != NULL)
         *old = result;
     kumi_shm_ring(tp, pe);

@@ -370,35 +370,6 @@ static int kumi_tcp_wait_req(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsign
 
 /* ------------------------------------------------------------- receive */
 
-#define KUMI_TCP_AMO(T)                                                                      \
-    do {                                                                                     \
-        T *w = (T *)addr, o = 0;                                                             \
-        switch (op) {                                                                        \
-        case KUMI_AMO_ADD:       __atomic_add_fetch(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_FETCH_ADD: o = __atomic_fetch_add(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_SWAP:      o = __atomic_exchange_n(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_CSWAP:                                                                 \
-            o = (T)compare;                                                                  \
-            __atomic_compare_exchange_n(w, &o, (T)operand, 0, __ATOMIC_SEQ_CST,              \
-                                        __ATOMIC_SEQ_CST);                                   \
-            break;                                                                           \
-        }                                                                                    \
-        result = o;                                                                          \
-    } while (0)
-
-/* CPU atomics on my own memory: atomic with respect to my own atomics. */
-static uint64_t kumi_tcp_amo_local(void *addr, unsigned op, size_t width, uint64_t operand,
-                                   uint64_t compare)
-{
-    uint64_t result;
-
-    if (width == 8)
-        KUMI_TCP_AMO(uint64_t);
-    else
-        KUMI_TCP_AMO(uint32_t);
-    return result;
-}
-
 /* A get reply: straight from my memory when nothing is queued before it,
  * the rest copied behind. */
 static int kumi_tcp_reply_get(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned tag,
@@ -444,7 +415,7 @@ static int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr
                                   (uint32_t)h->val) != 0 ? (snprintf(rx->err, sizeof(rx->err),
                                   "out of memory for a reply"), -1) : 0;
     case KUMI_TCP_AMO_REQ: {
-        uint64_t old = kumi_tcp_amo_local((uint8_t *)tp->local[h->seg] + h->off, h->op, h->width,
+        uint64_t old = kumi_tp_amo_apply((uint8_t *)tp->local[h->seg] + h->off, h->op, h->width,
                                           h->val, h->cmp);
         if (h->op != KUMI_AMO_ADD) {
             struct kumi_tcp_hdr r = { .type = KUMI_TCP_AMO_REP, .val = old, .tag = h->tag };
@@ -583,6 +554,21 @@ static void kumi_tcp_event(struct kumi_tcp *s, const struct epoll_event *ev)
     }
 }
 
+/* The end of a round of the engine: write what the frames handled
+ * queued, wake a sleeping waiter if anything arrived. Returns the frames
+ * applied since before. */
+static int kumi_tcp_progress_end(struct kumi_tcp *s, int before)
+{
+    int n;
+
+    if (s->ndirty)
+        kumi_tcp_flush_dirty(s);
+    n = s->handled - before;
+    if (n > 0 && __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED))
+        kumi_tp_doorbell_ring(s->tp->doorbell);
+    return n;
+}
+
 /* One round of the engine (lock held): write what is queued, read what
  * arrived. Returns the frames applied. */
 int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
@@ -600,12 +586,7 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
     n = epoll_wait(s->epfd, ev, 32, s->handled != before ? 0 : timeout_ms);
     for (int i = 0; i < n; i++)
         kumi_tcp_event(s, &ev[i]);
-    if (s->ndirty)
-        kumi_tcp_flush_dirty(s);
-    n = s->handled - before;
-    if (n > 0 && __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED))
-        kumi_tp_doorbell_ring(s->tp->doorbell);
-    return n;
+    return kumi_tcp_progress_end(s, before);
 }
 
 /* The main thread's poll in a small job: a non-blocking recv on each
@@ -615,7 +596,7 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
  * connections being accepted or checked, sockets waiting for room. */
 static int kumi_tcp_progress_direct(struct kumi_tcp *s)
 {
-    int before = s->handled, n;
+    int before = s->handled;
 
     if (s->in_rx)
         return 0;
@@ -627,12 +608,7 @@ static int kumi_tcp_progress_direct(struct kumi_tcp *s)
         if (pe != s->rank && c->fd >= 0 && c->state == KUMI_TCP_UP)
             kumi_tcp_conn_read(s, c);
     }
-    if (s->ndirty)
-        kumi_tcp_flush_dirty(s);
-    n = s->handled - before;
-    if (n > 0 && __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED))
-        kumi_tp_doorbell_ring(s->tp->doorbell);
-    return n;
+    return kumi_tcp_progress_end(s, before);
 }
 
 /* ------------------------------------------------------ progress thread */
@@ -1062,7 +1038,7 @@ static int kumi_tcp_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     int                   rc;
 
     if (pe == s->rank) {
-        uint64_t o = kumi_tcp_amo_local((uint8_t *)tp->local[seg] + off, op, width, operand,
+        uint64_t o = kumi_tp_amo_apply((uint8_t *)tp->local[seg] + off, op, width, operand,
                                         compare);
         if (old != NULL)
             *old = o;
