@@ -354,12 +354,18 @@ static void kumi_tcp_tag_put(struct kumi_tcp_conn *c, unsigned tag)
 /* Serves the engine until request tag of c is answered. Busy-polls first
  * (the latency path), then sleeps in epoll; oversubscribed PEs sleep at
  * once so the target gets the core. */
+static int kumi_tcp_progress_direct(struct kumi_tcp *s);
+
 static int kumi_tcp_wait_req(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned tag)
 {
     unsigned spins = __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED) ? KUMI_TCP_SPIN_POLLS : 0;
 
     while (!__atomic_load_n(&c->req[tag].done, __ATOMIC_ACQUIRE)) {
-        kumi_tcp_progress_locked(s, spins++ < KUMI_TCP_SPIN_POLLS ? 0 : 1);
+        if (spins++ < KUMI_TCP_SPIN_POLLS && s->size <= KUMI_TCP_DIRECT_MAX
+            && (++s->direct_polls & 63) != 0)
+            kumi_tcp_progress_direct(s);     /* the reply's latency path */
+        else
+            kumi_tcp_progress_locked(s, spins < KUMI_TCP_SPIN_POLLS ? 0 : 1);
         if (__atomic_load_n(&c->req[tag].done, __ATOMIC_ACQUIRE))
             break;
         if (c->fd < 0 || kumi_tcp_is_failed(s))
