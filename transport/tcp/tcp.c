@@ -361,6 +361,9 @@ static int kumi_tcp_wait_req(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsign
     unsigned spins = __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED) ? KUMI_TCP_SPIN_POLLS : 0;
 
     while (!__atomic_load_n(&c->req[tag].done, __ATOMIC_ACQUIRE)) {
+        /* "main polls" (only the main thread issues requests): the progress
+         * thread stays parked instead of waking for the reply on our core */
+        __atomic_store_n(&s->polls, s->polls + 1, __ATOMIC_RELAXED);
         if (spins++ < KUMI_TCP_SPIN_POLLS && s->size <= KUMI_TCP_DIRECT_MAX
             && (++s->direct_polls & 63) != 0)
             kumi_tcp_progress_direct(s);     /* the reply's latency path */
