@@ -227,6 +227,10 @@ int kumi_init(void)
         goto err_heap;
 
     kumi_rt.state = 1;
+    if (kumi_rt_init_hook != NULL && (rc = kumi_rt_init_hook()) != KUMI_OK) {
+        kumi_rt.state = 0;
+        goto err_team;
+    }
     rc = kumi_rt_agree(call, 0, NULL, NULL);
     if (rc != KUMI_OK) {
         kumi_rt.state = 0;
@@ -247,6 +251,9 @@ err_ctl:
     return rc;
 }
 
+int (*kumi_rt_init_hook)(void);
+void (*kumi_rt_fini_hook)(void);
+
 int kumi_finalize(void)
 {
     static const char call[] = "kumi_finalize";
@@ -257,6 +264,8 @@ int kumi_finalize(void)
     kumi_rt.tp.ops->quiet(&kumi_rt.tp);
     /* after this agree no PE touches another's memory again */
     rc = kumi_rt_agree(call, 0, NULL, NULL);
+    if (kumi_rt_fini_hook != NULL)
+        kumi_rt_fini_hook();
     kumi_rt_team_world_fini();
     kumi_rt_heap_fini();
     kumi_rt.tp.finalized = rc == KUMI_OK;

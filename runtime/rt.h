@@ -145,4 +145,21 @@ int  kumi_rt_heap_scratch_init(size_t bytes);
 /* collectives/ frees its per-team state through this hook (set by it) */
 extern void (*kumi_rt_team_coll_free)(struct kumi_team *team);
 
+/* ------------------------------------------- hooks of the layers above
+ * The DSM (dsm/) sets these when it is linked in; the runtime calls them
+ * without knowing what is above it.
+ *   init: at the end of kumi_init, before the final agreement, so every
+ *         PE can serve requests before any PE returns from kumi_init;
+ *         a non-OK status fails kumi_init.
+ *   poll: from every wait, right after transport progress: serves
+ *         requests queued by active-message handlers; returns how many.
+ *   fini: in kumi_finalize after the last agreement (no PE makes DSM
+ *         accesses any more), before the transport closes. */
+extern int  (*kumi_rt_init_hook)(void);
+extern int  (*kumi_rt_poll_hook)(void);
+extern void (*kumi_rt_fini_hook)(void);
+
+/* Active-message handler ids the runtime's layers use (tests use 30, 31). */
+enum { KUMI_RT_AM_DSM = 1 };
+
 #endif /* KUMI_RT_H */

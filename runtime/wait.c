@@ -24,6 +24,8 @@
                                                 not burn the core */
 #define KUMI_WAIT_SLEEP_NS           2000000L   /* bounds a missed wake-up */
 
+int (*kumi_rt_poll_hook)(void);
+
 static inline void kumi_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -112,7 +114,10 @@ int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int c
         if (kumi_rt_test_mask(addr, width, cmp, value, mask))
             return KUMI_OK;
         if ((++spins & kumi_rt.tp.progress_mask) == 0 || yields > 0) {
-            if (kumi_rt.tp.ops->progress(&kumi_rt.tp) > 0)
+            int served = kumi_rt.tp.ops->progress(&kumi_rt.tp);
+            if (kumi_rt_poll_hook != NULL)
+                served += kumi_rt_poll_hook();
+            if (served > 0)
                 continue;
             if (kumi_rt_failed())
                 return kumi_rt_peer_error(call);
