@@ -56,7 +56,13 @@ enum kumi_dsm_action {
     A_INVALIDATE       = 1u << 9,  /* fill my copy with the flag pattern            */
     A_COMPLETE         = 1u << 10, /* my pending miss is satisfied                  */
     /* directory role (at the home) */
-    A_H_FILL           = 1u << 11, /* home copy I: copy the data in, home cache S   */
+    A_H_FILL           = 1u << 11, /* the write-back's data into the home's copy,
+                                      by the home cache's state: I -> S; IS_D (its
+                                      own read waits in the queue) -> S and that
+                                      miss completes; IM_AD (its own write waits)
+                                      -> SM_AD (valid, to be upgraded); S or
+                                      SM_AD (the home was the requester, and may
+                                      since want to write) unchanged             */
     A_H_DATA_S         = 1u << 12, /* DATA_S(need_done=0, home copy) to r           */
     A_H_DATA_E         = 1u << 13, /* DATA_E(acks=|S\{r}|, need_done=acks>0||r==home,
                                       home copy) to r                               */

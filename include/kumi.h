@@ -239,6 +239,77 @@ int kumi_ring_pop(kumi_ring_t r, void *buf, size_t cap, size_t *len);     /* blo
 int kumi_ring_try_pop(kumi_ring_t r, void *buf, size_t cap, size_t *len); /* KUMI_AGAIN if empty */
 int kumi_ring_destroy(kumi_ring_t r);    /* collective; a second destroy is invalid */
 
+/* ------------------------------------------------- DSM: shared memory
+ * A fine-grain software distributed shared memory in the style of Shasta:
+ * one region at the same virtual address in every PE (KUMI_DSM_SIZE bytes,
+ * default 1 GiB of address space, reserved at KUMI_DSM_BASE; nothing is
+ * committed until touched), kept coherent at the grain of a block (64
+ * bytes unless set per allocation) by a directory protocol that runs over
+ * the transport's active messages, so it works on every transport.
+ *
+ * Memory model: sequential consistency for DSM accesses made through code
+ * translated by kumicc or through the calls below; kumi_barrier and the
+ * kumi_mutex calls are synchronization points. Incoming coherence requests
+ * are served whenever this PE is inside a kumi call that waits (a miss, a
+ * barrier, kumi_wait_until, ...) or calls kumi_dsm_poll: a PE that
+ * computes for a long time without either delays PEs that need its data.
+ *
+ * A peer that dies while others need its blocks ends the job with
+ * KUMI_ERR_PEER naming it (the explicit calls return it; a miss in
+ * translated code, which cannot return a status, ends the job). */
+
+/* Not collective: any PE may call; the caller is the home of the new
+ * blocks and the address is valid on every PE. Returns NULL (and reports
+ * KUMI_ERR_NOMEM naming KUMI_DSM_SIZE) when this PE's share of the region
+ * is full, or for size 0. Memory is block-aligned. Contents are
+ * unspecified (kumi_dsm_calloc zeroes). */
+void *kumi_dsm_malloc(size_t size);
+void *kumi_dsm_calloc(size_t n, size_t size);
+/* The same with a coherence block of block_bytes (64..4096, a power of
+ * two): the unit the protocol moves and invalidates (Shasta let each data
+ * structure choose). */
+void *kumi_dsm_malloc_block(size_t size, size_t block_bytes);
+/* Any PE may free any DSM allocation (once, when no PE uses it any more);
+ * the memory is recalled to its home before it is reused. */
+void  kumi_dsm_free(void *p);
+int   kumi_dsm_is_shared(const void *p);   /* 1 if p lies in the DSM region */
+
+/* A fair (FIFO ticket) lock. It may live in DSM memory (then it moves
+ * through the coherence protocol like other data) or in the symmetric heap
+ * (then PE 0's copy is the lock, driven by remote atomics). Initialize it
+ * once (one PE, before any PE locks it: e.g. init, then kumi_barrier).
+ * Lock and unlock are synchronization points for DSM data. */
+typedef struct kumi_mutex {
+    __attribute__((aligned(64))) uint64_t next;     /* next ticket          */
+    __attribute__((aligned(64))) uint64_t serving;  /* ticket being served  */
+    uint8_t pad_[56];
+} kumi_mutex_t;
+int kumi_mutex_init(kumi_mutex_t *m);
+int kumi_mutex_lock(kumi_mutex_t *m);
+int kumi_mutex_unlock(kumi_mutex_t *m);
+
+/* What the translator inserts; also usable by hand in untranslated code.
+ * read/write copy n bytes between DSM memory and private memory, each
+ * block of the range moved coherently (sequentially consistent per
+ * block). acquire makes [p, p+n) locally valid for reading (KUMI_DSM_READ)
+ * or writing (KUMI_DSM_WRITE) before it is handed to code that is not
+ * translated (libc, other libraries); the range stays valid until this PE
+ * next serves requests (its next kumi call that waits or polls). */
+enum { KUMI_DSM_READ = 1, KUMI_DSM_WRITE = 2 };
+int  kumi_dsm_read (void *dst, const void *shared_src, size_t n);
+int  kumi_dsm_write(void *shared_dst, const void *src, size_t n);
+int  kumi_dsm_acquire(const void *p, size_t n, int mode);
+void kumi_dsm_poll(void);   /* serve incoming coherence requests */
+
+/* Counters of this PE's DSM activity since kumi_init (kumi-bench prints
+ * them per kernel). */
+typedef struct kumi_dsm_stats {
+    uint64_t read_misses, write_misses, upgrades;
+    uint64_t msgs_sent, msgs_received, bytes_sent;
+    uint64_t invalidations, forwards, deferred;
+} kumi_dsm_stats_t;
+int kumi_dsm_stats(kumi_dsm_stats_t *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,8 +69,10 @@ static int kumi_cfg_parse_uint(const char *text, uint64_t *out)
     if (!isdigit((unsigned char)text[0]))
         return KUMI_ERR_INVALID;
     errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0')
+    /* decimal, or hexadecimal with 0x (addresses such as KUMI_DSM_BASE) */
+    int hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    unsigned long long v = strtoull(text, &end, hex ? 16 : 10);
+    if (errno != 0 || *end != '\0' || (hex && text[2] == '\0'))
         return KUMI_ERR_INVALID;
     *out = v;
     return KUMI_OK;
@@ -168,7 +170,7 @@ static int kumi_cfg_parse_one(const struct kumi_cfg_entry *e, const char *text, 
         break;
     case KUMI_CFG_UINT:
         if (kumi_cfg_parse_uint(text, &v) != KUMI_OK) {
-            snprintf(err, errlen, "%s='%s': not a whole number", e->name, text);
+            snprintf(err, errlen, "%s='%s': not a whole number (decimal, or hex with 0x)", e->name, text);
             return KUMI_ERR_INVALID;
         }
         break;

@@ -33,3 +33,7 @@ KUMI_CFG(coll_scratch, "KUMI_COLL_SCRATCH", SIZE, "4m", 16ull << 10, 64ull << 20
          "Symmetric scratch bytes per team for large collectives (pipelined in blocks)")
 KUMI_CFG(startup_timeout, "KUMI_STARTUP_TIMEOUT", UINT, "30", 1, 3600, NULL,
          "Seconds kumi_init waits for the other PEs to appear")
+KUMI_CFG(dsm_size, "KUMI_DSM_SIZE", SIZE, "1g", 1ull << 20, 64ull << 30, NULL,
+         "DSM region bytes (address space, same in every PE; each PE may allocate 1/P of it)")
+KUMI_CFG(dsm_base, "KUMI_DSM_BASE", UINT, "0x566000000000", 1ull << 32, (1ull << 47) - (1ull << 30), NULL,
+         "DSM region start address, identical in every PE (hex with 0x); a multiple of 2 MiB")

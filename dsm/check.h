@@ -1,0 +1,131 @@
+/*
+ * check.h -- the inline access checks of kumi's DSM, exactly what the
+ * translator (kumi-translate) emits before loads and stores that may touch
+ * the DSM region, and what hand-written internal code and tests use.
+ *
+ * Fast paths (Shasta's):
+ *   load:  range check; the loaded value compared with the flag pattern
+ *          that fills every invalid line; only a match calls
+ *          kumi_dsm_load_miss, which looks at the state byte (real data
+ *          equal to the flag is a valid line: the miss returns at once)
+ *          and runs the protocol if the line is not readable.
+ *   store: range check; the line's state byte must be E, else
+ *          kumi_dsm_store_miss makes it exclusive first.
+ *   poll:  a counter; every KUMI_DSM_POLL_EVERY-th tick serves incoming
+ *          requests (the translator puts one at each loop back-edge).
+ * An access that crosses a 64-byte line always takes the slow path.
+ *
+ * DSM accesses are made by the thread that called kumi_init (the runtime
+ * serves requests in that thread, so a request can never see half of a
+ * store).
+ */
+#ifndef KUMI_DSM_CHECK_H
+#define KUMI_DSM_CHECK_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kumi.h"
+
+#define KUMI_DSM_LINE_SHIFT 6
+#define KUMI_DSM_LINE       64u
+#define KUMI_DSM_STATE_E    2     /* protocol.h KUMI_DSM_E */
+/* The flag: 0x7fa5c3e7 repeated, little endian, so every aligned 4- and
+ * 8-byte word of an invalid line reads as a NaN-like value that real data
+ * rarely holds; narrower loads compare with the flag's bytes at their
+ * offset. */
+#define KUMI_DSM_FLAG32 0x7fa5c3e7u
+#define KUMI_DSM_FLAG64 0x7fa5c3e77fa5c3e7ull
+#define KUMI_DSM_POLL_EVERY 1024u
+
+/* Read by the inline checks; base/size are 0 until the region exists, so
+ * every range check fails and untouched programs pay one compare. */
+struct kumi_dsm_g {
+    uintptr_t base;
+    uintptr_t size;
+    uint8_t  *state;      /* one byte per 64-byte line of the region */
+    unsigned  tick;       /* back-edge poll counter                  */
+};
+extern struct kumi_dsm_g kumi_dsm_g;
+
+/* Slow paths: make the line(s) of [p, p+w) readable / writable (running
+ * the protocol, serving requests meanwhile) and, for loads, return the
+ * value now at p (w = 1, 2, 4 or 8). A failure (a dead peer) ends the
+ * job with a message naming the PE and the address: translated code has
+ * no status to return. */
+uint64_t kumi_dsm_load_miss(const void *p, unsigned w);
+void     kumi_dsm_store_miss(void *p, unsigned w);
+
+static inline int kumi_dsm_in(const void *p)
+{
+    return (uintptr_t)p - kumi_dsm_g.base < kumi_dsm_g.size;
+}
+
+/* The flag's bytes at p, for a w-byte load. */
+static inline uint64_t kumi_dsm_flag_at(const void *p, unsigned w)
+{
+    uint64_t f = KUMI_DSM_FLAG64 >> (8u * ((uintptr_t)p & 3u));
+    return w == 8 ? KUMI_DSM_FLAG64 : f & ((1ull << (8u * w)) - 1u);
+}
+
+static inline int kumi_dsm_crosses(const void *p, unsigned w)
+{
+    return ((uintptr_t)p & (KUMI_DSM_LINE - 1u)) > KUMI_DSM_LINE - w;
+}
+
+static inline uint8_t kumi_dsm_state_of(const void *p)
+{
+    return kumi_dsm_g.state[((uintptr_t)p - kumi_dsm_g.base) >> KUMI_DSM_LINE_SHIFT];
+}
+
+#define KUMI_DSM_LD(NAME, T, W)                                                    \
+    static inline T NAME(const volatile T *p)                                       \
+    {                                                                               \
+        T v = *p;                                                                   \
+        if (__builtin_expect(kumi_dsm_in((const void *)p), 0)) {                    \
+            uint64_t bits = 0;                                                      \
+            memcpy(&bits, &v, W);                                                   \
+            if (__builtin_expect(bits == kumi_dsm_flag_at((const void *)p, W), 0)   \
+                || kumi_dsm_crosses((const void *)p, W)) {                          \
+                bits = kumi_dsm_load_miss((const void *)p, W);                      \
+                memcpy(&v, &bits, W);                                               \
+            }                                                                       \
+        }                                                                           \
+        return v;                                                                   \
+    }
+KUMI_DSM_LD(kumi_dsm_ld8, uint8_t, 1)
+KUMI_DSM_LD(kumi_dsm_ld16, uint16_t, 2)
+KUMI_DSM_LD(kumi_dsm_ld32, uint32_t, 4)
+KUMI_DSM_LD(kumi_dsm_ld64, uint64_t, 8)
+KUMI_DSM_LD(kumi_dsm_ldd, double, 8)
+#undef KUMI_DSM_LD
+
+/* The store check alone (the translator keeps the program's own store). */
+static inline void kumi_dsm_check_store(void *p, unsigned w)
+{
+    if (__builtin_expect(kumi_dsm_in(p), 0)
+        && (__builtin_expect(kumi_dsm_state_of(p) != KUMI_DSM_STATE_E, 0)
+            || kumi_dsm_crosses(p, w)))
+        kumi_dsm_store_miss(p, w);
+}
+
+#define KUMI_DSM_ST(NAME, T, W)                                                    \
+    static inline void NAME(volatile T *p, T v)                                     \
+    {                                                                               \
+        kumi_dsm_check_store((void *)p, W);                                         \
+        *p = v;                                                                     \
+    }
+KUMI_DSM_ST(kumi_dsm_st8, uint8_t, 1)
+KUMI_DSM_ST(kumi_dsm_st16, uint16_t, 2)
+KUMI_DSM_ST(kumi_dsm_st32, uint32_t, 4)
+KUMI_DSM_ST(kumi_dsm_st64, uint64_t, 8)
+KUMI_DSM_ST(kumi_dsm_std, double, 8)
+#undef KUMI_DSM_ST
+
+static inline void kumi_dsm_poll_tick(void)
+{
+    if (__builtin_expect((++kumi_dsm_g.tick & (KUMI_DSM_POLL_EVERY - 1u)) == 0, 0))
+        kumi_dsm_poll();
+}
+
+#endif /* KUMI_DSM_CHECK_H */

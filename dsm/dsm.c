@@ -1,0 +1,925 @@
+/*
+ * dsm.c -- the DSM region, allocation, the inbox of coherence messages,
+ * the explicit API (kumi_dsm_read/write/acquire/poll), misses, and
+ * kumi_mutex.
+ *
+ * The region: KUMI_DSM_SIZE bytes at KUMI_DSM_BASE in every PE, reserved
+ * with MAP_FIXED_NOREPLACE (a clear error if anything is mapped there),
+ * then mapped privately from a small memfd full of the flag pattern, chunk
+ * after chunk: every line of a fresh region reads as the flag (invalid)
+ * without committing memory, and a page is copied only when written.
+ * PE p allocates in slice p (KUMI_DSM_SIZE / P bytes) and is the home of
+ * what it allocates: no collective call, and any PE finds the home of an
+ * address by division.
+ *
+ * Threads: active-message handlers (tcp runs them on its progress thread)
+ * only append to the inbox; the main thread drains it from every wait
+ * (the runtime's poll hook), from misses and from kumi_dsm_poll. So the
+ * protocol runs in the thread that makes the DSM accesses, and a request
+ * is never served in the middle of an access.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dsm_int.h"
+
+struct kumi_dsm_g kumi_dsm_g;
+struct kumi_dsm   kumi_dsm;
+
+#define KUMI_DSM_FLAG_CHUNK ((size_t)2 << 20)   /* bytes of flag memfd */
+
+/* ------------------------------------------------------------ allocator
+ * First fit over a sorted array of free extents of my slice; live
+ * allocations in a sorted array (offset -> size, block size) so any PE's
+ * kumi_dsm_free can be checked and recalled at the home. */
+struct kumi_dsm_ext {
+    uint64_t off, len;
+    unsigned bshift;
+};
+static struct {
+    struct kumi_dsm_ext *free_ext, *live;
+    size_t               nfree, nlive, cap_free, cap_live;
+    uint64_t            *remote_frees;          /* offsets freed by other PEs */
+    size_t               nremote, cap_remote;
+} alloc;
+
+static int ext_reserve(struct kumi_dsm_ext **a, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t               ncap = *cap ? *cap * 2 : 64;
+    struct kumi_dsm_ext *n    = realloc(*a, ncap * sizeof(**a));
+    if (n == NULL)
+        return -1;
+    *a   = n;
+    *cap = ncap;
+    return 0;
+}
+
+/* ----------------------------------------------------------------- inbox */
+
+static void inbox_lock(void)
+{
+    while (__atomic_exchange_n(&kumi_dsm.lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&kumi_dsm.lock, __ATOMIC_RELAXED))
+            sched_yield();
+}
+static void inbox_unlock(void)
+{
+    __atomic_store_n(&kumi_dsm.lock, 0, __ATOMIC_RELEASE);
+}
+
+void kumi_dsm_inbox_push(struct kumi_dsm_node *n)
+{
+    n->next = NULL;
+    inbox_lock();
+    if (kumi_dsm.in_tail != NULL)
+        kumi_dsm.in_tail->next = n;
+    else
+        __atomic_store_n(&kumi_dsm.in_head, n, __ATOMIC_RELAXED);
+    kumi_dsm.in_tail = n;
+    inbox_unlock();
+}
+
+/* The active-message handler: copy and queue; the main thread drains. */
+static void dsm_am(struct kumi_tp *tp, int src, const void *payload, size_t len, void *arg)
+{
+    (void)tp;
+    (void)arg;
+    const struct kumi_dsm_msg *m = payload;
+
+    if (__atomic_load_n(&kumi_dsm.closing, __ATOMIC_ACQUIRE))
+        return;   /* a late completion after kumi_finalize's last agreement */
+    if (len < sizeof(*m) || m->len != len - sizeof(*m)) {
+        kumi_rt_log(KUMI_LOG_ERROR, "dsm: malformed message of %zu bytes from PE %d dropped",
+                    len, src);
+        return;
+    }
+    struct kumi_dsm_node *n = malloc(sizeof(*n) + m->len);
+    if (n == NULL)
+        kumi_rt_abort("dsm: out of memory queueing a coherence message");
+    n->src = src;
+    memcpy(&n->msg, payload, len);
+    kumi_dsm_inbox_push(n);
+}
+
+static void remote_free_note(uint64_t off)
+{
+    if (alloc.nremote == alloc.cap_remote) {
+        size_t    ncap = alloc.cap_remote ? alloc.cap_remote * 2 : 16;
+        uint64_t *n    = realloc(alloc.remote_frees, ncap * sizeof(*n));
+        if (n == NULL)
+            kumi_rt_abort("dsm: out of memory recording a free");
+        alloc.remote_frees = n;
+        alloc.cap_remote   = ncap;
+    }
+    alloc.remote_frees[alloc.nremote++] = off;
+}
+
+int kumi_dsm_drain(void)
+{
+    int handled = 0;
+
+    if (!kumi_dsm.up || kumi_dsm.draining
+        || __atomic_load_n(&kumi_dsm.in_head, __ATOMIC_RELAXED) == NULL)
+        return 0;
+    kumi_dsm.draining = 1;
+    for (;;) {
+        inbox_lock();
+        struct kumi_dsm_node *n = kumi_dsm.in_head;
+        __atomic_store_n(&kumi_dsm.in_head, NULL, __ATOMIC_RELAXED);
+        kumi_dsm.in_tail = NULL;
+        inbox_unlock();
+        if (n == NULL)
+            break;
+        while (n != NULL) {
+            struct kumi_dsm_node *next = n->next;
+            handled++;
+            if (n->msg.type == KUMI_DSM_MSG_FREE) {
+                remote_free_note(n->msg.off);
+                free(n);
+            } else if (!kumi_dsm_handle(n)) {
+                free(n);
+            }
+            n = next;
+            /* my miss was just satisfied: stop, so my access happens
+             * before any later request can take the line away again
+             * (forward progress); the rest waits at the inbox's head */
+            if (kumi_dsm.pend.done && n != NULL) {
+                struct kumi_dsm_node *last = n;
+                while (last->next != NULL)
+                    last = last->next;
+                inbox_lock();
+                last->next = kumi_dsm.in_head;
+                if (kumi_dsm.in_tail == NULL)
+                    kumi_dsm.in_tail = last;
+                __atomic_store_n(&kumi_dsm.in_head, n, __ATOMIC_RELAXED);
+                inbox_unlock();
+                break;
+            }
+        }
+        if (kumi_dsm.pend.done)
+            break;
+    }
+    kumi_dsm.draining = 0;
+    return handled;
+}
+
+static int dsm_poll_hook(void)
+{
+    return kumi_dsm_drain();
+}
+
+/* ------------------------------------------------------ region set-up */
+
+static int setup_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int setup_fail(int rc, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(kumi_dsm.setup_err, sizeof kumi_dsm.setup_err, fmt, ap);
+    va_end(ap);
+    kumi_dsm.setup_rc = rc;
+    return rc;
+}
+
+static void dsm_unmap(void)
+{
+    if (kumi_dsm.base != NULL)
+        munmap(kumi_dsm.base, kumi_dsm.size);
+    if (kumi_dsm_g.state != NULL)
+        munmap(kumi_dsm_g.state, kumi_dsm.state_bytes);
+    if (kumi_dsm.dir != NULL)
+        munmap(kumi_dsm.dir, kumi_dsm.dir_bytes);
+    kumi_dsm.base    = NULL;
+    kumi_dsm_g.state = NULL;
+    kumi_dsm.dir     = NULL;
+}
+
+static int dsm_map(void)
+{
+    uint64_t base = kumi_rt.cfg.dsm_base;
+    size_t   size = (size_t)kumi_rt.cfg.dsm_size;
+    int      npes = kumi_rt.size;
+
+    if (base % KUMI_DSM_FLAG_CHUNK != 0)
+        return setup_fail(KUMI_ERR_INVALID, "KUMI_DSM_BASE=0x%llx is not a multiple of 2 MiB",
+                          (unsigned long long)base);
+    size = (size + KUMI_DSM_FLAG_CHUNK - 1) / KUMI_DSM_FLAG_CHUNK * KUMI_DSM_FLAG_CHUNK;
+    kumi_dsm.slice = size / (size_t)npes / KUMI_DSM_BLOCK_MAX * KUMI_DSM_BLOCK_MAX;
+    if (kumi_dsm.slice < KUMI_DSM_BLOCK_MAX)
+        return setup_fail(KUMI_ERR_INVALID, "KUMI_DSM_SIZE=%zu leaves less than 4 KiB per PE "
+                          "for %d PEs", size, npes);
+    void *p = mmap((void *)(uintptr_t)base, size, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED || p != (void *)(uintptr_t)base) {
+        int err = p == MAP_FAILED ? errno : EEXIST;
+        if (p != MAP_FAILED)
+            munmap(p, size);   /* an old kernel ignored the flag: not our address */
+        return setup_fail(KUMI_ERR_NOMEM,
+                          "cannot reserve the DSM region 0x%llx-0x%llx (KUMI_DSM_BASE, "
+                          "KUMI_DSM_SIZE): %s; something else is mapped there, choose "
+                          "another KUMI_DSM_BASE", (unsigned long long)base,
+                          (unsigned long long)(base + size),
+                          err == EEXIST ? "the range is taken" : strerror(err));
+    }
+    kumi_dsm.base = p;
+    kumi_dsm.size = size;
+
+    /* the flag pattern, mapped copy-on-write over the whole region */
+    int fd = memfd_create("kumi-dsm-flag", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)KUMI_DSM_FLAG_CHUNK) != 0) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        dsm_unmap();
+        return setup_fail(KUMI_ERR_NOMEM, "memfd for the DSM flag pattern: %s", strerror(err));
+    }
+    uint64_t *w = mmap(NULL, KUMI_DSM_FLAG_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (w == MAP_FAILED) {
+        int err = errno;
+        close(fd);
+        dsm_unmap();
+        return setup_fail(KUMI_ERR_NOMEM, "mapping the DSM flag pattern: %s", strerror(err));
+    }
+    for (size_t i = 0; i < KUMI_DSM_FLAG_CHUNK / 8; i++)
+        w[i] = KUMI_DSM_FLAG64;
+    munmap(w, KUMI_DSM_FLAG_CHUNK);
+    for (size_t off = 0; off < size; off += KUMI_DSM_FLAG_CHUNK) {
+        void *q = mmap(kumi_dsm.base + off, KUMI_DSM_FLAG_CHUNK, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, fd, 0);
+        if (q == MAP_FAILED) {
+            int err = errno;
+            close(fd);
+            dsm_unmap();
+            return setup_fail(KUMI_ERR_NOMEM, "mapping the DSM region at %p: %s (more "
+                              "than vm.max_map_count mappings? lower KUMI_DSM_SIZE)",
+                              (void *)(kumi_dsm.base + off), strerror(err));
+        }
+    }
+    close(fd);
+
+    kumi_dsm.state_bytes = size >> KUMI_DSM_LINE_SHIFT;
+    void *st = mmap(NULL, kumi_dsm.state_bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    kumi_dsm.sharer_words = (unsigned)((npes + 63) / 64);
+    kumi_dsm.dir_stride   = sizeof(struct kumi_dsm_dir) + 8u * kumi_dsm.sharer_words;
+    kumi_dsm.dir_bytes    = (kumi_dsm.slice >> KUMI_DSM_LINE_SHIFT) * kumi_dsm.dir_stride;
+    void *dir = mmap(NULL, kumi_dsm.dir_bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (st == MAP_FAILED || dir == MAP_FAILED) {
+        int err = errno;
+        if (st != MAP_FAILED)
+            munmap(st, kumi_dsm.state_bytes);
+        if (dir != MAP_FAILED)
+            munmap(dir, kumi_dsm.dir_bytes);
+        dsm_unmap();
+        return setup_fail(KUMI_ERR_NOMEM, "DSM state tables: %s", strerror(err));
+    }
+    kumi_dsm_g.state = st;
+    kumi_dsm.dir     = dir;
+    return KUMI_OK;
+}
+
+static void dsm_fini(void);
+
+static int dsm_init(void)
+{
+    memset(&kumi_dsm, 0, sizeof kumi_dsm);
+    memset(&alloc, 0, sizeof alloc);
+    kumi_dsm.me   = kumi_rt.rank;
+    kumi_dsm.npes = kumi_rt.size;
+    kumi_dsm.stage = calloc((size_t)kumi_rt.size, sizeof(*kumi_dsm.stage));
+    if (kumi_dsm.stage == NULL)
+        return setup_fail(KUMI_ERR_NOMEM, "out of memory");
+    /* a region that cannot be reserved is reported by the first DSM call,
+     * not by kumi_init: programs without DSM must still run */
+    if (dsm_map() != KUMI_OK) {
+        kumi_rt_log(KUMI_LOG_INFO, "dsm: %s", kumi_dsm.setup_err);
+    } else {
+        alloc.free_ext = malloc(64 * sizeof(*alloc.free_ext));
+        if (alloc.free_ext == NULL) {
+            dsm_unmap();
+            return setup_fail(KUMI_ERR_NOMEM, "out of memory");
+        }
+        alloc.cap_free    = 64;
+        alloc.nfree       = 1;
+        alloc.free_ext[0] = (struct kumi_dsm_ext){ (uint64_t)kumi_dsm.me * kumi_dsm.slice,
+                                                   kumi_dsm.slice, 0 };
+        kumi_dsm.up = 1;
+        kumi_dsm_g.base = (uintptr_t)kumi_dsm.base;
+        kumi_dsm_g.size = kumi_dsm.size;
+    }
+    /* registered even without a region: requests are then refused, not lost */
+    kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_DSM, dsm_am, NULL);
+    kumi_rt_poll_hook = dsm_poll_hook;
+    kumi_rt_fini_hook = dsm_fini;
+    return KUMI_OK;
+}
+
+static void dsm_fini(void)
+{
+    /* the handler stays registered and drops what still arrives */
+    __atomic_store_n(&kumi_dsm.closing, 1, __ATOMIC_RELEASE);
+    kumi_rt_poll_hook = NULL;
+    memset(&kumi_dsm_g, 0, sizeof kumi_dsm_g);
+    inbox_lock();
+    struct kumi_dsm_node *n = kumi_dsm.in_head;
+    __atomic_store_n(&kumi_dsm.in_head, NULL, __ATOMIC_RELAXED);
+    kumi_dsm.in_tail = NULL;
+    inbox_unlock();
+    while (n != NULL) {
+        struct kumi_dsm_node *next = n->next;
+        free(n);
+        n = next;
+    }
+    for (n = kumi_dsm.def_head; n != NULL;) {
+        struct kumi_dsm_node *next = n->next;
+        free(n);
+        n = next;
+    }
+    kumi_dsm.def_head = kumi_dsm.def_tail = NULL;
+    if (kumi_dsm.stage != NULL)
+        for (int i = 0; i < kumi_dsm.npes; i++)
+            free(kumi_dsm.stage[i]);
+    free(kumi_dsm.stage);
+    kumi_dsm.stage = NULL;
+    dsm_unmap();
+    free(alloc.free_ext);
+    free(alloc.live);
+    free(alloc.remote_frees);
+    memset(&alloc, 0, sizeof alloc);
+    kumi_dsm.up = 0;
+}
+
+__attribute__((constructor)) static void dsm_register(void)
+{
+    kumi_rt_init_hook = dsm_init;
+}
+
+/* KUMI_OK if the DSM can be used by call, else the reported error. */
+static int dsm_ready(const char *call)
+{
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (!kumi_dsm.up)
+        return kumi_rt_error(kumi_dsm.setup_rc ? kumi_dsm.setup_rc : KUMI_ERR_STATE, call, "%s",
+                             kumi_dsm.setup_err[0] ? kumi_dsm.setup_err : "no DSM region");
+    return KUMI_OK;
+}
+
+/* ---------------------------------------------------------------- misses */
+
+/* Waits for my pending miss, serving requests (mine included). */
+static int miss_wait(const char *call)
+{
+    struct kumi_dsm_pending *p = &kumi_dsm.pend;
+
+    if (kumi_rt.wait_policy == KUMI_WAIT_SPIN) {
+        /* the latency path: poll the transport and the inbox every time */
+        for (unsigned spins = 0;; spins++) {
+            kumi_rt.tp.ops->progress(&kumi_rt.tp);
+            kumi_dsm_drain();
+            if (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE))
+                return KUMI_OK;
+            if ((spins & 255) == 255 && kumi_rt_failed())
+                return kumi_rt_peer_error(call);
+        }
+    }
+    kumi_dsm_drain();
+    return kumi_rt_wait(call, &p->done, 4, KUMI_CMP_EQ, 1);
+}
+
+static int dsm_miss(const char *call, uint64_t line, int write);
+
+/* Makes the line at region offset off readable (write 0) or writable. */
+static int dsm_line(const char *call, uint64_t off, int write)
+{
+    uint64_t line = off & ~(uint64_t)(KUMI_DSM_LINE - 1);
+    uint8_t  st   = kumi_dsm_g.state[line >> KUMI_DSM_LINE_SHIFT];
+
+    if (write ? st == KUMI_DSM_E : (st == KUMI_DSM_S || st == KUMI_DSM_E))
+        return KUMI_OK;
+    for (;;) {
+        int rc = dsm_miss(call, line, write);
+        if (rc != KUMI_OK)
+            return rc;
+        st = kumi_dsm_g.state[line >> KUMI_DSM_LINE_SHIFT];
+        if (write ? st == KUMI_DSM_E : (st == KUMI_DSM_S || st == KUMI_DSM_E))
+            return KUMI_OK;
+    }
+}
+
+/* One miss on line: runs the protocol and waits for it. */
+static int dsm_miss(const char *call, uint64_t line, int write)
+{
+    uint8_t st = kumi_dsm_g.state[line >> KUMI_DSM_LINE_SHIFT];
+
+    if (kumi_rt_failed())   /* a miss after a failure could wait for the dead */
+        return kumi_rt_peer_error(call);
+    if (kumi_dsm.pend.active)
+        kumi_dsm_violation("a second miss while one is pending (DSM accesses from two "
+                           "threads?)", kumi_dsm.me, line, KUMI_DSM_CACHE, st,
+                           write ? KUMI_DSM_STORE : KUMI_DSM_LOAD);
+    kumi_dsm.pend = (struct kumi_dsm_pending){ .active = 1, .line = line, .acks_need = -1 };
+    kumi_dsm_cpu_event(line, write ? KUMI_DSM_STORE : KUMI_DSM_LOAD);
+    int rc = miss_wait(call);
+    /* consumed: later drains no longer stop for it */
+    __atomic_store_n(&kumi_dsm.pend.done, 0, __ATOMIC_RELAXED);
+    if (rc != KUMI_OK) {
+        kumi_dsm.pend.active = 0;
+        return rc;
+    }
+    if (kumi_dsm.pend.nack)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "address %p is in the DSM region but "
+                             "not allocated (home PE %d)", (void *)(kumi_dsm.base + line),
+                             kumi_dsm_home_of(line));
+    return KUMI_OK;
+}
+
+static int dsm_range(const char *call, const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+
+    if (p == NULL || a - kumi_dsm_g.base >= kumi_dsm_g.size
+        || n > kumi_dsm_g.size - (a - kumi_dsm_g.base))
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "[%p, +%zu) is not inside the DSM region "
+                             "[%p, +%zu)", p, n, (void *)kumi_dsm.base, kumi_dsm.size);
+    return KUMI_OK;
+}
+
+static _Noreturn void miss_abort(const void *p, int write, int rc)
+{
+    char why[256];
+
+    snprintf(why, sizeof why, "dsm: a %s of %p (home PE %d) failed: %s",
+             write ? "store" : "load", p,
+             kumi_dsm_home_of((uint64_t)((uintptr_t)p - kumi_dsm_g.base)), kumi_strerror(rc));
+    kumi_rt_abort(why);
+}
+
+uint64_t kumi_dsm_load_miss(const void *p, unsigned w)
+{
+    uint64_t off = (uintptr_t)p - kumi_dsm_g.base;
+    uint64_t v   = 0;
+    int      rc  = KUMI_OK;
+
+    for (;;) {
+        rc = dsm_line("kumi_dsm_load", off, 0);
+        if (rc == KUMI_OK && kumi_dsm_crosses(p, w))
+            rc = dsm_line("kumi_dsm_load", off + w - 1, 0);
+        if (rc != KUMI_OK)
+            miss_abort(p, 0, rc);
+        /* the second line's miss may have served an invalidation of the first */
+        uint8_t s0 = kumi_dsm_state_of(p);
+        if (s0 == KUMI_DSM_S || s0 == KUMI_DSM_E)
+            break;
+    }
+    memcpy(&v, p, w);
+    return v;
+}
+
+void kumi_dsm_store_miss(void *p, unsigned w)
+{
+    uint64_t off = (uintptr_t)p - kumi_dsm_g.base;
+
+    for (;;) {
+        int rc = dsm_line("kumi_dsm_store", off, 1);
+        if (rc == KUMI_OK && kumi_dsm_crosses(p, w))
+            rc = dsm_line("kumi_dsm_store", off + w - 1, 1);
+        if (rc != KUMI_OK)
+            miss_abort(p, 1, rc);
+        if (kumi_dsm_state_of(p) == KUMI_DSM_E)
+            return;
+    }
+}
+
+/* ------------------------------------------------------------------ API */
+
+int kumi_dsm_is_shared(const void *p)
+{
+    return kumi_dsm_in(p);
+}
+
+void kumi_dsm_poll(void)
+{
+    if (kumi_rt.state != 1 || !kumi_dsm.up)
+        return;
+    kumi_rt.tp.ops->progress(&kumi_rt.tp);
+    kumi_dsm_drain();
+}
+
+/* Copies between DSM and private memory line by line, each line made
+ * valid right before its bytes move (nothing is served in between). */
+static int dsm_copy(const char *call, void *shared, void *priv, size_t n, int write)
+{
+    int rc = dsm_ready(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (n == 0)
+        return KUMI_OK;
+    if (priv == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "private buffer is NULL");
+    if ((rc = dsm_range(call, shared, n)) != KUMI_OK)
+        return rc;
+    uint8_t *s = shared, *q = priv;
+    while (n > 0) {
+        uint64_t off  = (uint64_t)((uintptr_t)s - kumi_dsm_g.base);
+        size_t   room = KUMI_DSM_LINE - (off & (KUMI_DSM_LINE - 1));
+        size_t   k    = n < room ? n : room;
+
+        if ((rc = dsm_line(call, off, write)) != KUMI_OK)
+            return rc;
+        if (write)
+            memcpy(s, q, k);
+        else
+            memcpy(q, s, k);
+        s += k;
+        q += k;
+        n -= k;
+    }
+    return KUMI_OK;
+}
+
+int kumi_dsm_read(void *dst, const void *shared_src, size_t n)
+{
+    return dsm_copy("kumi_dsm_read", (void *)(uintptr_t)shared_src, dst, n, 0);
+}
+
+int kumi_dsm_write(void *shared_dst, const void *src, size_t n)
+{
+    return dsm_copy("kumi_dsm_write", shared_dst, (void *)(uintptr_t)src, n, 1);
+}
+
+int kumi_dsm_acquire(const void *p, size_t n, int mode)
+{
+    static const char call[] = "kumi_dsm_acquire";
+    int               rc = dsm_ready(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (mode != KUMI_DSM_READ && mode != KUMI_DSM_WRITE && mode != (KUMI_DSM_READ | KUMI_DSM_WRITE))
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "mode %d is not KUMI_DSM_READ or "
+                             "KUMI_DSM_WRITE", mode);
+    if (n == 0)
+        return KUMI_OK;
+    if ((rc = dsm_range(call, p, n)) != KUMI_OK)
+        return rc;
+    int      write = (mode & KUMI_DSM_WRITE) != 0;
+    uint64_t first = ((uintptr_t)p - kumi_dsm_g.base) & ~(uint64_t)(KUMI_DSM_LINE - 1);
+    uint64_t end   = (uintptr_t)p - kumi_dsm_g.base + n;
+    /* a later line's miss may serve an invalidation of an earlier line:
+     * repeat until one pass finds every line valid at once */
+    for (int pass = 0;; pass++) {
+        int missed = 0;
+        for (uint64_t off = first; off < end; off += KUMI_DSM_LINE) {
+            uint8_t st = kumi_dsm_g.state[off >> KUMI_DSM_LINE_SHIFT];
+            if (write ? st == KUMI_DSM_E : (st == KUMI_DSM_S || st == KUMI_DSM_E))
+                continue;
+            missed = 1;
+            if ((rc = dsm_line(call, off, write)) != KUMI_OK)
+                return rc;
+        }
+        if (!missed)
+            return KUMI_OK;
+        if (pass > 1000)
+            return kumi_rt_error(KUMI_ERR_TIMEOUT, call, "[%p, +%zu) did not stay valid "
+                                 "over 1000 passes (other PEs keep taking it)", p, n);
+    }
+}
+
+int kumi_dsm_stats(kumi_dsm_stats_t *out)
+{
+    int rc = kumi_rt_check_state("kumi_dsm_stats");
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (out == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, "kumi_dsm_stats", "out is NULL");
+    *out = kumi_dsm.stats;
+    return KUMI_OK;
+}
+
+/* ------------------------------------------------------------ allocation */
+
+static void live_insert(uint64_t off, uint64_t len, unsigned bshift)
+{
+    size_t i = alloc.nlive;
+
+    while (i > 0 && alloc.live[i - 1].off > off) {
+        alloc.live[i] = alloc.live[i - 1];
+        i--;
+    }
+    alloc.live[i] = (struct kumi_dsm_ext){ off, len, bshift };
+    alloc.nlive++;
+}
+
+static ssize_t live_find(uint64_t off)
+{
+    size_t lo = 0, hi = alloc.nlive;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (alloc.live[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < alloc.nlive && alloc.live[lo].off == off ? (ssize_t)lo : -1;
+}
+
+static void free_insert(uint64_t off, uint64_t len)
+{
+    size_t i = 0;
+
+    while (i < alloc.nfree && alloc.free_ext[i].off < off)
+        i++;
+    /* merge with the neighbours */
+    int left  = i > 0 && alloc.free_ext[i - 1].off + alloc.free_ext[i - 1].len == off;
+    int right = i < alloc.nfree && off + len == alloc.free_ext[i].off;
+    if (left && right) {
+        alloc.free_ext[i - 1].len += len + alloc.free_ext[i].len;
+        memmove(&alloc.free_ext[i], &alloc.free_ext[i + 1],
+                (alloc.nfree - i - 1) * sizeof(alloc.free_ext[0]));
+        alloc.nfree--;
+    } else if (left) {
+        alloc.free_ext[i - 1].len += len;
+    } else if (right) {
+        alloc.free_ext[i].off = off;
+        alloc.free_ext[i].len += len;
+    } else {
+        memmove(&alloc.free_ext[i + 1], &alloc.free_ext[i],
+                (alloc.nfree - i) * sizeof(alloc.free_ext[0]));
+        alloc.free_ext[i] = (struct kumi_dsm_ext){ off, len, 0 };
+        alloc.nfree++;
+    }
+}
+
+/* Takes every block of a live allocation back to the home exclusively
+ * (invalidating all copies), then frees it. Runs the protocol: blocks. */
+static int recall_and_free(const char *call, size_t idx)
+{
+    struct kumi_dsm_ext x   = alloc.live[idx];
+    uint64_t            bsz = (uint64_t)1 << x.bshift;
+
+    for (uint64_t b = x.off; b < x.off + x.len; b += bsz) {
+        int rc = dsm_line(call, b, 1);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    /* the region's protocol state for these lines: home exclusive, free */
+    for (uint64_t l = x.off; l < x.off + x.len; l += KUMI_DSM_LINE) {
+        struct kumi_dsm_dir *e = kumi_dsm_dir_at(l);
+        if (e->deferred != 0 || e->state != KUMI_DSM_EXCL_HOME)
+            return kumi_rt_error(KUMI_ERR_STATE, call, "%p is still in use by other PEs",
+                                 (void *)(kumi_dsm.base + l));
+        e->bshift = 0;
+    }
+    memmove(&alloc.live[idx], &alloc.live[idx + 1], (alloc.nlive - idx - 1) * sizeof(alloc.live[0]));
+    alloc.nlive--;
+    free_insert(x.off, x.len);
+    return KUMI_OK;
+}
+
+static void apply_remote_frees(const char *call)
+{
+    while (alloc.nremote > 0) {
+        uint64_t off = alloc.remote_frees[--alloc.nremote];
+        ssize_t  i   = live_find(off);
+        if (i < 0) {
+            kumi_rt_error(KUMI_ERR_INVALID, "kumi_dsm_free", "%p (freed by another PE) is not "
+                          "an allocation of PE %d", (void *)(kumi_dsm.base + off), kumi_dsm.me);
+            continue;
+        }
+        recall_and_free(call, (size_t)i);
+    }
+}
+
+void *kumi_dsm_malloc_block(size_t size, size_t block_bytes)
+{
+    static const char call[] = "kumi_dsm_malloc";
+
+    if (dsm_ready(call) != KUMI_OK)
+        return NULL;
+    if (block_bytes < 64 || block_bytes > KUMI_DSM_BLOCK_MAX || (block_bytes & (block_bytes - 1)))
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "block size %zu is not a power of two "
+                             "from 64 to 4096", block_bytes), NULL;
+    if (size == 0)
+        return NULL;
+    apply_remote_frees(call);
+    unsigned bshift = (unsigned)__builtin_ctzll(block_bytes);
+    if (size > kumi_dsm.slice)
+        goto nomem;
+    uint64_t len = (size + block_bytes - 1) & ~(uint64_t)(block_bytes - 1);
+    for (size_t i = 0; i < alloc.nfree; i++) {
+        struct kumi_dsm_ext *f     = &alloc.free_ext[i];
+        uint64_t             start = (f->off + block_bytes - 1) & ~(uint64_t)(block_bytes - 1);
+        if (start + len > f->off + f->len)
+            continue;
+        if (ext_reserve(&alloc.live, &alloc.cap_live, alloc.nlive + 1) != 0
+            || ext_reserve(&alloc.free_ext, &alloc.cap_free, alloc.nfree + 2) != 0)
+            goto nomem;
+        f = &alloc.free_ext[i];
+        /* split [f->off, start) | [start, start+len) | rest */
+        uint64_t head = start - f->off, tail_off = start + len;
+        uint64_t tail = f->off + f->len - tail_off;
+        if (head == 0 && tail == 0) {
+            memmove(f, f + 1, (alloc.nfree - i - 1) * sizeof(*f));
+            alloc.nfree--;
+        } else if (head == 0) {
+            f->off = tail_off;
+            f->len = tail;
+        } else {
+            f->len = head;
+            if (tail != 0) {
+                memmove(f + 2, f + 1, (alloc.nfree - i - 1) * sizeof(*f));
+                f[1] = (struct kumi_dsm_ext){ tail_off, tail, 0 };
+                alloc.nfree++;
+            }
+        }
+        live_insert(start, len, bshift);
+        for (uint64_t l = start; l < start + len; l += KUMI_DSM_LINE) {
+            struct kumi_dsm_dir *e = kumi_dsm_dir_at(l);
+            memset(e, 0, kumi_dsm.dir_stride);
+            e->state   = KUMI_DSM_EXCL_HOME;
+            e->bshift  = (uint8_t)bshift;
+            e->owner   = kumi_dsm.me;
+            e->pending = -1;
+        }
+        memset(kumi_dsm_g.state + (start >> KUMI_DSM_LINE_SHIFT), KUMI_DSM_E,
+               len >> KUMI_DSM_LINE_SHIFT);
+        return kumi_dsm.base + start;
+    }
+nomem:
+    kumi_rt_error(KUMI_ERR_NOMEM, call, "no room for %zu bytes in this PE's %zu-byte share "
+                  "of the DSM region (KUMI_DSM_SIZE=%zu over %d PEs)", size, kumi_dsm.slice,
+                  kumi_dsm.size, kumi_dsm.npes);
+    return NULL;
+}
+
+void *kumi_dsm_malloc(size_t size)
+{
+    return kumi_dsm_malloc_block(size, KUMI_DSM_LINE);
+}
+
+void *kumi_dsm_calloc(size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size) {
+        kumi_rt_error(KUMI_ERR_INVALID, "kumi_dsm_calloc", "%zu x %zu bytes overflows", n, size);
+        return NULL;
+    }
+    void *p = kumi_dsm_malloc(n * size);
+    if (p != NULL)
+        memset(p, 0, n * size);   /* a new allocation is exclusive at its home: me */
+    return p;
+}
+
+void kumi_dsm_free(void *p)
+{
+    static const char call[] = "kumi_dsm_free";
+
+    if (p == NULL || dsm_ready(call) != KUMI_OK)
+        return;
+    if (!kumi_dsm_in(p)) {
+        kumi_rt_error(KUMI_ERR_INVALID, call, "%p is not in the DSM region", p);
+        return;
+    }
+    uint64_t off  = (uint64_t)((uintptr_t)p - kumi_dsm_g.base);
+    int      home = kumi_dsm_home_of(off);
+    if (home != kumi_dsm.me) {
+        kumi_dsm_send(home, KUMI_DSM_MSG_FREE, kumi_dsm.me, 0, 0, off, 0, NULL, 0);
+        return;
+    }
+    apply_remote_frees(call);
+    ssize_t i = live_find(off);
+    if (i < 0) {
+        kumi_rt_error(KUMI_ERR_INVALID, call, "%p is not a DSM allocation (already freed?)", p);
+        return;
+    }
+    recall_and_free(call, (size_t)i);
+}
+
+/* ---------------------------------------------------------------- mutex
+ * A FIFO ticket lock. In DSM memory: the two words sit in separate lines
+ * and move through the protocol; a waiter holds "serving" shared and
+ * waits (with the job's wait policy) for the unlock's invalidation to
+ * change its state byte. In the symmetric heap: PE 0's copy, remote
+ * atomics, and a waiter polls "serving" with backoff. */
+
+static int mutex_where(const char *call, kumi_mutex_t *m)
+{
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (m == NULL || ((uintptr_t)m & 63) != 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "mutex %p is NULL or not 64-byte aligned",
+                             (void *)m);
+    if (kumi_dsm_in(m))
+        return kumi_dsm_in((uint8_t *)m + sizeof(*m) - 1) ? 1
+               : kumi_rt_error(KUMI_ERR_INVALID, call, "mutex %p crosses the end of the DSM "
+                               "region", (void *)m);
+    if (kumi_rt_heap_off(m, sizeof(*m)) != (size_t)-1)
+        return 2;
+    return kumi_rt_error(KUMI_ERR_INVALID, call, "mutex %p is neither in DSM memory nor in the "
+                         "symmetric heap", (void *)m);
+}
+
+int kumi_mutex_init(kumi_mutex_t *m)
+{
+    static const char call[] = "kumi_mutex_init";
+    int               where = mutex_where(call, m);
+    uint64_t          zero = 0, old;
+
+    if (where < 0)
+        return where;
+    if (where == 1) {
+        int rc = kumi_dsm_write(&m->next, &zero, 8);
+        return rc != KUMI_OK ? rc : kumi_dsm_write(&m->serving, &zero, 8);
+    }
+    int rc = kumi_atomic_swap_u64(&m->next, 0, 0, &old);
+    if (rc == KUMI_OK)
+        rc = kumi_atomic_swap_u64(&m->serving, 0, 0, &old);
+    return rc;
+}
+
+int kumi_mutex_lock(kumi_mutex_t *m)
+{
+    static const char call[] = "kumi_mutex_lock";
+    int               where = mutex_where(call, m);
+    uint64_t          ticket, now;
+    int               rc;
+
+    if (where < 0)
+        return where;
+    if (where == 1) {
+        if ((rc = dsm_ready(call)) != KUMI_OK)
+            return rc;
+        kumi_dsm_poll();   /* a synchronization point serves waiting requests */
+        uint64_t next_off = (uint64_t)((uintptr_t)&m->next - kumi_dsm_g.base);
+        uint64_t serv_off = (uint64_t)((uintptr_t)&m->serving - kumi_dsm_g.base);
+        if ((rc = dsm_line(call, next_off, 1)) != KUMI_OK)
+            return rc;
+        ticket = m->next++;   /* exclusive, and nothing is served in between */
+        for (;;) {
+            if ((rc = dsm_line(call, serv_off, 0)) != KUMI_OK)
+                return rc;
+            if (m->serving == ticket)
+                return KUMI_OK;
+            /* wait for the holder's unlock to take my copy away */
+            uint8_t *st = &kumi_dsm_g.state[serv_off >> KUMI_DSM_LINE_SHIFT];
+            if ((rc = kumi_rt_wait(call, st, 1, KUMI_CMP_NE, *st)) != KUMI_OK)
+                return rc;
+        }
+    }
+    if ((rc = kumi_atomic_fetch_add_u64(&m->next, 1, 0, &ticket)) != KUMI_OK)
+        return rc;
+    for (unsigned backoff = 1;;) {
+        if ((rc = kumi_atomic_fetch_add_u64(&m->serving, 0, 0, &now)) != KUMI_OK)
+            return rc;
+        if (now == ticket)
+            return KUMI_OK;
+        for (unsigned i = 0; i < backoff; i++) {
+            kumi_dsm_poll();
+            if (kumi_rt_failed())
+                return kumi_rt_peer_error(call);
+            if (kumi_rt.wait_policy != KUMI_WAIT_SPIN)
+                sched_yield();
+        }
+        if (backoff < 64)
+            backoff *= 2;
+    }
+}
+
+int kumi_mutex_unlock(kumi_mutex_t *m)
+{
+    static const char call[] = "kumi_mutex_unlock";
+    int               where = mutex_where(call, m);
+    int               rc;
+
+    if (where < 0)
+        return where;
+    if (where == 1) {
+        if ((rc = dsm_ready(call)) != KUMI_OK)
+            return rc;
+        uint64_t serv_off = (uint64_t)((uintptr_t)&m->serving - kumi_dsm_g.base);
+        if ((rc = dsm_line(call, serv_off, 1)) != KUMI_OK)
+            return rc;
+        m->serving++;
+        kumi_dsm_poll();
+        return KUMI_OK;
+    }
+    /* what the holder put must land before the next holder reads it */
+    if ((rc = kumi_quiet()) != KUMI_OK)
+        return rc;
+    return kumi_atomic_add_u64(&m->serving, 1, 0);
+}

@@ -1,0 +1,130 @@
+/*
+ * dsm_int.h -- state shared by dsm/dsm.c (region, allocation, API, inbox)
+ * and dsm/protocol.c (the table-driven protocol engine).
+ */
+#ifndef KUMI_DSM_INT_H
+#define KUMI_DSM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt.h"
+#include "check.h"
+#include "protocol.h"
+
+#define KUMI_DSM_MIN_BSHIFT 6     /* 64-byte blocks  */
+#define KUMI_DSM_MAX_BSHIFT 12    /* 4096-byte blocks */
+#define KUMI_DSM_BLOCK_MAX  (1u << KUMI_DSM_MAX_BSHIFT)
+/* data bytes one message carries; larger blocks go as DATA_PART messages
+ * followed by the protocol message with the last part */
+#define KUMI_DSM_PART       2048u
+
+/* Message types beyond the protocol's events (enum kumi_dsm_event). */
+enum {
+    KUMI_DSM_MSG_PART = 32,   /* a leading part of a block's data        */
+    KUMI_DSM_MSG_NACK,        /* home: the address is not allocated      */
+    KUMI_DSM_MSG_FREE         /* a non-home PE frees an allocation       */
+};
+
+/* Wire header of every DSM active message (data follows). */
+struct kumi_dsm_msg {
+    uint8_t  type;       /* event or KUMI_DSM_MSG_*                        */
+    uint8_t  bshift;     /* block size log2 (0 in requests: home knows)    */
+    uint8_t  need_done;  /* DATA_S/DATA_E/GRANT: the home waits for DONE   */
+    uint8_t  pad;
+    int32_t  r;          /* the requester                                  */
+    int32_t  acks;       /* DATA_E/GRANT: invalidation acks to expect      */
+    uint32_t len;        /* data bytes in this message                     */
+    uint64_t off;        /* region offset: line (requests) or block        */
+    uint32_t part_off;   /* MSG_PART: offset of this part in the block     */
+    uint32_t pad2;
+};
+_Static_assert(sizeof(struct kumi_dsm_msg) == 32, "dsm header");
+_Static_assert(sizeof(struct kumi_dsm_msg) + KUMI_DSM_PART <= KUMI_TP_AM_MAX_PAYLOAD,
+               "a DSM message must fit one active message");
+
+/* A received message waiting in the inbox or the home's deferred queue. */
+struct kumi_dsm_node {
+    struct kumi_dsm_node *next;
+    int                   src;
+    struct kumi_dsm_msg   msg;
+    uint8_t               data[];
+};
+
+/* Directory entry, one per line of the home's slice; the entry of a
+ * block's first line holds the block's state. The sharer set follows. */
+struct kumi_dsm_dir {
+    uint8_t  state;      /* enum kumi_dsm_dstate                           */
+    uint8_t  bshift;     /* block size log2 of the allocation (0: free)    */
+    uint16_t pad;
+    int32_t  owner;
+    int32_t  pending;    /* requester of the transaction in flight         */
+    uint32_t deferred;   /* requests waiting in the deferred queue         */
+    uint64_t sharers[];  /* bit per PE                                     */
+};
+
+/* This PE's one outstanding miss. */
+struct kumi_dsm_pending {
+    int      active;
+    uint64_t line;          /* region offset of the line that missed     */
+    int      acks_need;     /* -1 until DATA_E / GRANT says              */
+    int      acks_got;
+    int      need_done;
+    int      nack;          /* the home said: not allocated              */
+    volatile uint32_t done;
+};
+
+struct kumi_dsm {
+    int       up;            /* region reserved and handler registered   */
+    int       closing;       /* kumi_finalize tore the DSM down           */
+    int       setup_rc;      /* why not, reported by the first DSM call  */
+    char      setup_err[256];
+    int       me, npes;
+    uint8_t  *base;
+    size_t    size, slice;   /* region bytes; bytes each PE allocates in  */
+    size_t    state_bytes;
+    size_t    dir_stride, dir_bytes;
+    uint8_t  *dir;           /* my slice's directory entries              */
+    unsigned  sharer_words;
+    /* inbox: handlers (any thread) append, the main thread drains */
+    int                   lock;
+    struct kumi_dsm_node *in_head, *in_tail;
+    int                   draining;
+    struct kumi_dsm_node *def_head, *def_tail;   /* home's deferred requests */
+    uint8_t             **stage;                 /* per source: parts of a block */
+    struct kumi_dsm_pending pend;
+    kumi_dsm_stats_t      stats;
+};
+
+extern struct kumi_dsm kumi_dsm;
+
+static inline struct kumi_dsm_dir *kumi_dsm_dir_at(uint64_t off)
+{
+    uint64_t line = (off - (uint64_t)kumi_dsm.me * kumi_dsm.slice) >> KUMI_DSM_LINE_SHIFT;
+    return (struct kumi_dsm_dir *)(kumi_dsm.dir + line * kumi_dsm.dir_stride);
+}
+static inline int kumi_dsm_home_of(uint64_t off)
+{
+    return (int)(off / kumi_dsm.slice);
+}
+
+/* protocol.c */
+/* Runs the CACHE row for a CPU miss on line (LOAD or STORE). */
+void kumi_dsm_cpu_event(uint64_t line, int event);
+/* Handles one message (from the inbox). Returns 1 if the node was kept
+ * (deferred), 0 if the caller may free it. */
+int  kumi_dsm_handle(struct kumi_dsm_node *n);
+/* Sends a protocol message (to myself through the inbox). data/len: the
+ * block's bytes for data-carrying messages. */
+void kumi_dsm_send(int pe, int type, int r, int acks, int need_done, uint64_t off,
+                   unsigned bshift, const void *data, size_t len);
+_Noreturn void kumi_dsm_violation(const char *what, int src, uint64_t off, int role,
+                                  unsigned state, unsigned event);
+void kumi_dsm_set_block_state(uint64_t block, unsigned bshift, uint8_t state);
+void kumi_dsm_flag_fill(uint64_t block, unsigned bshift);
+
+/* dsm.c */
+void kumi_dsm_inbox_push(struct kumi_dsm_node *n);
+int  kumi_dsm_drain(void);
+
+#endif /* KUMI_DSM_INT_H */
