@@ -190,6 +190,7 @@ int kumi_init(void)
     if (rc != KUMI_OK)
         return rc;
 
+    const char           *remote = getenv(KUMI_ENV_REMOTE);
     struct kumi_tp_params params = {
         .rank            = kumi_rt.rank,
         .size            = kumi_rt.size,
@@ -203,6 +204,11 @@ int kumi_init(void)
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,
         .failed          = kumi_rt.failed,
         .fail_status     = kumi_rt.fail_status,
+        /* tcp: what kumirun passed for the rendezvous (transport.h) */
+        .rdv_addr        = getenv(KUMI_ENV_RDV),
+        .job_key         = getenv(KUMI_ENV_JOB_KEY),
+        .tcp_addr        = getenv(KUMI_ENV_TCP_ADDR),
+        .remote          = remote != NULL && strcmp(remote, "1") == 0,
     };
     rc = kumi_rt.tp.ops->open(&kumi_rt.tp, &params);
     if (rc != KUMI_OK)

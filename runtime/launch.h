@@ -59,7 +59,10 @@ struct kumi_ctl {
                                        124 timeout, 127 exec, 128+sig interrupt */
     struct kumi_ctl_pe pe[];        /* npes entries */
 };
-#define KUMI_CTL_FAIL_LAUNCHER 0xffffffffu
+/* the same value the transports report (transport/transport.h, which a
+ * user of this name includes too; this header stays free of it so the
+ * launcher's tests can use it without the library's include paths) */
+#define KUMI_CTL_FAIL_LAUNCHER KUMI_TP_FAIL_LAUNCHER
 
 static inline size_t kumi_ctl_bytes(uint32_t npes)
 {

@@ -60,7 +60,23 @@ struct kumi_tp_params {
      * (kumi_tp_fail). Never NULL when the runtime opens a transport. */
     volatile uint32_t *failed;
     volatile int32_t  *fail_status;
+    /* Where a tcp job meets (the runtime reads these from kumirun's
+     * environment; a transport never reads the environment itself). Each
+     * may be NULL (not set); other transports ignore them. The strings
+     * need only live until open returns. */
+    const char *rdv_addr;        /* "addr:port" of kumirun's rendezvous     */
+    const char *job_key;         /* 32 hex digits, the job's random key     */
+    const char *tcp_addr;        /* numeric address to listen on; NULL or
+                                    "": 127.0.0.1                            */
+    int         remote;          /* 1: started on another host (--rsh): no
+                                    control segment, failures arrive over
+                                    the rendezvous channel                  */
 };
+
+/* The value of *failed when the launcher, not a PE, ends the job (a
+ * signal, the timeout, a lost rendezvous); otherwise *failed is 1 + PE.
+ * The launcher's control segment (kumi_ctl.failed) uses the same value. */
+#define KUMI_TP_FAIL_LAUNCHER 0xffffffffu
 
 struct kumi_tp_ops {
     size_t      size;            /* sizeof(struct kumi_tp_ops), for growth  */

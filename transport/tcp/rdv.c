@@ -31,8 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
-
 #define RDV_VERSION      1
 #define RDV_MAGIC        0x5644524bu          /* "KRDV" little-endian      */
 #define RDV_HDR          8
@@ -434,7 +432,7 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
         if (c->buf[0] == RDV_FAIL) {
             if (rdv_recv_all(c->fd, c->buf, 8, deadline) != 0)
                 snprintf(err, errlen, "rendezvous at %s: the job is failing", rdv);
-            else if (rdv_get32(c->buf) == KUMI_CTL_FAIL_LAUNCHER)
+            else if (rdv_get32(c->buf) == KUMI_TP_FAIL_LAUNCHER)
                 snprintf(err, errlen, "rendezvous at %s: kumirun is ending the job "
                          "(status %d)", rdv, (int32_t)rdv_get32(c->buf + 4));
             else
@@ -463,7 +461,7 @@ static int rdv_client_lost(struct kumi_rdv_client *c, const char *why, uint32_t 
     if (c->fd >= 0)
         close(c->fd);
     c->fd   = -1;
-    *failed = KUMI_CTL_FAIL_LAUNCHER;
+    *failed = KUMI_TP_FAIL_LAUNCHER;
     *status = 1;
     return 1;
 }

@@ -9,7 +9,7 @@
  * The connection then stays open for the life of the job as its control
  * channel:
  *   - kumirun -> PE: heartbeats, and FAIL(failed, status) when the job is
- *     failing (failed = 1 + PE, or KUMI_CTL_FAIL_LAUNCHER);
+ *     failing (failed = 1 + PE, or KUMI_TP_FAIL_LAUNCHER);
  *   - PE -> kumirun: heartbeats, and BYE(finalized) before it closes.
  * Either side that hears nothing for KUMI_RDV_DEAD_S seconds treats the
  * other as gone: kumirun reports the PE lost (a host that vanished), a PE
@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../transport.h"   /* KUMI_TP_FAIL_LAUNCHER */
 #include "wire.h"
 
 #define KUMI_RDV_HEARTBEAT_S 0.5   /* each side sends one this often   */
@@ -67,7 +68,7 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
 /* Non-blocking service, called when c->fd is readable and at least every
  * KUMI_RDV_HEARTBEAT_S: reads what arrived, sends a heartbeat when one is
  * due, checks for silence. Returns 0 while the job is healthy, or 1 with
- * *failed (1 + PE, or KUMI_CTL_FAIL_LAUNCHER) and *status (the job's exit
+ * *failed (1 + PE, or KUMI_TP_FAIL_LAUNCHER) and *status (the job's exit
  * status as kumirun will report it, or 1 when unknown) set, after which
  * the channel is closed. */
 int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,

@@ -27,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
 #include "tcp.h"
 #include "tcp_int.h"
 
@@ -707,7 +706,6 @@ static int kumi_tcp_map(struct kumi_tcp *s, struct kumi_tp *tp, const struct kum
 static int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
 {
     struct kumi_tcp *s = calloc(1, sizeof(*s));
-    const char      *key = getenv(KUMI_ENV_JOB_KEY);
     char             err[256];
     int              rc = KUMI_ERR_NOMEM;
 
@@ -754,10 +752,9 @@ static int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         return KUMI_OK;              /* a job of one needs no sockets */
 
     rc = KUMI_ERR_TRANSPORT;
-    if (key == NULL || getenv(KUMI_ENV_RDV) == NULL || kumi_rdv_parse_key(key, s->key) != 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: tcp transport needs %s and %s from kumirun "
-                "(start the job with kumirun --transport tcp)\n", p->rank, KUMI_ENV_RDV,
-                KUMI_ENV_JOB_KEY);
+    if (p->job_key == NULL || p->rdv_addr == NULL || kumi_rdv_parse_key(p->job_key, s->key) != 0) {
+        fprintf(stderr, "kumi[%d]: kumi_init: tcp transport needs KUMI_RDV and KUMI_JOB_KEY "
+                "from kumirun (start the job with kumirun --transport tcp)\n", p->rank);
         goto err;
     }
     s->stage = malloc(KUMI_TCP_STAGE);
@@ -765,11 +762,11 @@ static int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         rc = KUMI_ERR_NOMEM;
         goto err;
     }
-    if (kumi_tcp_setup_listen(s, err, sizeof(err)) != 0) {
+    if (kumi_tcp_setup_listen(s, p->tcp_addr, err, sizeof(err)) != 0) {
         fprintf(stderr, "kumi[%d]: kumi_init: tcp: %s\n", p->rank, err);
         goto err;
     }
-    rc = kumi_tcp_join(s);
+    rc = kumi_tcp_join(s, p->rdv_addr, p->remote);
     if (rc != KUMI_OK)
         goto err;
     return KUMI_OK;

@@ -17,7 +17,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "launch.h"
 #include "tcp_int.h"
 
 static void kumi_tcp_sa_name(const struct sockaddr_storage *ss, char *buf, size_t len)
@@ -64,9 +63,8 @@ int kumi_tcp_sock_tune(int fd)
     return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-int kumi_tcp_setup_listen(struct kumi_tcp *s, char *err, size_t errlen)
+int kumi_tcp_setup_listen(struct kumi_tcp *s, const char *addr, char *err, size_t errlen)
 {
-    const char             *addr = getenv(KUMI_ENV_TCP_ADDR);
     struct sockaddr_storage ss;
     socklen_t               sl;
 
@@ -78,8 +76,7 @@ int kumi_tcp_setup_listen(struct kumi_tcp *s, char *err, size_t errlen)
     } else if (inet_pton(AF_INET6, addr, s->mine.addr) == 1) {
         s->mine.family = 6;
     } else {
-        snprintf(err, errlen, "%s=%s is not a numeric IPv4 or IPv6 address", KUMI_ENV_TCP_ADDR,
-                 addr);
+        snprintf(err, errlen, "KUMI_TCP_ADDR=%s is not a numeric IPv4 or IPv6 address", addr);
         return -1;
     }
     sl = kumi_tcp_ep_sa(&s->mine, &ss);   /* port 0: ephemeral */
@@ -94,10 +91,9 @@ int kumi_tcp_setup_listen(struct kumi_tcp *s, char *err, size_t errlen)
     return 0;
 }
 
-int kumi_tcp_join(struct kumi_tcp *s)
+int kumi_tcp_join(struct kumi_tcp *s, const char *rdv, int remote)
 {
-    const char *rdv = getenv(KUMI_ENV_RDV);
-    char        err[256];
+    char err[256];
 
     if (kumi_rdv_join(&s->rdv, rdv, s->key, s->rank, s->size, &s->mine, s->table, s->timeout,
                       err, sizeof(err))
@@ -107,7 +103,7 @@ int kumi_tcp_join(struct kumi_tcp *s)
         return KUMI_ERR_TRANSPORT;
     }
     s->rdv_on   = 1;
-    s->remote   = getenv(KUMI_ENV_REMOTE) != NULL && strcmp(getenv(KUMI_ENV_REMOTE), "1") == 0;
+    s->remote   = remote;
     s->rdv_next = kumi_tcp_now();
     return KUMI_OK;
 }
@@ -298,7 +294,7 @@ void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
         s->rdv_on = 0;
         if (!s->closing) {
             if (failed == 0)
-                failed = KUMI_CTL_FAIL_LAUNCHER;
+                failed = KUMI_TP_FAIL_LAUNCHER;
             kumi_tp_fail(s->tp, failed, status);
             if (s->remote) {
                 s->orphan_at     = now + KUMI_TCP_ORPHAN_GRACE_S;

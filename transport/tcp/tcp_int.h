@@ -90,7 +90,7 @@ struct kumi_tcp {
     struct kumi_rdv_client rdv;
     int                   rdv_on;
     double                rdv_next;
-    int                   remote;      /* KUMI_REMOTE=1: started through --rsh */
+    int                   remote;      /* params->remote: started through --rsh */
     double                orphan_at;   /* remote, job failed: exit by then    */
     int32_t               orphan_status;
     /* engine lock: one owner at a time, recursive for AM handlers */
@@ -127,8 +127,8 @@ int    kumi_tcp_sock_tune(int fd);
 void   kumi_tcp_set_events(struct kumi_tcp *s, struct kumi_tcp_conn *c, int pollout);
 
 /* tcp_conn.c */
-int    kumi_tcp_setup_listen(struct kumi_tcp *s, char *err, size_t errlen);
-int    kumi_tcp_join(struct kumi_tcp *s);
+int    kumi_tcp_setup_listen(struct kumi_tcp *s, const char *addr, char *err, size_t errlen);
+int    kumi_tcp_join(struct kumi_tcp *s, const char *rdv, int remote);
 int    kumi_tcp_start_connects(struct kumi_tcp *s);
 void   kumi_tcp_accept(struct kumi_tcp *s);
 void   kumi_tcp_pend_read(struct kumi_tcp *s, int slot);
