@@ -20,6 +20,7 @@
  * can do, so ratios against it never flatter the runtime.
  */
 #include "kumi_bench.h"
+#include "kumi_bench_trials.h"
 
 #include <math.h>
 #include <sched.h>
@@ -69,35 +70,37 @@ double kb_stat_mbs(const struct kb_stat *s)
 
 /* ---------------------------------------------------------------- one-way */
 
+struct kb_oneway {
+    volatile uint64_t *w;
+    uint64_t           v;
+};
+
+static void kb_oneway_trial(void *arg, long n)
+{
+    struct kb_oneway  *o = arg;
+    volatile uint64_t *w = o->w;
+    uint64_t           v = o->v;
+
+    for (long i = 0; i < n; i++, v += 2) {
+        if (kb.me == 0) {
+            __atomic_store_n(w, v + 1, __ATOMIC_RELEASE);
+            kb_spin_ge(w, v + 2);
+        } else {
+            kb_spin_ge(w, v + 1);
+            __atomic_store_n(w, v + 2, __ATOMIC_RELEASE);
+        }
+    }
+    o->v = v;
+}
+
 static void kb_limit_oneway(struct kb_stat *st, uint64_t *word, int trials, long rounds)
 {
-    volatile uint64_t *w = kb.me == 0 ? word : kumi_ptr(word, 0);
-    uint64_t           v = 0;
+    struct kb_oneway o = { .w = kb.me == 0 ? word : kumi_ptr(word, 0), .v = 0 };
 
     if (kb.me == 0)
-        __atomic_store_n(w, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(o.w, 0, __ATOMIC_SEQ_CST);
     st->bytes = sizeof(uint64_t);
-    for (int t = -1; t < trials; t++) {   /* trial -1 warms caches and clocks */
-        long   n = t < 0 ? rounds / 4 + 1 : rounds;
-        double t0;
-
-        kb_barrier("limit");
-        if (kb.me > 1)
-            continue;
-        t0 = kumi_wtime();
-        for (long i = 0; i < n; i++, v += 2) {
-            if (kb.me == 0) {
-                __atomic_store_n(w, v + 1, __ATOMIC_RELEASE);
-                kb_spin_ge(w, v + 2);
-            } else {
-                kb_spin_ge(w, v + 1);
-                __atomic_store_n(w, v + 2, __ATOMIC_RELEASE);
-            }
-        }
-        if (t >= 0)
-            kb_stat_add(st, (kumi_wtime() - t0) * 1e6 / (double)n / 2, t);
-    }
-    kb_stat_end(st, trials, rounds);
+    kb_trials(st, trials, rounds, 2, kb_oneway_trial, &o);
 }
 
 /* ----------------------------------------------------------------- memcpy */
@@ -148,61 +151,64 @@ static void kb_limit_memcpy(struct kb_stat *st, int trials)
  * carries its number, checked at the consumer: a broken pipeline is an
  * error, not a number. */
 
+struct kb_pipeline {
+    volatile uint64_t *produced, *consumed;
+    uint8_t           *slots, *buf;
+    uint64_t           b;
+};
+
+static void kb_pipeline_trial(void *arg, long n)
+{
+    struct kb_pipeline *p = arg;
+    volatile uint64_t  *produced = p->produced, *consumed = p->consumed;
+    uint8_t            *slots = p->slots, *buf = p->buf;
+    uint64_t            b = p->b;
+
+    for (long i = 0; i < n; i++, b++) {
+        uint8_t *slot = slots + (b % KB_SLOTS) * KB_BLOCK;
+        if (kb.me == 0) {
+            if (b >= KB_SLOTS)
+                kb_spin_ge(consumed, b + 1 - KB_SLOTS);
+            memcpy(slot, buf, KB_BLOCK);
+            memcpy(slot, &b, sizeof b);
+            __atomic_store_n(produced, b + 1, __ATOMIC_RELEASE);
+        } else {
+            uint64_t got;
+            kb_spin_ge(produced, b + 1);
+            memcpy(buf, slot, KB_BLOCK);
+            __atomic_store_n(consumed, b + 1, __ATOMIC_RELEASE);
+            memcpy(&got, buf, sizeof got);
+            if (got != b) {
+                fprintf(stderr, "kumi-bench[%d]: limit: pipeline block %llu arrived as %llu\n",
+                        kb.me, (unsigned long long)b, (unsigned long long)got);
+                exit(1);
+            }
+        }
+    }
+    if (kb.me == 0)   /* the producer's clock stops when the last block is out */
+        kb_spin_ge(consumed, b);
+    p->b = b;
+}
+
 static void kb_limit_pipeline(struct kb_stat *st, uint8_t *ring, int trials, long blocks)
 {
     uint8_t           *base = kb.me == 1 ? ring : kumi_ptr(ring, 1);
-    volatile uint64_t *produced = NULL, *consumed = NULL;
-    uint8_t           *slots = NULL, *buf = NULL;
-    uint64_t           b = 0;
+    struct kb_pipeline p = { 0 };
 
     st->bytes = KB_BLOCK;
     if (kb.me < 2) {
-        produced = (volatile uint64_t *)base;
-        consumed = (volatile uint64_t *)(base + KB_LINE);
-        slots    = base + 4096;
-        buf      = kb_xmalloc("limit", KB_BLOCK);
-        memset(buf, 0x5a, KB_BLOCK);
+        p.produced = (volatile uint64_t *)base;
+        p.consumed = (volatile uint64_t *)(base + KB_LINE);
+        p.slots    = base + 4096;
+        p.buf      = kb_xmalloc("limit", KB_BLOCK);
+        memset(p.buf, 0x5a, KB_BLOCK);
         if (kb.me == 1) {
-            __atomic_store_n(produced, 0, __ATOMIC_SEQ_CST);
-            __atomic_store_n(consumed, 0, __ATOMIC_SEQ_CST);
+            __atomic_store_n(p.produced, 0, __ATOMIC_SEQ_CST);
+            __atomic_store_n(p.consumed, 0, __ATOMIC_SEQ_CST);
         }
     }
-    for (int t = -1; t < trials; t++) {
-        long   n = t < 0 ? blocks / 4 + 1 : blocks;
-        double t0;
-
-        kb_barrier("limit");
-        if (kb.me > 1)
-            continue;
-        t0 = kumi_wtime();
-        for (long i = 0; i < n; i++, b++) {
-            uint8_t *slot = slots + (b % KB_SLOTS) * KB_BLOCK;
-            if (kb.me == 0) {
-                if (b >= KB_SLOTS)
-                    kb_spin_ge(consumed, b + 1 - KB_SLOTS);
-                memcpy(slot, buf, KB_BLOCK);
-                memcpy(slot, &b, sizeof b);
-                __atomic_store_n(produced, b + 1, __ATOMIC_RELEASE);
-            } else {
-                uint64_t got;
-                kb_spin_ge(produced, b + 1);
-                memcpy(buf, slot, KB_BLOCK);
-                __atomic_store_n(consumed, b + 1, __ATOMIC_RELEASE);
-                memcpy(&got, buf, sizeof got);
-                if (got != b) {
-                    fprintf(stderr, "kumi-bench[%d]: limit: pipeline block %llu arrived as %llu\n",
-                            kb.me, (unsigned long long)b, (unsigned long long)got);
-                    exit(1);
-                }
-            }
-        }
-        if (kb.me == 0)   /* the producer's clock stops when the last block is out */
-            kb_spin_ge(consumed, b);
-        if (t >= 0)
-            kb_stat_add(st, (kumi_wtime() - t0) * 1e6 / (double)n, t);
-    }
-    kb_stat_end(st, trials, blocks);
-    free(buf);
+    kb_trials(st, trials, blocks, 1, kb_pipeline_trial, &p);
+    free(p.buf);
 }
 
 /* ------------------------------------------------------------------ entry */

@@ -19,6 +19,7 @@
  * not measured and x_limit is `-`; the run goes on.
  */
 #include "kumi_bench.h"
+#include "kumi_bench_trials.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -174,80 +175,77 @@ static int kb_tcp_pair(uint64_t *sym_port, int *out)
     return rc;
 }
 
+struct kb_tcp_run {
+    int      fd;
+    uint64_t v;     /* one-way: the value going round        */
+    uint64_t m;     /* stream: the next message's number     */
+    uint8_t *buf;   /* stream: one message                   */
+};
+
+static void kb_tcp_oneway_trial(void *arg, long n)
+{
+    struct kb_tcp_run *r = arg;
+
+    for (long i = 0; i < n; i++) {
+        if (kb.me == 0) {
+            r->v++;
+            kb_tcp_send(r->fd, &r->v, sizeof r->v);
+            kb_tcp_recv_spin(r->fd, &r->v, sizeof r->v);
+        } else {
+            kb_tcp_recv_spin(r->fd, &r->v, sizeof r->v);
+            kb_tcp_send(r->fd, &r->v, sizeof r->v);
+        }
+    }
+}
+
 static void kb_tcp_oneway(struct kb_stat *st, int fd, int trials, long rounds)
 {
-    uint64_t v = 0;
+    struct kb_tcp_run r = { .fd = fd };
 
-    st->bytes = sizeof v;
-    for (int t = -1; t < trials; t++) {   /* trial -1 warms up */
-        long   n = t < 0 ? rounds / 4 + 1 : rounds;
-        double t0;
-
-        kb_barrier("limit");
-        if (kb.me > 1)
-            continue;
-        t0 = kumi_wtime();
-        for (long i = 0; i < n; i++) {
-            if (kb.me == 0) {
-                v++;
-                kb_tcp_send(fd, &v, sizeof v);
-                kb_tcp_recv_spin(fd, &v, sizeof v);
-            } else {
-                kb_tcp_recv_spin(fd, &v, sizeof v);
-                kb_tcp_send(fd, &v, sizeof v);
-            }
-        }
-        if (t >= 0)
-            kb_stat_add(st, (kumi_wtime() - t0) * 1e6 / (double)n / 2, t);
-    }
-    kb_stat_end(st, trials, rounds);
+    st->bytes = sizeof r.v;
+    kb_trials(st, trials, rounds, 2, kb_tcp_oneway_trial, &r);
 }
 
 /* Message numbers run on across trials; each message's first word carries
  * its number, checked by PE 1: a broken stream is an error, not a number. */
+static void kb_tcp_stream_trial(void *arg, long n)
+{
+    struct kb_tcp_run *r = arg;
+    uint8_t           *buf = r->buf;
+    char               done = 1;
+
+    for (long i = 0; i < n; i++, r->m++) {
+        if (kb.me == 0) {
+            memcpy(buf, &r->m, sizeof r->m);
+            kb_tcp_send(r->fd, buf, KB_TCP_MSG);
+        } else {
+            uint64_t got;
+            kb_tcp_recv(r->fd, buf, KB_TCP_MSG);
+            memcpy(&got, buf, sizeof got);
+            if (got != r->m) {
+                fprintf(stderr, "kumi-bench[1]: limit: tcp message %llu arrived as %llu\n",
+                        (unsigned long long)r->m, (unsigned long long)got);
+                exit(1);
+            }
+        }
+    }
+    if (kb.me == 0)   /* the clock stops when the last byte is in */
+        kb_tcp_recv(r->fd, &done, 1);
+    else
+        kb_tcp_send(r->fd, &done, 1);
+}
+
 static void kb_tcp_stream(struct kb_stat *st, int fd, int trials, long msgs)
 {
-    uint8_t *buf = NULL;
-    uint64_t m = 0;
+    struct kb_tcp_run r = { .fd = fd };
 
     st->bytes = KB_TCP_MSG;
     if (kb.me < 2) {
-        buf = kb_xmalloc("limit", KB_TCP_MSG);
-        memset(buf, 0x5a, KB_TCP_MSG);
+        r.buf = kb_xmalloc("limit", KB_TCP_MSG);
+        memset(r.buf, 0x5a, KB_TCP_MSG);
     }
-    for (int t = -1; t < trials; t++) {
-        long   n = t < 0 ? msgs / 4 + 1 : msgs;
-        double t0;
-        char   done = 1;
-
-        kb_barrier("limit");
-        if (kb.me > 1)
-            continue;
-        t0 = kumi_wtime();
-        for (long i = 0; i < n; i++, m++) {
-            if (kb.me == 0) {
-                memcpy(buf, &m, sizeof m);
-                kb_tcp_send(fd, buf, KB_TCP_MSG);
-            } else {
-                uint64_t got;
-                kb_tcp_recv(fd, buf, KB_TCP_MSG);
-                memcpy(&got, buf, sizeof got);
-                if (got != m) {
-                    fprintf(stderr, "kumi-bench[1]: limit: tcp message %llu arrived as %llu\n",
-                            (unsigned long long)m, (unsigned long long)got);
-                    exit(1);
-                }
-            }
-        }
-        if (kb.me == 0)   /* the clock stops when the last byte is in */
-            kb_tcp_recv(fd, &done, 1);
-        else
-            kb_tcp_send(fd, &done, 1);
-        if (t >= 0)
-            kb_stat_add(st, (kumi_wtime() - t0) * 1e6 / (double)n, t);
-    }
-    kb_stat_end(st, trials, msgs);
-    free(buf);
+    kb_trials(st, trials, msgs, 1, kb_tcp_stream_trial, &r);
+    free(r.buf);
 }
 
 int kb_limit_tcp(struct kb_limit *lim, int full, long rounds)
