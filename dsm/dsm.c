@@ -142,6 +142,10 @@ int kumi_dsm_drain(void)
             handled++;
             if (n->msg.type == KUMI_DSM_MSG_FREE) {
                 remote_free_note(n->msg.off);
+                kumi_dsm_send(n->src, KUMI_DSM_MSG_FREE_ACK, n->src, 0, 0, n->msg.off, 0, NULL, 0);
+                free(n);
+            } else if (n->msg.type == KUMI_DSM_MSG_FREE_ACK) {
+                __atomic_store_n(&kumi_dsm.free_acked, 1, __ATOMIC_RELEASE);
                 free(n);
             } else if (!kumi_dsm_handle(n)) {
                 free(n);
@@ -429,7 +433,9 @@ static int dsm_miss(const char *call, uint64_t line, int write)
         kumi_dsm_violation("a second miss while one is pending (DSM accesses from two "
                            "threads?)", kumi_dsm.me, line, KUMI_DSM_CACHE, st,
                            write ? KUMI_DSM_STORE : KUMI_DSM_LOAD);
-    kumi_dsm.pend = (struct kumi_dsm_pending){ .active = 1, .line = line, .acks_need = -1 };
+    int32_t seq = kumi_dsm.pend.seq + 1;
+    kumi_dsm.pend = (struct kumi_dsm_pending){ .active = 1, .seq = seq, .line = line,
+                                               .acks_need = -1 };
     kumi_dsm_cpu_event(line, write ? KUMI_DSM_STORE : KUMI_DSM_LOAD);
     int rc = miss_wait(call);
     /* consumed: later drains no longer stop for it */
@@ -671,19 +677,29 @@ static int recall_and_free(const char *call, size_t idx)
     struct kumi_dsm_ext x   = alloc.live[idx];
     uint64_t            bsz = (uint64_t)1 << x.bshift;
 
-    for (uint64_t b = x.off; b < x.off + x.len; b += bsz) {
-        int rc = dsm_line(call, b, 1);
-        if (rc != KUMI_OK)
-            return rc;
-    }
-    /* the region's protocol state for these lines: home exclusive, free */
-    for (uint64_t l = x.off; l < x.off + x.len; l += KUMI_DSM_LINE) {
-        struct kumi_dsm_dir *e = kumi_dsm_dir_at(l);
-        if (e->deferred != 0 || e->state != KUMI_DSM_EXCL_HOME)
+    /* until one pass finds every block exclusive here with its directory
+     * settled (my own DONE may still wait in the inbox) */
+    for (int pass = 0;; pass++) {
+        int busy = 0;
+        for (uint64_t b = x.off; b < x.off + x.len; b += bsz) {
+            struct kumi_dsm_dir *e = kumi_dsm_dir_at(b);
+            if (e->state == KUMI_DSM_EXCL_HOME && e->deferred == 0
+                && kumi_dsm_g.state[b >> KUMI_DSM_LINE_SHIFT] == KUMI_DSM_E)
+                continue;
+            busy = 1;
+            int rc = dsm_line(call, b, 1);
+            if (rc != KUMI_OK)
+                return rc;
+        }
+        if (!busy)
+            break;
+        kumi_dsm_poll();
+        if (pass > 1000)
             return kumi_rt_error(KUMI_ERR_STATE, call, "%p is still in use by other PEs",
-                                 (void *)(kumi_dsm.base + l));
-        e->bshift = 0;
+                                 (void *)(kumi_dsm.base + x.off));
     }
+    for (uint64_t l = x.off; l < x.off + x.len; l += KUMI_DSM_LINE)
+        kumi_dsm_dir_at(l)->bshift = 0;
     memmove(&alloc.live[idx], &alloc.live[idx + 1], (alloc.nlive - idx - 1) * sizeof(alloc.live[0]));
     alloc.nlive--;
     free_insert(x.off, x.len);
@@ -796,7 +812,11 @@ void kumi_dsm_free(void *p)
     uint64_t off  = (uint64_t)((uintptr_t)p - kumi_dsm_g.base);
     int      home = kumi_dsm_home_of(off);
     if (home != kumi_dsm.me) {
+        /* a round trip: once it returns the home has noted the free, so
+         * its next allocation (after a barrier, say) can reuse the space */
+        __atomic_store_n(&kumi_dsm.free_acked, 0, __ATOMIC_RELAXED);
         kumi_dsm_send(home, KUMI_DSM_MSG_FREE, kumi_dsm.me, 0, 0, off, 0, NULL, 0);
+        kumi_rt_wait(call, &kumi_dsm.free_acked, 4, KUMI_CMP_EQ, 1);
         return;
     }
     apply_remote_frees(call);
@@ -881,6 +901,10 @@ int kumi_mutex_lock(kumi_mutex_t *m)
                 return rc;
         }
     }
+    /* serve others first: the lock's host makes its turns with local
+     * atomics and would otherwise answer other PEs' tickets only when its
+     * transport gets round to it */
+    kumi_dsm_poll();
     if ((rc = kumi_atomic_fetch_add_u64(&m->next, 1, 0, &ticket)) != KUMI_OK)
         return rc;
     for (unsigned backoff = 1;;) {
@@ -921,5 +945,7 @@ int kumi_mutex_unlock(kumi_mutex_t *m)
     /* what the holder put must land before the next holder reads it */
     if ((rc = kumi_quiet()) != KUMI_OK)
         return rc;
-    return kumi_atomic_add_u64(&m->serving, 1, 0);
+    rc = kumi_atomic_add_u64(&m->serving, 1, 0);
+    kumi_dsm_poll();
+    return rc;
 }

@@ -23,7 +23,8 @@
 enum {
     KUMI_DSM_MSG_PART = 32,   /* a leading part of a block's data        */
     KUMI_DSM_MSG_NACK,        /* home: the address is not allocated      */
-    KUMI_DSM_MSG_FREE         /* a non-home PE frees an allocation       */
+    KUMI_DSM_MSG_FREE,        /* a non-home PE frees an allocation       */
+    KUMI_DSM_MSG_FREE_ACK     /* the home noted it                       */
 };
 
 /* Wire header of every DSM active message (data follows). */
@@ -33,7 +34,8 @@ struct kumi_dsm_msg {
     uint8_t  need_done;  /* DATA_S/DATA_E/GRANT: the home waits for DONE   */
     uint8_t  pad;
     int32_t  r;          /* the requester                                  */
-    int32_t  acks;       /* DATA_E/GRANT: invalidation acks to expect      */
+    int32_t  acks;       /* DATA_E/GRANT: invalidation acks to expect;
+                            requests: the requester's miss number (STALE)  */
     uint32_t len;        /* data bytes in this message                     */
     uint64_t off;        /* region offset: line (requests) or block        */
     uint32_t part_off;   /* MSG_PART: offset of this part in the block     */
@@ -66,6 +68,7 @@ struct kumi_dsm_dir {
 /* This PE's one outstanding miss. */
 struct kumi_dsm_pending {
     int      active;
+    int32_t  seq;           /* miss number, carried by the request       */
     uint64_t line;          /* region offset of the line that missed     */
     int      acks_need;     /* -1 until DATA_E / GRANT says              */
     int      acks_got;
@@ -77,6 +80,7 @@ struct kumi_dsm_pending {
 struct kumi_dsm {
     int       up;            /* region reserved and handler registered   */
     int       closing;       /* kumi_finalize tore the DSM down           */
+    volatile uint32_t free_acked;   /* my kumi_dsm_free at another home   */
     int       setup_rc;      /* why not, reported by the first DSM call  */
     char      setup_err[256];
     int       me, npes;

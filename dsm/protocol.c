@@ -192,11 +192,11 @@ static void cache_run(const struct kumi_dsm_row *row, uint64_t block, unsigned b
     if (a & A_FILL)
         memcpy(copy, data, bsz);
     if (a & A_SEND_GETS)
-        kumi_dsm_send(home, KUMI_DSM_GETS, kumi_dsm.me, 0, 0, p->line, 0, NULL, 0);
+        kumi_dsm_send(home, KUMI_DSM_GETS, kumi_dsm.me, p->seq, 0, p->line, 0, NULL, 0);
     if (a & A_SEND_GETX)
-        kumi_dsm_send(home, KUMI_DSM_GETX, kumi_dsm.me, 0, 0, p->line, 0, NULL, 0);
+        kumi_dsm_send(home, KUMI_DSM_GETX, kumi_dsm.me, p->seq, 0, p->line, 0, NULL, 0);
     if (a & A_SEND_UPG)
-        kumi_dsm_send(home, KUMI_DSM_UPG, kumi_dsm.me, 0, 0, p->line, 0, NULL, 0);
+        kumi_dsm_send(home, KUMI_DSM_UPG, kumi_dsm.me, p->seq, 0, p->line, 0, NULL, 0);
     if (a & A_SEND_DATA_S)
         kumi_dsm_send(m->r, KUMI_DSM_DATA_S, m->r, 0, 1, block, bshift, copy, bsz);
     if (a & A_SEND_DATA_E)
@@ -340,6 +340,11 @@ static int dir_message(struct kumi_dsm_node *n, const void *data)
     if (r != src || r < 0 || r >= kumi_dsm.npes)
         kumi_dsm_violation("requester is not the sender", src, m->off, KUMI_DSM_DIR, 0,
                            m->type);
+    int request = m->type == KUMI_DSM_GETS || m->type == KUMI_DSM_GETX || m->type == KUMI_DSM_UPG;
+    if (request && r == me && (!kumi_dsm.pend.active || kumi_dsm.pend.seq != m->acks)) {
+        kumi_dsm.stats.stale++;   /* STALE (protocol.def): A_H_FILL answered it */
+        return 0;
+    }
     uint64_t             block = m->off & ~(((uint64_t)1 << bshift) - 1);
     struct kumi_dsm_dir *e     = kumi_dsm_dir_at(block);
     size_t               bsz   = (size_t)1 << bshift;

@@ -306,7 +306,7 @@ void kumi_dsm_poll(void);   /* serve incoming coherence requests */
 typedef struct kumi_dsm_stats {
     uint64_t read_misses, write_misses, upgrades;
     uint64_t msgs_sent, msgs_received, bytes_sent;
-    uint64_t invalidations, forwards, deferred;
+    uint64_t invalidations, forwards, deferred, stale;
 } kumi_dsm_stats_t;
 int kumi_dsm_stats(kumi_dsm_stats_t *out);
 
