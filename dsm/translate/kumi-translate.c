@@ -1,0 +1,946 @@
+/*
+ * kumi-translate -- the DSM translator (issue 6): reads LLVM IR, puts the
+ * inline access checks of dsm/check.h before every load and store that may
+ * touch the DSM region, a poll at every loop back-edge, and routes memory
+ * intrinsics, atomics and wide accesses through the protocol; then
+ * optionally runs the O2 pipeline and writes IR, bitcode or an object.
+ *
+ *   kumi-translate IN.{bc,ll} -o OUT.{o,bc,ll} [-O0..-O3] [--stats] [--no-warn]
+ *
+ * Written against the LLVM-C API of LLVM 14 (typed pointers). See README.md
+ * next to this file for what is checked, skipped, batched, and the limits.
+ */
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAG64      0x7fa5c3e77fa5c3e7ull
+#define LINE        64u
+#define LINE_SHIFT  6
+#define STATE_E     2
+#define POLL_MASK   1023u
+#define OFF_BASE    0
+#define OFF_SIZE    8
+#define OFF_STATE   16
+#define OFF_TICK    24
+#define DSM_READ    1
+#define DSM_WRITE   2
+#define WARN_CAP    4      /* warnings per function */
+
+/* ------------------------------------------------------------ state */
+static LLVMContextRef    C;
+static LLVMModuleRef     M;
+static LLVMTargetDataRef TD;
+static LLVMBuilderRef    B;     /* emits checks (carries the access's !dbg) */
+static LLVMBuilderRef    MV;    /* moves instructions (never a !dbg)        */
+static LLVMTypeRef       T1, T8, T16, T32, T64, TP8, TVOID;
+static LLVMValueRef      G;     /* kumi_dsm_g as i8*                        */
+static LLVMValueRef      F_LOADMISS, F_STOREMISS, F_POLL, F_ACQUIRE;
+static LLVMTypeRef       FT_LOADMISS, FT_STOREMISS, FT_POLL, FT_ACQUIRE;
+static unsigned          MD_PROF;
+static LLVMValueRef      UNLIKELY;   /* !{"branch_weights", 1, 2000}    */
+static int               opt_warn = 1;
+
+static struct {
+    unsigned long loads, stores, atomics, memops;
+    unsigned long checked_loads, checked_stores, private_, batched, elided;
+    unsigned long wide, polls, warnings;
+} st;
+
+static void die(const char *what, const char *msg)
+{
+    fprintf(stderr, "kumi-translate: %s%s%s\n", what, msg ? ": " : "", msg ? msg : "");
+    exit(1);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n);
+    if (p == NULL)
+        die("out of memory", NULL);
+    return p;
+}
+
+/* ------------------------------------------------------------ pointer map */
+typedef struct { void **k; long *v; size_t cap, n; } pmap;
+
+static size_t ph(void *p, size_t cap) { return (((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ull) & (cap - 1); }
+
+static long *pmap_find(pmap *m, void *k)
+{
+    if (m->cap == 0)
+        return NULL;
+    for (size_t i = ph(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->k[i] == k)
+            return &m->v[i];
+        if (m->k[i] == NULL)
+            return NULL;
+    }
+}
+
+static void pmap_put(pmap *m, void *k, long v)
+{
+    long *e = pmap_find(m, k);
+    if (e) { *e = v; return; }
+    if (2 * (m->n + 1) > m->cap) {
+        pmap o = *m;
+        m->cap = o.cap ? 2 * o.cap : 64;
+        m->k = calloc(m->cap, sizeof *m->k);
+        m->v = calloc(m->cap, sizeof *m->v);
+        if (!m->k || !m->v) die("out of memory", NULL);
+        m->n = 0;
+        for (size_t i = 0; i < o.cap; i++)
+            if (o.k[i]) pmap_put(m, o.k[i], o.v[i]);
+        free(o.k); free(o.v);
+    }
+    size_t i = ph(k, m->cap);
+    while (m->k[i]) i = (i + 1) & (m->cap - 1);
+    m->k[i] = k; m->v[i] = v; m->n++;
+}
+
+static void pmap_free(pmap *m) { free(m->k); free(m->v); memset(m, 0, sizeof *m); }
+
+/* ------------------------------------------------------------ helpers */
+static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+static const char *callee_name(LLVMValueRef call)
+{
+    LLVMValueRef f = LLVMGetCalledValue(call);
+    size_t       n;
+    if (f == NULL || !LLVMIsAFunction(f))
+        return NULL;
+    return LLVMGetValueName2(f, &n);
+}
+
+/* intrinsics that neither capture a pointer nor touch memory we care about */
+static int harmless_intrinsic(const char *n)
+{
+    return n && (starts(n, "llvm.lifetime.") || starts(n, "llvm.dbg.") ||
+                 starts(n, "llvm.invariant.") || starts(n, "llvm.assume") ||
+                 starts(n, "llvm.experimental.noalias") || starts(n, "llvm.var.annotation"));
+}
+
+static int is_memintr(const char *n)
+{
+    return n && (starts(n, "llvm.memcpy.") || starts(n, "llvm.memmove.") ||
+                 starts(n, "llvm.memset."));
+}
+
+static LLVMValueRef strip_casts(LLVMValueRef p)
+{
+    for (;;) {
+        if (LLVMIsABitCastInst(p) || LLVMIsAAddrSpaceCastInst(p) || LLVMIsAGetElementPtrInst(p))
+            p = LLVMGetOperand(p, 0);
+        else if (LLVMIsAConstantExpr(p) &&
+                 (LLVMGetConstOpcode(p) == LLVMBitCast || LLVMGetConstOpcode(p) == LLVMGetElementPtr ||
+                  LLVMGetConstOpcode(p) == LLVMAddrSpaceCast))
+            p = LLVMGetOperand(p, 0);
+        else
+            return p;
+    }
+}
+
+/* ------------------------------------------------------------ privacy */
+static pmap escape_memo;   /* alloca -> 1 escapes, 2 private */
+
+static int alloca_escapes(LLVMValueRef a)
+{
+    long *m = pmap_find(&escape_memo, a);
+    if (m)
+        return *m == 1;
+    LLVMValueRef *work = NULL;
+    size_t        nw = 0, cw = 0;
+    pmap          seen = {0};
+    int           esc = 0;
+    work = xrealloc(work, (cw = 16) * sizeof *work);
+    work[nw++] = a;
+    pmap_put(&seen, a, 1);
+    while (nw && !esc) {
+        LLVMValueRef v = work[--nw];
+        for (LLVMUseRef u = LLVMGetFirstUse(v); u && !esc; u = LLVMGetNextUse(u)) {
+            LLVMValueRef us = LLVMGetUser(u);
+            if (!LLVMIsAInstruction(us)) { esc = 1; break; }
+            switch (LLVMGetInstructionOpcode(us)) {
+            case LLVMLoad: case LLVMICmp:
+                break;
+            case LLVMStore:
+                if (LLVMGetOperand(us, 0) == v) esc = 1;
+                break;
+            case LLVMAtomicRMW: case LLVMAtomicCmpXchg:
+                for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(us); i++)
+                    if (LLVMGetOperand(us, i) == v) esc = 1;
+                break;
+            case LLVMGetElementPtr: case LLVMBitCast: case LLVMAddrSpaceCast:
+            case LLVMPHI: case LLVMSelect:
+                if (!pmap_find(&seen, us)) {
+                    pmap_put(&seen, us, 1);
+                    if (nw == cw) work = xrealloc(work, (cw *= 2) * sizeof *work);
+                    work[nw++] = us;
+                }
+                break;
+            case LLVMCall: {
+                const char *n = callee_name(us);
+                if (!(harmless_intrinsic(n) || is_memintr(n))) esc = 1;
+                break;
+            }
+            default:
+                esc = 1;   /* ptrtoint, ret, calls, ... */
+            }
+        }
+    }
+    free(work);
+    pmap_free(&seen);
+    pmap_put(&escape_memo, a, esc ? 1 : 2);
+    return esc;
+}
+
+static unsigned BYVAL_KIND;
+
+static int is_private(LLVMValueRef p, int depth)
+{
+    p = strip_casts(p);
+    if (LLVMIsAGlobalVariable(p) || LLVMIsAFunction(p))
+        return 1;                        /* globals, constants: never DSM */
+    if (LLVMIsAAllocaInst(p))
+        return !alloca_escapes(p);
+    if (LLVMIsAArgument(p)) {
+        LLVMValueRef f = LLVMGetParamParent(p);
+        unsigned     n = LLVMCountParams(f);
+        for (unsigned i = 0; i < n; i++)
+            if (LLVMGetParam(f, i) == p)
+                return LLVMGetEnumAttributeAtIndex(f, i + 1, BYVAL_KIND) != NULL;
+        return 0;
+    }
+    if (depth > 4)
+        return 0;
+    if (LLVMIsAPHINode(p)) {
+        unsigned n = LLVMCountIncoming(p);
+        for (unsigned i = 0; i < n; i++) {
+            LLVMValueRef v = LLVMGetIncomingValue(p, i);
+            if (v != p && !is_private(v, depth + 1)) return 0;
+        }
+        return 1;
+    }
+    if (LLVMIsASelectInst(p))
+        return is_private(LLVMGetOperand(p, 1), depth + 1) &&
+               is_private(LLVMGetOperand(p, 2), depth + 1);
+    return 0;
+}
+
+/* base + constant byte offset through inbounds constant GEPs and casts */
+static LLVMValueRef base_of(LLVMValueRef p, long *off)
+{
+    *off = 0;
+    for (;;) {
+        if (LLVMIsABitCastInst(p)) { p = LLVMGetOperand(p, 0); continue; }
+        if (!LLVMIsAGetElementPtrInst(p) || !LLVMIsInBounds(p))
+            return p;
+        unsigned    n  = LLVMGetNumOperands(p);
+        LLVMTypeRef ty = LLVMGetGEPSourceElementType(p);
+        long        o  = 0;
+        for (unsigned i = 1; i < n; i++)
+            if (!LLVMIsAConstantInt(LLVMGetOperand(p, i)))
+                return p;
+        o += LLVMConstIntGetSExtValue(LLVMGetOperand(p, 1)) * (long)LLVMABISizeOfType(TD, ty);
+        for (unsigned i = 2; i < n; i++) {
+            long k = LLVMConstIntGetSExtValue(LLVMGetOperand(p, i));
+            if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+                o += (long)LLVMOffsetOfElement(TD, ty, (unsigned)k);
+                ty = LLVMStructGetTypeAtIndex(ty, (unsigned)k);
+            } else {
+                ty = LLVMGetElementType(ty);
+                o += k * (long)LLVMABISizeOfType(TD, ty);
+            }
+        }
+        *off += o;
+        p = LLVMGetOperand(p, 0);
+    }
+}
+
+/* ------------------------------------------------------------ batching cache */
+typedef struct { LLVMValueRef base, in; long lo, hi; int w; } centry;
+static centry *cache;
+static size_t  ncache, ccache;
+
+static void cache_reset(void) { ncache = 0; }
+
+static void cache_replace(LLVMValueRef old, LLVMValueRef nw)
+{
+    for (size_t i = 0; i < ncache; i++)
+        if (cache[i].base == old) cache[i].base = nw;
+}
+
+static void cache_add(LLVMValueRef base, LLVMValueRef in, long lo, long hi, int w)
+{
+    if (ncache == ccache) cache = xrealloc(cache, (ccache = ccache ? 2 * ccache : 16) * sizeof *cache);
+    cache[ncache++] = (centry){base, in, lo, hi, w};
+}
+
+static LLVMValueRef cache_in(LLVMValueRef base)
+{
+    for (size_t i = 0; i < ncache; i++)
+        if (cache[i].base == base) return cache[i].in;
+    return NULL;
+}
+
+static int cache_covers(LLVMValueRef base, long lo, long hi, int w)
+{
+    for (size_t i = 0; i < ncache; i++)
+        if (cache[i].base == base && cache[i].lo <= lo && hi <= cache[i].hi && (cache[i].w || !w))
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ CFG surgery */
+static char *name_of(LLVMValueRef v)
+{
+    size_t      n;
+    const char *s = LLVMGetValueName2(v, &n);
+    char       *c = xrealloc(NULL, n + 1);
+    memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+/* In successor S, phi entries from block `from` (at most `limit`) now come
+ * from `to`. The C API cannot set an incoming block: rebuild the phi. */
+static void phi_retarget(LLVMBasicBlockRef S, LLVMBasicBlockRef from, LLVMBasicBlockRef to, unsigned limit)
+{
+    LLVMValueRef i = LLVMGetFirstInstruction(S);
+    while (i && LLVMIsAPHINode(i)) {
+        LLVMValueRef next = LLVMGetNextInstruction(i);
+        unsigned     n = LLVMCountIncoming(i), hit = 0;
+        for (unsigned k = 0; k < n; k++)
+            if (LLVMGetIncomingBlock(i, k) == from) hit = 1;
+        if (hit) {
+            char *nm = name_of(i);
+            LLVMSetValueName2(i, "", 0);
+            LLVMPositionBuilderBefore(MV, i);      /* (takes i's !dbg: right for a phi) */
+            LLVMValueRef np = LLVMBuildPhi(MV, LLVMTypeOf(i), nm);
+            unsigned     done = 0;
+            for (unsigned k = 0; k < n; k++) {
+                LLVMValueRef      v = LLVMGetIncomingValue(i, k);
+                LLVMBasicBlockRef b = LLVMGetIncomingBlock(i, k);
+                if (b == from && done < limit) { b = to; done++; }
+                if (v == i) v = np;
+                LLVMAddIncoming(np, &v, &b, 1);
+            }
+            LLVMReplaceAllUsesWith(i, np);
+            cache_replace(i, np);
+            LLVMInstructionEraseFromParent(i);
+            free(nm);
+        }
+        i = next;
+    }
+}
+
+static LLVMBasicBlockRef new_block_after(LLVMBasicBlockRef after, const char *name)
+{
+    LLVMValueRef      fn = LLVMGetBasicBlockParent(after);
+    LLVMBasicBlockRef nb = LLVMAppendBasicBlockInContext(C, fn, name);
+    LLVMMoveBasicBlockAfter(nb, after);
+    return nb;
+}
+
+/* Moves I and everything after it into a new block right after I's block,
+ * which is left without a terminator. Returns the new block. */
+static LLVMBasicBlockRef split_before(LLVMValueRef I, const char *name)
+{
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(I);
+    LLVMBasicBlockRef nb = new_block_after(bb, name);
+    LLVMPositionBuilderAtEnd(MV, nb);
+    LLVMSetCurrentDebugLocation2(MV, NULL);   /* keep each moved !dbg as it is */
+    for (LLVMValueRef i = I, next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        char *nm = name_of(i);
+        LLVMInstructionRemoveFromParent(i);
+        LLVMInsertIntoBuilderWithName(MV, i, nm);
+        free(nm);
+    }
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(nb);
+    if (term) {
+        unsigned ns = LLVMGetNumSuccessors(term);
+        for (unsigned k = 0; k < ns; k++) {
+            LLVMBasicBlockRef s = LLVMGetSuccessor(term, k);
+            int dup = 0;
+            for (unsigned j = 0; j < k; j++) if (LLVMGetSuccessor(term, j) == s) dup = 1;
+            if (!dup) phi_retarget(s, bb, nb, ~0u);
+        }
+    }
+    return nb;
+}
+
+static void unlikely_br(LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
+{
+    LLVMValueRef br = LLVMBuildCondBr(B, cond, yes, no);
+    LLVMSetMetadata(br, MD_PROF, UNLIKELY);
+}
+
+/* ------------------------------------------------------------ check IR */
+static LLVMValueRef field(unsigned off, LLVMTypeRef ty)
+{
+    LLVMValueRef o = LLVMConstInt(T64, off, 0);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(B, T8, G, &o, 1, "");
+    p = LLVMBuildBitCast(B, p, LLVMPointerType(ty, 0), "");
+    return LLVMBuildLoad2(B, ty, p, "");
+}
+
+/* (addr - base) < size */
+static LLVMValueRef emit_range(LLVMValueRef addr)
+{
+    LLVMValueRef base = field(OFF_BASE, T64);
+    LLVMValueRef size = field(OFF_SIZE, T64);
+    LLVMValueRef off  = LLVMBuildSub(B, addr, base, "kumi.off");
+    return LLVMBuildICmp(B, LLVMIntULT, off, size, "kumi.in");
+}
+
+static LLVMValueRef emit_crosses(LLVMValueRef addr, unsigned w)
+{
+    LLVMValueRef lo = LLVMBuildAnd(B, addr, LLVMConstInt(T64, LINE - 1, 0), "");
+    return LLVMBuildICmp(B, LLVMIntUGT, lo, LLVMConstInt(T64, LINE - w, 0), "kumi.cross");
+}
+
+static void set_dbg(LLVMValueRef I)
+{
+    LLVMSetCurrentDebugLocation2(B, LLVMInstructionGetDebugLoc(I));
+}
+
+/* 1, 2, 4 or 8 for the types the flag check handles, else 0 */
+static unsigned fast_width(LLVMTypeRef ty)
+{
+    LLVMTypeKind k = LLVMGetTypeKind(ty);
+    unsigned long long bits = LLVMSizeOfTypeInBits(TD, ty), bytes = LLVMStoreSizeOfType(TD, ty);
+    if (k != LLVMIntegerTypeKind && k != LLVMFloatTypeKind && k != LLVMDoubleTypeKind &&
+        k != LLVMPointerTypeKind && k != LLVMHalfTypeKind)
+        return 0;
+    if (bits != 8 * bytes || !(bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8))
+        return 0;
+    return (unsigned)bytes;
+}
+
+static LLVMValueRef to_bits(LLVMValueRef v, unsigned w)
+{
+    LLVMTypeRef  ty = LLVMTypeOf(v), it = LLVMIntTypeInContext(C, 8 * w);
+    LLVMTypeKind k  = LLVMGetTypeKind(ty);
+    if (k == LLVMPointerTypeKind)
+        v = LLVMBuildPtrToInt(B, v, it, "");
+    else if (k != LLVMIntegerTypeKind)
+        v = LLVMBuildBitCast(B, v, it, "");
+    return w == 8 ? v : LLVMBuildZExt(B, v, T64, "");
+}
+
+static LLVMValueRef from_bits(LLVMValueRef r, LLVMTypeRef ty, unsigned w)
+{
+    LLVMTypeRef  it = LLVMIntTypeInContext(C, 8 * w);
+    LLVMTypeKind k  = LLVMGetTypeKind(ty);
+    if (w != 8) r = LLVMBuildTrunc(B, r, it, "");
+    if (k == LLVMPointerTypeKind) return LLVMBuildIntToPtr(B, r, ty, "");
+    if (k != LLVMIntegerTypeKind) return LLVMBuildBitCast(B, r, ty, "");
+    return r;
+}
+
+static LLVMValueRef as_i8p(LLVMValueRef p) { return LLVMBuildPointerCast(B, p, TP8, ""); }
+
+/* Load: the program's load first, then: in range? flag match or crossing?
+ * -> kumi_dsm_load_miss's value replaces the loaded one. */
+static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
+{
+    LLVMValueRef      ptr = LLVMGetOperand(L, 0);
+    LLVMTypeRef       ty  = LLVMTypeOf(L);
+    LLVMBasicBlockRef bb  = LLVMGetInstructionParent(L);
+    LLVMBasicBlockRef cont = split_before(LLVMGetNextInstruction(L), "kumi.ld.cont");
+    LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.ld.chk");
+    LLVMBasicBlockRef miss = new_block_after(chk, "kumi.ld.miss");
+
+    LLVMPositionBuilder(B, cont, LLVMGetFirstInstruction(cont));
+    LLVMValueRef phi = LLVMBuildPhi(B, ty, "");
+    LLVMReplaceAllUsesWith(L, phi);
+    set_dbg(L);
+
+    LLVMPositionBuilderAtEnd(B, bb);
+    LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
+    if (in == NULL) in = emit_range(addr);
+    unlikely_br(in, chk, cont);
+
+    LLVMPositionBuilderAtEnd(B, chk);
+    LLVMValueRef bits = to_bits(L, w), flag;
+    if (w == 8) {
+        flag = LLVMConstInt(T64, FLAG64, 0);
+    } else {
+        LLVMValueRef sh = LLVMBuildShl(B, LLVMBuildAnd(B, addr, LLVMConstInt(T64, 3, 0), ""),
+                                       LLVMConstInt(T64, 3, 0), "");
+        flag = LLVMBuildLShr(B, LLVMConstInt(T64, FLAG64, 0), sh, "");
+        flag = LLVMBuildAnd(B, flag, LLVMConstInt(T64, (1ull << (8 * w)) - 1, 0), "kumi.flag");
+    }
+    LLVMValueRef slow = LLVMBuildICmp(B, LLVMIntEQ, bits, flag, "kumi.isflag");
+    if (w > 1) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
+    unlikely_br(slow, miss, cont);
+
+    LLVMPositionBuilderAtEnd(B, miss);
+    LLVMValueRef args[2] = {as_i8p(ptr), LLVMConstInt(T32, w, 0)};
+    LLVMValueRef r  = LLVMBuildCall2(B, FT_LOADMISS, F_LOADMISS, args, 2, "");
+    LLVMValueRef nv = from_bits(r, ty, w);
+    LLVMBuildBr(B, cont);
+
+    LLVMValueRef      vals[3] = {L, L, nv};
+    LLVMBasicBlockRef bbs[3]  = {bb, chk, miss};
+    LLVMAddIncoming(phi, vals, bbs, 3);
+    return in;
+}
+
+/* Store (or atomic): in range? state byte != E or crossing? ->
+ * kumi_dsm_store_miss, then the program's own instruction. */
+static LLVMValueRef check_store(LLVMValueRef S, LLVMValueRef ptr, unsigned w, LLVMValueRef in)
+{
+    LLVMBasicBlockRef bb   = LLVMGetInstructionParent(S);
+    LLVMBasicBlockRef cont = split_before(S, "kumi.st.cont");
+    LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.st.chk");
+    LLVMBasicBlockRef miss = new_block_after(chk, "kumi.st.miss");
+    set_dbg(S);
+
+    LLVMPositionBuilderAtEnd(B, bb);
+    LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
+    if (in == NULL) in = emit_range(addr);
+    unlikely_br(in, chk, cont);
+
+    LLVMPositionBuilderAtEnd(B, chk);
+    LLVMValueRef off   = LLVMBuildSub(B, addr, field(OFF_BASE, T64), "");
+    LLVMValueRef line  = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
+    LLVMValueRef state = field(OFF_STATE, TP8);
+    LLVMValueRef sp    = LLVMBuildInBoundsGEP2(B, T8, state, &line, 1, "");
+    LLVMValueRef sv    = LLVMBuildLoad2(B, T8, sp, "kumi.state");
+    LLVMValueRef slow  = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
+    if (w > 1) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
+    unlikely_br(slow, miss, cont);
+
+    LLVMPositionBuilderAtEnd(B, miss);
+    LLVMValueRef args[2] = {as_i8p(ptr), LLVMConstInt(T32, w, 0)};
+    LLVMBuildCall2(B, FT_STOREMISS, F_STOREMISS, args, 2, "");
+    LLVMBuildBr(B, cont);
+    return in;
+}
+
+/* in range? -> kumi_dsm_acquire(p, n, mode) right before I. With w (a
+ * constant size <= 64: vectors, aggregates, i128, x86_fp80), the state byte
+ * is looked at inline first: a readable (S or E; E for writes) line and no
+ * line crossing skip the call. */
+static void acquire_before(LLVMValueRef I, LLVMValueRef ptr, LLVMValueRef n, int mode, unsigned w)
+{
+    LLVMBasicBlockRef bb   = LLVMGetInstructionParent(I);
+    LLVMBasicBlockRef cont = split_before(I, "kumi.acq.cont");
+    LLVMBasicBlockRef chk  = w ? new_block_after(bb, "kumi.acq.chk") : NULL;
+    LLVMBasicBlockRef acq  = new_block_after(w ? chk : bb, "kumi.acq");
+    set_dbg(I);
+    LLVMPositionBuilderAtEnd(B, bb);
+    LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
+    unlikely_br(emit_range(addr), w ? chk : acq, cont);
+    if (w) {
+        LLVMPositionBuilderAtEnd(B, chk);
+        LLVMValueRef off   = LLVMBuildSub(B, addr, field(OFF_BASE, T64), "");
+        LLVMValueRef line  = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
+        LLVMValueRef sp    = LLVMBuildInBoundsGEP2(B, T8, field(OFF_STATE, TP8), &line, 1, "");
+        LLVMValueRef sv    = LLVMBuildLoad2(B, T8, sp, "kumi.state");
+        LLVMValueRef slow;
+        if (mode == DSM_WRITE)
+            slow = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
+        else   /* S = 1, E = 2: readable iff state - 1 <= 1 */
+            slow = LLVMBuildICmp(B, LLVMIntUGT, LLVMBuildSub(B, sv, LLVMConstInt(T8, 1, 0), ""),
+                                 LLVMConstInt(T8, 1, 0), "kumi.notSE");
+        slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
+        unlikely_br(slow, acq, cont);
+    }
+    LLVMPositionBuilderAtEnd(B, acq);
+    if (LLVMTypeOf(n) != T64) n = LLVMBuildZExt(B, n, T64, "");
+    LLVMValueRef args[3] = {as_i8p(ptr), n, LLVMConstInt(T32, (unsigned)mode, 0)};
+    LLVMBuildCall2(B, FT_ACQUIRE, F_ACQUIRE, args, 3, "");
+    LLVMBuildBr(B, cont);
+}
+
+/* the back-edge term->succ(idx): if ((++tick & 1023) == 0) kumi_dsm_poll(); */
+static void poll_on_edge(LLVMValueRef term, unsigned idx)
+{
+    LLVMBasicBlockRef src = LLVMGetInstructionParent(term);
+    LLVMBasicBlockRef h   = LLVMGetSuccessor(term, idx);
+    LLVMBasicBlockRef e   = new_block_after(src, "kumi.poll");
+    LLVMBasicBlockRef c   = new_block_after(e, "kumi.poll.call");
+    LLVMBasicBlockRef j   = new_block_after(c, "kumi.poll.done");
+    set_dbg(term);
+    LLVMSetSuccessor(term, idx, e);
+    LLVMPositionBuilderAtEnd(B, e);
+    LLVMValueRef o  = LLVMConstInt(T64, OFF_TICK, 0);
+    LLVMValueRef tp = LLVMBuildBitCast(B, LLVMBuildInBoundsGEP2(B, T8, G, &o, 1, ""),
+                                       LLVMPointerType(T32, 0), "");
+    LLVMValueRef t  = LLVMBuildAdd(B, LLVMBuildLoad2(B, T32, tp, ""), LLVMConstInt(T32, 1, 0), "kumi.tick");
+    LLVMBuildStore(B, t, tp);
+    LLVMValueRef z  = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAnd(B, t, LLVMConstInt(T32, POLL_MASK, 0), ""),
+                                    LLVMConstInt(T32, 0, 0), "");
+    unlikely_br(z, c, j);
+    LLVMPositionBuilderAtEnd(B, c);
+    LLVMBuildCall2(B, FT_POLL, F_POLL, NULL, 0, "");
+    LLVMBuildBr(B, j);
+    LLVMPositionBuilderAtEnd(B, j);
+    LLVMBuildBr(B, h);
+    phi_retarget(h, src, j, 1);
+    st.polls++;
+}
+
+/* ------------------------------------------------------------ per function */
+enum { A_LOAD, A_STORE, A_ATOMIC, A_MEM, A_BARRIER };
+typedef struct { LLVMValueRef I; LLVMBasicBlockRef bb; int kind; } access;
+
+static void warn_call(LLVMValueRef call, const char *fname, const char *callee, unsigned arg, int *nwarn)
+{
+    if (!opt_warn) return;
+    (*nwarn)++;
+    st.warnings++;
+    if (*nwarn > WARN_CAP) {
+        if (*nwarn == WARN_CAP + 1)
+            fprintf(stderr, "kumi-translate: %s: more calls passing possibly-DSM pointers to "
+                    "untranslated code (warnings capped)\n", fname);
+        return;
+    }
+    unsigned    len = 0;
+    const char *file = LLVMGetDebugLocFilename(call, &len);
+    unsigned    line = file ? LLVMGetDebugLocLine(call) : 0;
+    if (file && len && line)
+        fprintf(stderr, "%.*s:%u: warning: ", (int)len, file, line);
+    else
+        fprintf(stderr, "kumi-translate: in %s: warning: ", fname);
+    fprintf(stderr, "argument %u of '%s' may point to DSM memory, and '%s' is not translated: "
+            "call kumi_dsm_acquire(p, n, KUMI_DSM_READ or KUMI_DSM_WRITE) before it\n",
+            arg + 1, callee, callee);
+}
+
+static int no_deref_callee(const char *n)
+{
+    static const char *ok[] = {"free", "kumi_", "printf", "puts", "fprintf", "__assert_fail", NULL};
+    for (int i = 0; ok[i]; i++)
+        if (strcmp(n, ok[i]) == 0 || (ok[i][strlen(ok[i]) - 1] == '_' && starts(n, ok[i])))
+            return 1;
+    return 0;
+}
+
+static void do_function(LLVMValueRef fn)
+{
+    size_t      nlen;
+    const char *fname = LLVMGetValueName2(fn, &nlen);
+    if (LLVMCountBasicBlocks(fn) == 0 || starts(fname, "kumi_dsm_"))
+        return;
+
+    /* 1. blocks and back edges (iterative DFS; an edge to a block on the stack) */
+    unsigned           nb = LLVMCountBasicBlocks(fn);
+    LLVMBasicBlockRef *bbs = xrealloc(NULL, nb * sizeof *bbs);
+    LLVMGetBasicBlocks(fn, bbs);
+    pmap idx = {0};
+    for (unsigned i = 0; i < nb; i++) pmap_put(&idx, bbs[i], i);
+    char     *color = calloc(nb, 1);
+    unsigned *stk = xrealloc(NULL, nb * sizeof *stk), *next = calloc(nb, sizeof *next), sp = 0;
+    struct { LLVMValueRef term; unsigned k; } *back = NULL;
+    size_t nback = 0;
+    stk[sp++] = 0; color[0] = 1;
+    while (sp) {
+        unsigned     b = stk[sp - 1];
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(bbs[b]);
+        unsigned     ns = t ? LLVMGetNumSuccessors(t) : 0;
+        if (next[b] < ns) {
+            unsigned k = next[b]++;
+            unsigned s = (unsigned)*pmap_find(&idx, LLVMGetSuccessor(t, k));
+            if (color[s] == 1) {
+                LLVMOpcode op = LLVMGetInstructionOpcode(t);
+                if (op == LLVMBr || op == LLVMSwitch) {
+                    back = xrealloc(back, (nback + 1) * sizeof *back);
+                    back[nback].term = t; back[nback].k = k; nback++;
+                }
+            } else if (color[s] == 0) {
+                color[s] = 1;
+                stk[sp++] = s;
+            }
+        } else {
+            color[b] = 2;
+            sp--;
+        }
+    }
+    free(color); free(stk); free(next); pmap_free(&idx);
+
+    /* 2. the accesses, in order, before any surgery */
+    access *acc = NULL;
+    size_t  nacc = 0, cacc = 0;
+    int     nwarn = 0;
+    for (unsigned b = 0; b < nb; b++) {
+        for (LLVMValueRef I = LLVMGetFirstInstruction(bbs[b]); I; I = LLVMGetNextInstruction(I)) {
+            int        kind = -1;
+            LLVMOpcode op = LLVMGetInstructionOpcode(I);
+            if (op == LLVMLoad) {
+                st.loads++;
+                kind = A_LOAD;
+            } else if (op == LLVMStore) {
+                st.stores++;
+                kind = A_STORE;
+            } else if (op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg) {
+                st.atomics++;
+                kind = A_ATOMIC;
+            } else if (op == LLVMFence) {
+                kind = A_BARRIER;
+            } else if (op == LLVMCall || op == LLVMInvoke) {
+                const char *n = callee_name(I);
+                if (is_memintr(n)) {
+                    st.memops++;
+                    kind = A_MEM;
+                } else if (!harmless_intrinsic(n)) {
+                    kind = A_BARRIER;
+                    LLVMValueRef f = LLVMGetCalledValue(I);
+                    if (n && LLVMIsDeclaration(f) && !starts(n, "llvm.") && !no_deref_callee(n)) {
+                        unsigned na = LLVMGetNumArgOperands(I);
+                        for (unsigned a = 0; a < na; a++) {
+                            LLVMValueRef v = LLVMGetOperand(I, a);
+                            if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind &&
+                                !LLVMIsAConstant(v) && !is_private(v, 0) &&
+                                !(LLVMIsALoadInst(v) && LLVMIsAGlobalVariable(strip_casts(LLVMGetOperand(v, 0))))) {
+                                warn_call(I, fname, n, a, &nwarn);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            if (kind < 0) continue;
+            if (kind == A_LOAD || kind == A_STORE || kind == A_ATOMIC) {
+                LLVMValueRef p = LLVMGetOperand(I, kind == A_STORE ? 1 : 0);
+                if (LLVMGetPointerAddressSpace(LLVMTypeOf(p)) != 0 || is_private(p, 0)) {
+                    st.private_++;
+                    if (kind != A_ATOMIC) continue;
+                    kind = A_BARRIER;
+                }
+            }
+            if (nacc == cacc) acc = xrealloc(acc, (cacc = cacc ? 2 * cacc : 64) * sizeof *acc);
+            acc[nacc++] = (access){I, bbs[b], kind};
+        }
+    }
+
+    /* 3. instrument, in order; the batching cache lives while the accesses
+     *    stay in one original block with no call or fence between them */
+    LLVMBasicBlockRef cur = NULL;
+    cache_reset();
+    for (size_t i = 0; i < nacc; i++) {
+        LLVMValueRef I = acc[i].I;
+        if (acc[i].bb != cur) { cache_reset(); cur = acc[i].bb; }
+        switch (acc[i].kind) {
+        case A_BARRIER:
+            cache_reset();
+            break;
+        case A_LOAD: case A_STORE: {
+            int          store = acc[i].kind == A_STORE;
+            LLVMValueRef p  = LLVMGetOperand(I, store ? 1 : 0);
+            LLVMTypeRef  ty = store ? LLVMTypeOf(LLVMGetOperand(I, 0)) : LLVMTypeOf(I);
+            unsigned     w  = fast_width(ty);
+            if (w == 0) {   /* vectors, aggregates, wider: acquire the range */
+                unsigned long long n = LLVMStoreSizeOfType(TD, ty);
+                acquire_before(I, p, LLVMConstInt(T64, n, 0), store ? DSM_WRITE : DSM_READ,
+                               n <= LINE ? (unsigned)n : 0);
+                st.wide++;
+                break;
+            }
+            long         off;
+            LLVMValueRef base = base_of(p, &off);
+            if (cache_covers(base, off, off + w, store)) {
+                st.elided++;   /* same line already checked, nothing served since */
+                break;
+            }
+            LLVMValueRef in = cache_in(base);
+            if (in) st.batched++;
+            if (store) { in = check_store(I, p, w, in); st.checked_stores++; }
+            else       { in = check_load(I, w, in);     st.checked_loads++; }
+            cache_add(base, in, off, off + w, store);
+            break;
+        }
+        case A_ATOMIC: {
+            LLVMValueRef p  = LLVMGetOperand(I, 0);
+            LLVMTypeRef  ty = LLVMTypeOf(LLVMGetOperand(I, 1));
+            unsigned     w  = fast_width(ty);
+            if (w) check_store(I, p, w, NULL);
+            else acquire_before(I, p, LLVMConstInt(T64, LLVMStoreSizeOfType(TD, ty), 0), DSM_WRITE, 0);
+            cache_reset();
+            break;
+        }
+        case A_MEM: {
+            const char  *n   = callee_name(I);
+            LLVMValueRef dst = LLVMGetOperand(I, 0), len = LLVMGetOperand(I, 2);
+            if (!is_private(dst, 0)) acquire_before(I, dst, len, DSM_WRITE, 0);
+            if (!starts(n, "llvm.memset.")) {
+                LLVMValueRef src = LLVMGetOperand(I, 1);
+                if (!is_private(src, 0)) acquire_before(I, src, len, DSM_READ, 0);
+            }
+            cache_reset();
+            break;
+        }
+        }
+    }
+    free(acc);
+
+    /* 4. polls on the back edges found in 1. */
+    for (size_t i = 0; i < nback; i++)
+        poll_on_edge(back[i].term, back[i].k);
+    free(back);
+    free(bbs);
+    LLVMSetCurrentDebugLocation2(B, NULL);
+}
+
+/* ------------------------------------------------------------ module */
+static LLVMValueRef get_fn(const char *name, LLVMTypeRef ty, LLVMTypeRef *fty)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(M, name);
+    if (f == NULL)
+        f = LLVMAddFunction(M, name, ty);
+    *fty = LLVMGlobalGetValueType(f);
+    return f;
+}
+
+static void setup(void)
+{
+    T1 = LLVMInt1TypeInContext(C);  T8 = LLVMInt8TypeInContext(C);
+    T16 = LLVMInt16TypeInContext(C); T32 = LLVMInt32TypeInContext(C);
+    T64 = LLVMInt64TypeInContext(C); TP8 = LLVMPointerType(T8, 0);
+    TVOID = LLVMVoidTypeInContext(C);
+    LLVMValueRef g = LLVMGetNamedGlobal(M, "kumi_dsm_g");
+    if (g == NULL) {
+        LLVMTypeRef f[4] = {T64, T64, TP8, T32};
+        LLVMTypeRef sty = LLVMStructCreateNamed(C, "kumi.dsm_g");
+        LLVMStructSetBody(sty, f, 4, 0);
+        g = LLVMAddGlobal(M, sty, "kumi_dsm_g");
+        LLVMSetLinkage(g, LLVMExternalLinkage);
+    }
+    G = LLVMConstBitCast(g, TP8);
+    LLVMTypeRef a2[2] = {TP8, T32}, a3[3] = {TP8, T64, T32};
+    F_LOADMISS  = get_fn("kumi_dsm_load_miss", LLVMFunctionType(T64, a2, 2, 0), &FT_LOADMISS);
+    F_STOREMISS = get_fn("kumi_dsm_store_miss", LLVMFunctionType(TVOID, a2, 2, 0), &FT_STOREMISS);
+    F_POLL      = get_fn("kumi_dsm_poll", LLVMFunctionType(TVOID, NULL, 0, 0), &FT_POLL);
+    F_ACQUIRE   = get_fn("kumi_dsm_acquire", LLVMFunctionType(T32, a3, 3, 0), &FT_ACQUIRE);
+    MD_PROF = LLVMGetMDKindIDInContext(C, "prof", 4);
+    LLVMMetadataRef w[3] = {LLVMMDStringInContext2(C, "branch_weights", 14),
+                            LLVMValueAsMetadata(LLVMConstInt(T32, 1, 0)),
+                            LLVMValueAsMetadata(LLVMConstInt(T32, 2000, 0))};
+    UNLIKELY = LLVMMetadataAsValue(C, LLVMMDNodeInContext2(C, w, 3));
+    BYVAL_KIND = LLVMGetEnumAttributeKindForName("byval", 5);
+    B  = LLVMCreateBuilderInContext(C);
+    MV = LLVMCreateBuilderInContext(C);
+}
+
+static const char *suffix(const char *p)
+{
+    const char *d = strrchr(p, '.');
+    return d ? d : "";
+}
+
+static void usage(int rc)
+{
+    fprintf(rc ? stderr : stdout,
+            "usage: kumi-translate IN.{bc,ll} -o OUT.{o,bc,ll,s} [-O0|-O1|-O2|-O3] [--stats] [--no-warn]\n"
+            "Inserts kumi's DSM access checks (dsm/check.h) into LLVM IR; see dsm/translate/README.md.\n");
+    exit(rc);
+}
+
+int main(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    int         olevel = 0, stats = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (starts(a, "-O")) olevel = a[2] == '0' ? 0 : a[2] == '1' ? 1 : a[2] == '3' ? 3 : 2;
+        else if (strcmp(a, "--stats") == 0) stats = 1;
+        else if (strcmp(a, "--no-warn") == 0) opt_warn = 0;
+        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) usage(0);
+        else if (a[0] == '-' && a[1]) { fprintf(stderr, "kumi-translate: unknown option %s\n", a); usage(2); }
+        else if (in == NULL) in = a;
+        else usage(2);
+    }
+    if (in == NULL || out == NULL) usage(2);
+
+    char                *msg = NULL;
+    LLVMMemoryBufferRef  buf;
+    C = LLVMContextCreate();
+    if (strcmp(in, "-") == 0 ? LLVMCreateMemoryBufferWithSTDIN(&buf, &msg)
+                             : LLVMCreateMemoryBufferWithContentsOfFile(in, &buf, &msg))
+        die(in, msg);
+    if (LLVMParseIRInContext(C, buf, &M, &msg))
+        die(in, msg);
+
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    char *triple = NULL;
+    if (LLVMGetTarget(M)[0] == 0) {
+        triple = LLVMGetDefaultTargetTriple();
+        LLVMSetTarget(M, triple);
+    } else {
+        triple = strdup(LLVMGetTarget(M));
+    }
+    LLVMTargetRef target;
+    if (LLVMGetTargetFromTriple(triple, &target, &msg))
+        die(triple, msg);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
+        target, triple, "", "", olevel ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelNone,
+        LLVMRelocPIC, LLVMCodeModelDefault);
+    if (LLVMGetDataLayoutStr(M)[0] == 0) {
+        LLVMTargetDataRef d = LLVMCreateTargetDataLayout(tm);
+        char             *s = LLVMCopyStringRepOfTargetData(d);
+        LLVMSetDataLayout(M, s);
+        LLVMDisposeMessage(s);
+        LLVMDisposeTargetData(d);
+    }
+    TD = LLVMCreateTargetData(LLVMGetDataLayoutStr(M));
+
+    setup();
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
+        do_function(f);
+
+    if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg))
+        die("the translated module does not verify (a translator bug)", msg);
+    LLVMDisposeMessage(msg);
+
+    if (olevel) {
+        char                      pipe[32];
+        LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+        snprintf(pipe, sizeof pipe, "default<O%d>", olevel);
+        LLVMPassBuilderOptionsSetLoopVectorization(po, olevel >= 2);
+        LLVMPassBuilderOptionsSetSLPVectorization(po, olevel >= 2);
+        LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
+        LLVMErrorRef e = LLVMRunPasses(M, pipe, tm, po);
+        if (e) die("optimization", LLVMGetErrorMessage(e));
+        LLVMDisposePassBuilderOptions(po);
+    }
+
+    const char *sx = suffix(out);
+    if (strcmp(sx, ".ll") == 0) {
+        if (LLVMPrintModuleToFile(M, out, &msg)) die(out, msg);
+    } else if (strcmp(sx, ".bc") == 0) {
+        if (LLVMWriteBitcodeToFile(M, out)) die(out, "cannot write bitcode");
+    } else {
+        if (LLVMTargetMachineEmitToFile(tm, M, (char *)out,
+                                        strcmp(sx, ".s") == 0 ? LLVMAssemblyFile : LLVMObjectFile, &msg))
+            die(out, msg);
+    }
+    if (stats)
+        fprintf(stderr,
+                "kumi-translate: %s: loads %lu stores %lu atomics %lu memops %lu | checked loads %lu "
+                "stores %lu | private %lu batched %lu elided %lu wide %lu | polls %lu warnings %lu\n",
+                in, st.loads, st.stores, st.atomics, st.memops, st.checked_loads, st.checked_stores,
+                st.private_, st.batched, st.elided, st.wide, st.polls, st.warnings);
+    LLVMDisposeTargetData(TD);
+    LLVMDisposeTargetMachine(tm);
+    LLVMDisposeBuilder(B);
+    LLVMDisposeBuilder(MV);
+    LLVMDisposeModule(M);
+    LLVMContextDispose(C);
+    LLVMDisposeMessage(triple);
+    return 0;
+}

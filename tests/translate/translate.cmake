@@ -1,0 +1,39 @@
+# translate.cmake -- tests of kumi-translate and kumicc's translation
+# (issue 6), included from dsm/translate/CMakeLists.txt. Label "translate".
+#   translate.ir.NAME     tests/translate/NAME.ll through kumi-translate,
+#                         expectations (grep) in check_ir.sh
+#   translate.e2e.*       tests/translate/spmd_sum.c compiled by kumicc
+#                         (translated) and run on 2 PEs over shm and tcp;
+#                         the same source with KUMI_TRANSLATE=0 on 1 PE
+set(_tdir ${PROJECT_SOURCE_DIR}/tests/translate)
+foreach(t load_arg load_alloca load_global batch loop store memcpy atomic wide)
+  add_test(NAME translate.ir.${t}
+    COMMAND sh ${_tdir}/check_ir.sh $<TARGET_FILE:kumi-translate> ${_tdir} ${t}
+            ${CMAKE_CURRENT_BINARY_DIR}/ir)
+  set_tests_properties(translate.ir.${t} PROPERTIES LABELS translate TIMEOUT 60)
+endforeach()
+
+# end to end: built by kumicc at build time (after libkumi and the translator)
+set(_kumicc ${CMAKE_BINARY_DIR}/bin/kumicc)
+set(_e2e ${CMAKE_CURRENT_BINARY_DIR}/spmd_sum)
+set(_e2e_plain ${CMAKE_CURRENT_BINARY_DIR}/spmd_sum_plain)
+add_custom_command(OUTPUT ${_e2e}
+  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1 ${_kumicc} -O2 -g ${_tdir}/spmd_sum.c -o ${_e2e}
+  DEPENDS ${_tdir}/spmd_sum.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+  COMMENT "kumicc (translated) spmd_sum.c")
+add_custom_command(OUTPUT ${_e2e_plain}
+  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=0 ${_kumicc} -O2 ${_tdir}/spmd_sum.c -o ${_e2e_plain}
+  DEPENDS ${_tdir}/spmd_sum.c kumi ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+  COMMENT "kumicc (KUMI_TRANSLATE=0) spmd_sum.c")
+add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain})
+
+set(_kumirun ${CMAKE_BINARY_DIR}/bin/kumirun)
+add_test(NAME translate.e2e.n2 COMMAND ${_kumirun} -n 2 --timeout 120 ${_e2e})
+add_test(NAME translate.e2e.tcp.n2 COMMAND ${_kumirun} -n 2 --transport tcp --timeout 120 ${_e2e})
+add_test(NAME translate.e2e.n1 COMMAND ${_kumirun} -n 1 --timeout 120 ${_e2e})
+add_test(NAME translate.e2e.plain.n1 COMMAND ${_kumirun} -n 1 --timeout 120 ${_e2e_plain})
+foreach(t n2 tcp.n2 n1 plain.n1)
+  set_tests_properties(translate.e2e.${t} PROPERTIES LABELS translate TIMEOUT 150
+    PASS_REGULAR_EXPRESSION "spmd_sum: PE 0: sum 1024 of 1024 = 523776 ok")
+endforeach()
+set_property(TEST translate.e2e.tcp.n2 APPEND PROPERTY LABELS tcp)
