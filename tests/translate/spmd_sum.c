@@ -36,7 +36,7 @@ int main(void)
     if (me == 0) {
         a  = kumi_dsm_malloc(N * sizeof *a);
         pp = kumi_dsm_malloc(np * sizeof *pp);
-        if (a == NULL || pp == NULL) { fprintf(stderr, "spmd_sum: kumi_dsm_malloc failed\n"); return 1; }
+        if (a == NULL || pp == NULL) { fprintf(stderr, "spmd_sum: BAD: kumi_dsm_malloc failed\n"); return 1; }
     }
     kumi_broadcast(kumi_team_world(), &a, sizeof a, 0);
     kumi_broadcast(kumi_team_world(), &pp, sizeof pp, 0);
@@ -47,7 +47,7 @@ int main(void)
         a[i] = i;
     kumi_barrier(kumi_team_world());
     long s1 = sum(a, N);
-    if (s1 != (long)N * (N - 1) / 2) { fprintf(stderr, "spmd_sum: PE %d: sum %ld\n", me, s1); bad = 1; }
+    if (s1 != (long)N * (N - 1) / 2) { fprintf(stderr, "spmd_sum: BAD: PE %d: sum %ld\n", me, s1); bad = 1; }
     kumi_barrier(kumi_team_world());
 
     /* 2. interleaved increments (lines written by every PE in turn) */
@@ -58,12 +58,12 @@ int main(void)
     memcpy(&pp[me], &mine, sizeof mine);
     kumi_barrier(kumi_team_world());
     long s2 = sum(a, N);
-    if (s2 != (long)N * (N - 1) / 2 + N) { fprintf(stderr, "spmd_sum: PE %d: sum2 %ld\n", me, s2); bad = 1; }
+    if (s2 != (long)N * (N - 1) / 2 + N) { fprintf(stderr, "spmd_sum: BAD: PE %d: sum2 %ld\n", me, s2); bad = 1; }
     for (int p = 0; p < np; p++) {
         struct pair q;
         memcpy(&q, &pp[p], sizeof q);
         if (q.a != p || q.b != 2L * p || pp[p].b != 2L * p) {
-            fprintf(stderr, "spmd_sum: PE %d: pair %d = {%ld, %ld}\n", me, p, q.a, q.b);
+            fprintf(stderr, "spmd_sum: BAD: PE %d: pair %d = {%ld, %ld}\n", me, p, q.a, q.b);
             bad = 1;
         }
     }

@@ -1,0 +1,78 @@
+#!/bin/sh
+# check_ir.sh TRANSLATOR SRCDIR NAME OUTDIR -- runs SRCDIR/NAME.ll through
+# kumi-translate (to .ll, unoptimized, so the inserted IR is visible; and to
+# an -O2 object, so the result also compiles) and checks what was inserted
+# with grep. Prints what failed and exits 1.
+set -u
+kt=$1 src=$2 name=$3 out=$4
+mkdir -p "$out"
+ll="$out/$name.ll"
+"$kt" "$src/$name.ll" -o "$ll" --stats 2>"$out/$name.stats" || { cat "$out/$name.stats"; echo "FAIL: kumi-translate $name.ll"; exit 1; }
+"$kt" "$src/$name.ll" -o "$out/$name.o" -O2 || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.o"; exit 1; }
+cat "$out/$name.stats"
+fail=0
+# fn NAME: the body of function NAME in the output
+fn() { awk -v f="@$1(" 'index($0, "define") == 1 && index($0, f) { p = 1 } p { print } p && /^}/ { exit }' "$ll"; }
+# expect N PATTERN [FUNCTION]: PATTERN occurs on exactly N lines
+expect() {
+    if [ $# -ge 3 ]; then n=$(fn "$3" | grep -c -e "$2"); else n=$(grep -c -e "$2" "$ll"); fi
+    if [ "$n" != "$1" ]; then
+        echo "FAIL: $name: expected $1 line(s) matching '$2'${3:+ in @$3}, found $n"
+        fail=1
+    fi
+}
+range='= icmp ult i64 %kumi.off'
+case "$name" in
+load_arg)
+    expect 1 "$range"
+    expect 1 'call i64 @kumi_dsm_load_miss(i8\* %[^,]*, i32 4)'
+    expect 1 '= icmp eq i64 .*%kumi.flag'
+    expect 1 '= phi i32 \[ %v, %entry \], \[ %v, %kumi.ld.chk \]'
+    expect 1 'add i32 %[0-9]*, 1' ;;
+load_alloca)
+    expect 0 "$range" priv
+    expect 0 'kumi_dsm' priv
+    expect 1 "$range" esc
+    expect 1 'call i64 @kumi_dsm_load_miss' esc ;;
+load_global)
+    expect 0 "$range"
+    expect 0 'call .*@kumi_dsm' ;;
+batch)
+    expect 1 "$range" same
+    expect 2 'call i64 @kumi_dsm_load_miss' same
+    expect 2 "$range" call_between
+    grep -q 'batched 1 elided 1' "$out/$name.stats" || { echo "FAIL: batch: stats"; fail=1; } ;;
+loop)
+    expect 1 'call void @kumi_dsm_poll()' loop
+    expect 1 '= add i32 %[0-9]*, 1' loop
+    expect 1 'and i32 %kumi.tick, 1023' loop
+    expect 2 'br label %head' loop   # entry and the poll's join block
+    expect 1 '%i = phi i64 \[ 0, %entry \], \[ %i1, %kumi.poll.done \]' loop
+    expect 0 'kumi_dsm_poll' straight ;;
+store)
+    expect 1 "$range"
+    expect 1 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2'
+    expect 1 'call void @kumi_dsm_store_miss(i8\* %[^,]*, i32 8)'
+    # the program's store comes after the check
+    awk '/kumi.st.cont:/ { c = 1 } c && /store double %v, double\* %p/ { ok = 1 } END { exit !ok }' "$ll" ||
+        { echo "FAIL: store: the store is not in the continuation block"; fail=1; } ;;
+memcpy)
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %d, i64 %n, i32 2)' cp
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %s, i64 %n, i32 1)' cp
+    expect 2 "$range" cp
+    expect 1 'call void @llvm.memcpy' cp
+    expect 0 'kumi_dsm' clear ;;
+atomic)
+    expect 2 'call void @kumi_dsm_store_miss(i8\* %[^,]*, i32 4)'
+    expect 2 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2'
+    expect 1 'atomicrmw add i32\* %p, i32 1 seq_cst'
+    expect 1 'cmpxchg i32\* %p' ;;
+wide)
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 1)'
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 2)'
+    expect 1 '%kumi.notSE[0-9]* = icmp ugt i8'
+    expect 1 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2' ;;
+*)  echo "check_ir.sh: no expectations for $name"; exit 1 ;;
+esac
+[ "$fail" = 0 ] && echo "ok: $name"
+exit "$fail"
