@@ -455,10 +455,11 @@ static LLVMValueRef as_i8p(LLVMValueRef p) { return LLVMBuildPointerCast(B, p, T
  * -> kumi_dsm_load_miss's value replaces the loaded one. */
 static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
 {
-    LLVMValueRef      ptr = LLVMGetOperand(L, 0);
     LLVMTypeRef       ty  = LLVMTypeOf(L);
     LLVMBasicBlockRef bb  = LLVMGetInstructionParent(L);
     LLVMBasicBlockRef cont = split_before(LLVMGetNextInstruction(L), "kumi.ld.cont");
+    /* operands are read after each split: it may rebuild a phi they name */
+    LLVMValueRef      ptr = LLVMGetOperand(L, 0);
     LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.ld.chk");
     LLVMBasicBlockRef miss = new_block_after(chk, "kumi.ld.miss");
 
@@ -500,10 +501,11 @@ static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
 
 /* Store (or atomic): in range? state byte != E or crossing? ->
  * kumi_dsm_store_miss, then the program's own instruction. */
-static LLVMValueRef check_store(LLVMValueRef S, LLVMValueRef ptr, unsigned w, LLVMValueRef in)
+static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMValueRef in)
 {
     LLVMBasicBlockRef bb   = LLVMGetInstructionParent(S);
     LLVMBasicBlockRef cont = split_before(S, "kumi.st.cont");
+    LLVMValueRef      ptr  = LLVMGetOperand(S, pidx);
     LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.st.chk");
     LLVMBasicBlockRef miss = new_block_after(chk, "kumi.st.miss");
     set_dbg(S);
@@ -534,10 +536,13 @@ static LLVMValueRef check_store(LLVMValueRef S, LLVMValueRef ptr, unsigned w, LL
  * constant size <= 64: vectors, aggregates, i128, x86_fp80), the state byte
  * is looked at inline first: a readable (S or E; E for writes) line and no
  * line crossing skip the call. */
-static void acquire_before(LLVMValueRef I, LLVMValueRef ptr, LLVMValueRef n, int mode, unsigned w)
+static void acquire_before(LLVMValueRef I, unsigned pidx, int nidx, unsigned long long nconst,
+                           int mode, unsigned w)
 {
     LLVMBasicBlockRef bb   = LLVMGetInstructionParent(I);
     LLVMBasicBlockRef cont = split_before(I, "kumi.acq.cont");
+    LLVMValueRef      ptr  = LLVMGetOperand(I, pidx);
+    LLVMValueRef      n    = nidx >= 0 ? LLVMGetOperand(I, (unsigned)nidx) : LLVMConstInt(T64, nconst, 0);
     LLVMBasicBlockRef chk  = w ? new_block_after(bb, "kumi.acq.chk") : NULL;
     LLVMBasicBlockRef acq  = new_block_after(w ? chk : bb, "kumi.acq");
     set_dbg(I);
@@ -745,7 +750,7 @@ static void do_function(LLVMValueRef fn)
             unsigned     w  = fast_width(ty);
             if (w == 0) {   /* vectors, aggregates, wider: acquire the range */
                 unsigned long long n = LLVMStoreSizeOfType(TD, ty);
-                acquire_before(I, p, LLVMConstInt(T64, n, 0), store ? DSM_WRITE : DSM_READ,
+                acquire_before(I, store ? 1 : 0, -1, n, store ? DSM_WRITE : DSM_READ,
                                n <= LINE ? (unsigned)n : 0);
                 st.wide++;
                 break;
@@ -758,28 +763,27 @@ static void do_function(LLVMValueRef fn)
             }
             LLVMValueRef in = cache_in(base);
             if (in) st.batched++;
-            if (store) { in = check_store(I, p, w, in); st.checked_stores++; }
+            if (store) { in = check_store(I, 1, w, in); st.checked_stores++; }
             else       { in = check_load(I, w, in);     st.checked_loads++; }
+            base = base_of(LLVMGetOperand(I, store ? 1 : 0), &off);   /* after the surgery */
             cache_add(base, in, off, off + w, store);
             break;
         }
         case A_ATOMIC: {
-            LLVMValueRef p  = LLVMGetOperand(I, 0);
             LLVMTypeRef  ty = LLVMTypeOf(LLVMGetOperand(I, 1));
             unsigned     w  = fast_width(ty);
-            if (w) check_store(I, p, w, NULL);
-            else acquire_before(I, p, LLVMConstInt(T64, LLVMStoreSizeOfType(TD, ty), 0), DSM_WRITE, 0);
+            if (w) check_store(I, 0, w, NULL);
+            else acquire_before(I, 0, -1, LLVMStoreSizeOfType(TD, ty), DSM_WRITE, 0);
             cache_reset();
             break;
         }
         case A_MEM: {
             const char  *n   = callee_name(I);
-            LLVMValueRef dst = LLVMGetOperand(I, 0), len = LLVMGetOperand(I, 2);
-            if (!is_private(dst, 0)) acquire_before(I, dst, len, DSM_WRITE, 0);
-            if (!starts(n, "llvm.memset.")) {
-                LLVMValueRef src = LLVMGetOperand(I, 1);
-                if (!is_private(src, 0)) acquire_before(I, src, len, DSM_READ, 0);
-            }
+            int          set = starts(n, "llvm.memset.");
+            int          dpriv = is_private(LLVMGetOperand(I, 0), 0);
+            int          spriv = set || is_private(LLVMGetOperand(I, 1), 0);
+            if (!dpriv) acquire_before(I, 0, 2, 0, DSM_WRITE, 0);
+            if (!spriv) acquire_before(I, 1, 2, 0, DSM_READ, 0);
             cache_reset();
             break;
         }
