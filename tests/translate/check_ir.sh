@@ -8,7 +8,7 @@ kt=$1 src=$2 name=$3 out=$4
 mkdir -p "$out"
 ll="$out/$name.ll"
 "$kt" "$src/$name.ll" -o "$ll" --stats 2>"$out/$name.stats" || { cat "$out/$name.stats"; echo "FAIL: kumi-translate $name.ll"; exit 1; }
-"$kt" "$src/$name.ll" -o "$out/$name.o" -O2 || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.o"; exit 1; }
+"$kt" "$src/$name.ll" -o "$out/$name.o" -O2 --no-warn || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.o"; exit 1; }
 cat "$out/$name.stats"
 fail=0
 # fn NAME: the body of function NAME in the output
@@ -72,6 +72,10 @@ wide)
     expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 2)'
     expect 1 '%kumi.notSE[0-9]* = icmp ugt i8'
     expect 1 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2' ;;
+warn)
+    n=$(grep -c "in warn: warning: argument 1 of 'ext_use' may point to DSM memory.*kumi_dsm_acquire" "$out/$name.stats")
+    [ "$n" = 1 ] || { echo "FAIL: warn: expected one warning for ext_use, found $n"; fail=1; }
+    grep -q "kumi_dsm_free" "$out/$name.stats" && { echo "FAIL: warn: warned for a kumi_ call"; fail=1; } ;;
 *)  echo "check_ir.sh: no expectations for $name"; exit 1 ;;
 esac
 [ "$fail" = 0 ] && echo "ok: $name"

@@ -6,7 +6,7 @@
 #                         (translated) and run on 2 PEs over shm and tcp;
 #                         the same source with KUMI_TRANSLATE=0 on 1 PE
 set(_tdir ${PROJECT_SOURCE_DIR}/tests/translate)
-foreach(t load_arg load_alloca load_global batch loop store memcpy atomic wide)
+foreach(t load_arg load_alloca load_global batch loop store memcpy atomic wide warn)
   add_test(NAME translate.ir.${t}
     COMMAND sh ${_tdir}/check_ir.sh $<TARGET_FILE:kumi-translate> ${_tdir} ${t}
             ${CMAKE_CURRENT_BINARY_DIR}/ir)
