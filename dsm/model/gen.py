@@ -3,7 +3,8 @@
 SPIN model (dsm/model/table.pml), so the model checks the very rows the C
 engine (dsm/protocol.c) runs.
 
-For each role (CACHE, DIR) it writes one inline that dispatches on
+For each role it writes an inline (cpu_table() and cache_table() for the
+CACHE rows of CPU events and of messages, dir_table()) that dispatches on
 (state, event), tries the rows' guards in row order (the first that holds
 wins, as find_row() does), runs the row's actions in the bit order of the
 A_* enum in dsm/protocol.h (not in the order the row lists them), then
@@ -199,13 +200,18 @@ def emit(rows, names, def_name, hdr_name):
     w("#define NDSTATES %d" % (max(v for _, v in names["dstate"]) + 1))
     w("#define NEVENTS  %d" % (max(v for _, v in names["event"]) + 1))
     w("")
-    for role, fn, sv, sp in (("CACHE", "cache_table", "CSTATE", "C_"),
-                             ("DIR", "dir_table", "DSTATE", "D_")):
+    # CPU events and messages in separate inlines: a miss expands only the
+    # few rows it can use (pan.c, and its compile time, stay small)
+    cpu = {"LOAD", "STORE"}
+    for role, fn, sv, sp, evs, what in (
+            ("CACHE", "cpu_table", "CSTATE", "C_", cpu, "CACHE rows for CPU events"),
+            ("CACHE", "cache_table", "CSTATE", "C_", None, "CACHE rows for messages"),
+            ("DIR", "dir_table", "DSTATE", "D_", None, "DIR rows")):
         groups = {}
         for r in rows:
-            if r["role"] == role:
+            if r["role"] == role and (r["event"] in cpu) == (evs is cpu):
                 groups.setdefault((r["state"], r["event"]), []).append(r)
-        w("/* the %s rows: %d (state, event) pairs */" % (role, len(groups)))
+        w("/* the %s: %d (state, event) pairs */" % (what, len(groups)))
         w("inline %s() {" % fn)
         w("  if")
         for (state, event), grp in groups.items():

@@ -56,8 +56,8 @@ inline init_names() {
 #define NDSTATES 5
 #define NEVENTS  14
 
-/* the CACHE rows: 13 (state, event) pairs */
-inline cache_table() {
+/* the CACHE rows for CPU events: 3 (state, event) pairs */
+inline cpu_table() {
   if
   :: (CSTATE == C_I && EV == EV_LOAD) ->
     if
@@ -86,6 +86,15 @@ inline cache_table() {
        printf("protocol violation: CACHE S/STORE: no guard holds\n");
        assert(false)
     fi
+  :: else ->
+     printf("protocol violation: no CACHE row for state %e event %e\n", CNAME(CSTATE), EVNAME(EV));
+     assert(false)
+  fi
+}
+
+/* the CACHE rows for messages: 10 (state, event) pairs */
+inline cache_table() {
+  if
   :: (CSTATE == C_IS_D && EV == EV_DATA_S) ->
     if
     /* ROW(CACHE, IS_D, DATA_S, ALWAYS, S, A_FILL | A_DONE_WB_IF_ASKED | A_COMPLETE) */
@@ -226,9 +235,6 @@ inline dir_table() {
     /* ROW(DIR, SHARED, GETS, R_NOT_IN_S, SHARED, A_H_ADD_R | A_H_DATA_S) */
     :: (G_R_NOT_IN_S) ->
        A_H_DATA_S(); A_H_ADD_R(); DSTATE = D_SHARED
-    /* ROW(DIR, SHARED, GETS, R_IN_S, SHARED, 0) */
-    :: !(G_R_NOT_IN_S) && (G_R_IN_S) ->
-       DSTATE = D_SHARED
     :: else ->
        printf("protocol violation: DIR SHARED/GETS: no guard holds\n");
        assert(false)
