@@ -38,6 +38,13 @@ static const struct kb_op kb_ops[] = {
     { "alltoall-naive", kb_op_alltoall,  KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  0 },
     { "ring",           kb_op_ring,      KB_RATE,  KB_REF_PIPELINE, 0,    1,    2,  1 },
     { "limit",          NULL,            KB_LIMIT, KB_REF_PIPELINE, 0,    0,    1,  0 },
+    /* the software DSM (kumi_bench_dsm.c); not in `all`: see bench/README.md */
+    { "dsm-read2",      NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
+    { "dsm-read3",      NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    3,  0 },
+    { "dsm-write",      NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
+    { "dsm-upgrade",    NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
+    { "dsm-false",      NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
+    { "dsm-lock",       NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
 };
 #define KB_NOPS ((int)(sizeof kb_ops / sizeof kb_ops[0]))
 
@@ -130,6 +137,8 @@ static void kb_usage(FILE *f)
           "       kumi-bench --list-ops | --help\n"
           "OP: barrier pingpong atomic put get allreduce reduce broadcast allgather\n"
           "    alltoall alltoall-naive ring limit all\n"
+          "    dsm-read2 dsm-read3 dsm-write dsm-upgrade dsm-false dsm-lock (the software\n"
+          "    DSM; each row also shows this run's pingpong; not part of `all`)\n"
           "  --bytes N        one size (suffix k, m, g: powers of 1024)\n"
           "  --min-bytes A --max-bytes B\n"
           "                   sweep A, 2A, 4A, ... up to B (powers of two)\n"
@@ -141,7 +150,9 @@ static void kb_usage(FILE *f)
           "  --plot FILE.png  avg_us against bytes, log-log (needs gnuplot)\n"
           "  --list-ops       the ops, one a line\n"
           "Default size 8 bytes; ring: 8 bytes and 64 KiB; `all`: 8 bytes and 64 KiB.\n"
-          "barrier (0), pingpong (8) and atomic (8) have one size.\n", f);
+          "barrier (0), pingpong (8) and atomic (8) have one size.\n"
+          "dsm-read2/read3/write/upgrade: --iters repetitions of 2048 misses (default 20);\n"
+          "dsm-false/lock: --iters ops per PE (default 10000). dsm-read3 needs 3 PEs.\n", f);
 }
 
 static int kb_parse_size(const char *s, size_t *out)
@@ -479,7 +490,7 @@ int main(int argc, char **argv)
     kb_limit_measure(&lim, !tour && o.op->kind == KB_LIMIT,
                      o.iters ? o.iters : KB_DEFAULT_ITERS);
 
-    if (kb.me == 0)
+    if (kb.me == 0 && (tour || o.op->kind != KB_DSM))   /* the dsm ops print their own */
         kb_out_header(&out, tour ? "all" : o.op->name, &lim, tour ? KB_BW : o.op->kind,
                       tour ? KB_REF_PIPELINE : o.op->bwref, tour);
     if (tour || o.op->kind == KB_LIMIT) {
@@ -498,6 +509,8 @@ int main(int argc, char **argv)
         if (kb.me == 0)
             kb_out_note(&out, "alltoall-naive: run it on its own (KUMI_ALLTOALL is read at "
                         "kumi_init)");
+    } else if (o.op->kind == KB_DSM) {
+        kb_dsm_run(o.op, o.iters, o.warmup, &lim, &out);
     } else if (o.op->kind != KB_LIMIT) {
         kb_run_op(o.op, &o, 0, &lim, &out, &rows);
     }

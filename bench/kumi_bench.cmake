@@ -5,5 +5,28 @@ add_executable(kumi-bench
   kumi_bench_ops.c
   kumi_bench_limit.c
   kumi_bench_tcp.c
-  kumi_bench_out.c)
+  kumi_bench_out.c
+  kumi_bench_dsm.c)
 target_link_libraries(kumi-bench PRIVATE kumi m)
+
+# Smoke tests of the dsm-* ops (`ctest -L dsm`, `ctest -L bench`): each op
+# once on shm with 2 repetitions (block ops) or 2 ops per PE (false, lock),
+# at 3 PEs (4 for write: k = 0, 1, 2, 3; false and lock: 4 contenders), and
+# write at 2 PEs, which fit the cores, for the kumi_dsm_poll servers. They
+# check results (a wrong value, a hang or a protocol violation fails), not
+# speed. bench/ is read before the top level's include(CTest), so
+# BUILD_TESTING may not be defined yet on a first configure, and testing
+# must be enabled here for this directory's tests to reach ctest.
+if(NOT DEFINED BUILD_TESTING OR BUILD_TESTING)
+  enable_testing()
+  foreach(spec read2:3 read3:3 write:4 write:2 upgrade:3 false:4 lock:4)
+    string(REPLACE ":" ";" spec "${spec}")
+    list(GET spec 0 op)
+    list(GET spec 1 np)
+    add_test(NAME bench.dsm-${op}.n${np}
+             COMMAND $<TARGET_FILE:kumirun> -n ${np} --timeout 120
+                     $<TARGET_FILE:kumi-bench> dsm-${op} --iters 2 --warmup 1)
+    set_tests_properties(bench.dsm-${op}.n${np} PROPERTIES LABELS "bench;dsm" TIMEOUT 150
+                         FAIL_REGULAR_EXPRESSION "protocol violation|wrong result")
+  endforeach()
+endif()

@@ -8,6 +8,8 @@
  *   kumi_bench_tcp.c    the same for the socket path (transports that do
  *                       not map peers)
  *   kumi_bench_out.c    text table, JSON lines, gnuplot
+ *   kumi_bench_dsm.c    the dsm-* ops (software DSM protocol latencies),
+ *                       with their own table
  *
  * The command line, the output and the JSON keys are a contract shared with
  * the Open MPI / OpenSHMEM versions in bench/peers and the compare script:
@@ -34,7 +36,8 @@ enum kb_kind {
     KB_LAT,    /* fixed size; avg/min/max us (barrier, pingpong, atomic)        */
     KB_BW,     /* sized; avg/min/max us and mb_per_s (put, get, collectives)    */
     KB_RATE,   /* sized; msgs_per_s and mb_per_s (ring)                         */
-    KB_LIMIT   /* the hardware limits themselves                                */
+    KB_LIMIT,  /* the hardware limits themselves                                */
+    KB_DSM     /* the DSM protocol (dsm-*): own rows and columns, kumi_bench_dsm.c */
 };
 
 /* The bandwidth limit an op's large sizes are compared with: one copy per
@@ -169,5 +172,10 @@ void kb_out_note(const struct kb_out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int  kb_plot(const char *png, const char *title, const struct kb_row *rows, int nrows,
              const struct kb_limit *lim);
+
+/* kumi_bench_dsm.c: runs a dsm-* op on every PE and prints its rows on PE 0
+ * (iters 0 / warmup -1: the op's defaults). Returns 0. */
+int kb_dsm_run(const struct kb_op *op, long iters, long warmup, const struct kb_limit *lim,
+               const struct kb_out *out);
 
 #endif /* KUMI_BENCH_H */
