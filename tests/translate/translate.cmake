@@ -42,3 +42,6 @@ foreach(t n2 tcp.n2 n1 plain.n1)
     FAIL_REGULAR_EXPRESSION "BAD")
 endforeach()
 set_property(TEST translate.e2e.tcp.n2 APPEND PROPERTY LABELS tcp)
+
+# litmus tests as plain C through kumicc (tests/translate/litmus.cmake)
+include(${_tdir}/litmus.cmake OPTIONAL)
