@@ -35,6 +35,12 @@
 #define KK_CAT(a, b)  KK_CAT2(a, b)
 #define KK_FN(name)   KK_CAT(kk_##name, KK_SUFFIX)
 
+/* DSM counters of one PE (kumi_dsm_stats deltas; see kk_timer_start). */
+struct kk_stats {
+    unsigned long long read_misses, write_misses, upgrades;
+    unsigned long long msgs_sent, msgs_received;
+};
+
 struct kk_params {
     long          n;        /* problem size (kernel-specific meaning)  */
     long          iters;    /* iterations where the kernel has them    */
@@ -47,6 +53,11 @@ struct kk_result {
     double checksum;        /* of the result                          */
     int    ok;              /* verification passed (or skipped)       */
     char   why[192];        /* failure text                           */
+    /* set by kk_timer_start/kk_timer_stop (not by the kernel itself) */
+    double          t0_;    /* start time of the timed section        */
+    struct kk_stats st0_;   /* counters at kk_timer_start             */
+    struct kk_stats st;     /* deltas over the timed section          */
+    int             has_st; /* 1: st is valid                         */
 };
 
 typedef int kk_fn(const struct kk_params *p, struct kk_result *r);
@@ -54,5 +65,37 @@ typedef int kk_fn(const struct kk_params *p, struct kk_result *r);
 /* Harness helpers (bench/dsm/kernel_common.c, NOT translated). */
 /* p as PE root has it, on every PE (a kumi_broadcast of the pointer). */
 void *kk_share(void *p, int root);
+
+/* Optional brackets of the timed section (kernel_common.c), so the harness
+ * can report the DSM misses and messages of that section alone (else it
+ * takes kumi_dsm_stats around the whole call: set-up and verification
+ * included, and says so):
+ *   kk_timer_start(r): kumi_barrier, snapshot of kumi_dsm_stats, then
+ *                      the start time;
+ *   kk_timer_stop(r):  r->seconds = now - start; then kumi_barrier (the
+ *                      end of the section: requests served while waiting
+ *                      for the slower PEs count) and the counters' deltas
+ *                      into r->st, r->has_st = 1.
+ * The harness zeroes *r (these fields too) before each call. */
+void kk_timer_start(struct kk_result *r);
+void kk_timer_stop(struct kk_result *r);
+
+/* Input data by index, so every PE can fill its own part of an array and
+ * the sequential check can rebuild any element: a splitmix64 hash of
+ * (seed, i). Inline, no DSM access: the same in translated code. Kernel
+ * files are compiled twice into one program (_x and _p), so everything in
+ * them other than KK_FN(name) must be static. */
+static inline unsigned long long kk_hash(unsigned long seed, unsigned long long i)
+{
+    unsigned long long z = (unsigned long long)seed * 0x9e3779b97f4a7c15ull + i + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+/* in [0, 1), 53 random bits */
+static inline double kk_unit(unsigned long seed, unsigned long long i)
+{
+    return (double)(kk_hash(seed, i) >> 11) * (1.0 / 9007199254740992.0);
+}
 
 #endif /* KUMI_BENCH_DSM_KERNEL_H */
