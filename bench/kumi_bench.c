@@ -45,6 +45,8 @@ static const struct kb_op kb_ops[] = {
     { "dsm-upgrade",    NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
     { "dsm-false",      NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
     { "dsm-lock",       NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
+    /* the DSM kernels of bench/dsm (kumi_bench_kernels.c); not in `all` */
+    { "kernels",        NULL,            KB_KERNELS, KB_REF_PIPELINE, 0,  0,    1,  0 },
 };
 #define KB_NOPS ((int)(sizeof kb_ops / sizeof kb_ops[0]))
 
@@ -55,6 +57,7 @@ struct kb_opts {
     long                iters;       /* 0: the default                  */
     long                warmup;      /* -1: iters / 10                  */
     const char         *json, *plot;
+    struct kb_kernels_opts kernels;  /* the kernels op's options     */
 };
 
 /* ------------------------------------------------------------- failing */
@@ -139,6 +142,7 @@ static void kb_usage(FILE *f)
           "    alltoall alltoall-naive ring limit all\n"
           "    dsm-read2 dsm-read3 dsm-write dsm-upgrade dsm-false dsm-lock (the software\n"
           "    DSM; each row also shows this run's pingpong; not part of `all`)\n"
+          "    kernels (the DSM kernels of bench/dsm, translated and plain; not in `all`)\n"
           "  --bytes N        one size (suffix k, m, g: powers of 1024)\n"
           "  --min-bytes A --max-bytes B\n"
           "                   sweep A, 2A, 4A, ... up to B (powers of two)\n"
@@ -152,7 +156,11 @@ static void kb_usage(FILE *f)
           "Default size 8 bytes; ring: 8 bytes and 64 KiB; `all`: 8 bytes and 64 KiB.\n"
           "barrier (0), pingpong (8) and atomic (8) have one size.\n"
           "dsm-read2/read3/write/upgrade: --iters repetitions of 2048 misses (default 20);\n"
-          "dsm-false/lock: --iters ops per PE (default 10000). dsm-read3 needs 3 PEs.\n", f);
+          "dsm-false/lock: --iters ops per PE (default 10000). dsm-read3 needs 3 PEs.\n"
+          "kernels [--kernel NAME|all] [--size N|NAME=N[,NAME=N]] [--iters N] [--trials T]\n"
+          "        [--no-verify] [--json FILE|-]: NAME matmul lu sor radix histogram fft;\n"
+          "        --iters: sweeps or repetitions where the kernel has them; --trials\n"
+          "        (default 3): the median is reported; at 1 PE also the plain build\n", f);
 }
 
 static int kb_parse_size(const char *s, size_t *out)
@@ -211,6 +219,10 @@ static int kb_parse(int argc, char **argv, struct kb_opts *o, char *err, size_t 
             return KB_PARSE_HELP;
         if (strcmp(a, "--list-ops") == 0)   /* asked by bench/peers/kumi-compare */
             return KB_PARSE_LIST;
+        if (strcmp(a, "--no-verify") == 0) {   /* the one option without a value */
+            o->kernels.no_verify = 1;
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0) {
             if (have_op) {
                 snprintf(err, errlen, "one OP only ('%s' and '%s')", argv[i - 1], a);
@@ -254,6 +266,18 @@ static int kb_parse(int argc, char **argv, struct kb_opts *o, char *err, size_t 
             }
         } else if (strcmp(name, "--json") == 0)
             o->json = v;
+        else if (strcmp(name, "--kernel") == 0)
+            o->kernels.kernel = v;
+        else if (strcmp(name, "--size") == 0)
+            o->kernels.sizes = v;
+        else if (strcmp(name, "--trials") == 0) {
+            long t;
+            if (kb_parse_long(v, 1, &t) != 0 || t > 101) {
+                snprintf(err, errlen, "--trials wants a number 1..101, not '%s'", v);
+                return KB_PARSE_BAD;
+            }
+            o->kernels.trials = (int)t;
+        }
         else if (strcmp(name, "--plot") == 0)
             o->plot = v;
         else {
@@ -270,6 +294,14 @@ static int kb_parse(int argc, char **argv, struct kb_opts *o, char *err, size_t 
         snprintf(err, errlen, "no OP given");
         return KB_PARSE_BAD;
     }
+    int is_kernels = o->op != NULL && o->op->kind == KB_KERNELS;
+    if (!is_kernels && (o->kernels.kernel || o->kernels.sizes || o->kernels.trials ||
+                        o->kernels.no_verify)) {
+        snprintf(err, errlen, "--kernel, --size, --trials and --no-verify are for the kernels op");
+        return KB_PARSE_BAD;
+    }
+    if (is_kernels && kb_kernels_check(&o->kernels, err, errlen) != 0)
+        return KB_PARSE_BAD;
     if (have_bytes && (have_lo || have_hi)) {
         snprintf(err, errlen, "--bytes and --min-bytes/--max-bytes exclude each other");
         return KB_PARSE_BAD;
@@ -487,6 +519,19 @@ int main(int argc, char **argv)
 
     /* The limit every ratio is taken against: quick (well under 0.5 s)
      * for the ops, the full version when it is the op. */
+    if (!tour && o.op->kind == KB_KERNELS) {   /* its own table, no limits to compare with */
+        int bad = kb_kernels_run(&o.kernels, o.iters, &out);
+        if (out.json != NULL && out.json != stdout)
+            fclose(out.json);
+        kumi_free(kb.scratch);
+        kumi_free(kb.agree);
+        kumi_free(kb.samples);
+        if ((rc = kumi_finalize()) != KUMI_OK) {
+            fprintf(stderr, "kumi-bench[%d]: kumi_finalize failed: %s\n", kb.me, kumi_strerror(rc));
+            return 1;
+        }
+        return bad;
+    }
     kb_limit_measure(&lim, !tour && o.op->kind == KB_LIMIT,
                      o.iters ? o.iters : KB_DEFAULT_ITERS);
 

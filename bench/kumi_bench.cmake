@@ -6,8 +6,16 @@ add_executable(kumi-bench
   kumi_bench_limit.c
   kumi_bench_tcp.c
   kumi_bench_out.c
-  kumi_bench_dsm.c)
+  kumi_bench_dsm.c
+  kumi_bench_kernels.c)
 target_link_libraries(kumi-bench PRIVATE kumi m)
+
+# the DSM kernels of bench/dsm (the kernels op), their tests, kumi-kernels
+include(${CMAKE_CURRENT_SOURCE_DIR}/dsm/kernels.cmake)
+configure_file(${CMAKE_CURRENT_SOURCE_DIR}/dsm/kumi-kernels ${CMAKE_BINARY_DIR}/bin/kumi-kernels
+  COPYONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                            WORLD_READ WORLD_EXECUTE)
+install(PROGRAMS ${CMAKE_BINARY_DIR}/bin/kumi-kernels DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Smoke tests of the dsm-* ops (`ctest -L dsm`, `ctest -L bench`): each op
 # once on shm with 2 repetitions (block ops) or 2 ops per PE (false, lock),

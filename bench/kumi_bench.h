@@ -10,6 +10,8 @@
  *   kumi_bench_out.c    text table, JSON lines, gnuplot
  *   kumi_bench_dsm.c    the dsm-* ops (software DSM protocol latencies),
  *                       with their own table
+ *   kumi_bench_kernels.c  the kernels op: the DSM kernels of bench/dsm,
+ *                       translated and plain, with their own table
  *
  * The command line, the output and the JSON keys are a contract shared with
  * the Open MPI / OpenSHMEM versions in bench/peers and the compare script:
@@ -37,7 +39,8 @@ enum kb_kind {
     KB_BW,     /* sized; avg/min/max us and mb_per_s (put, get, collectives)    */
     KB_RATE,   /* sized; msgs_per_s and mb_per_s (ring)                         */
     KB_LIMIT,  /* the hardware limits themselves                                */
-    KB_DSM     /* the DSM protocol (dsm-*): own rows and columns, kumi_bench_dsm.c */
+    KB_DSM,    /* the DSM protocol (dsm-*): own rows and columns, kumi_bench_dsm.c */
+    KB_KERNELS /* the DSM kernels (bench/dsm): own table, kumi_bench_kernels.c     */
 };
 
 /* The bandwidth limit an op's large sizes are compared with: one copy per
@@ -177,5 +180,20 @@ int  kb_plot(const char *png, const char *title, const struct kb_row *rows, int 
  * (iters 0 / warmup -1: the op's defaults). Returns 0. */
 int kb_dsm_run(const struct kb_op *op, long iters, long warmup, const struct kb_limit *lim,
                const struct kb_out *out);
+
+/* kumi_bench_kernels.c: the kernels op's own options */
+struct kb_kernels_opts {
+    const char *kernel;     /* --kernel NAME|all; NULL: all           */
+    const char *sizes;      /* --size N or NAME=N[,NAME=N]; NULL: defaults */
+    int         trials;     /* --trials T; 0: the default (3)         */
+    int         no_verify;  /* --no-verify                            */
+};
+/* 0 if the options make sense, else -1 with the message in err */
+int kb_kernels_check(const struct kb_kernels_opts *ko, char *err, size_t errlen);
+/* Runs the kernels on every PE, prints on PE 0 (iters 0: each kernel's
+ * default). Returns 0, or 1 on every PE if a kernel failed (set-up or
+ * verification) or none ran. */
+int kb_kernels_run(const struct kb_kernels_opts *ko, long iters, const struct kb_out *out);
+int kb_kernels_available(void);   /* how many kernels this build has */
 
 #endif /* KUMI_BENCH_H */
