@@ -1,13 +1,14 @@
 /*
  * histogram.c -- a shared histogram under locks on the DSM.
  *
- * p->n samples (sample i from a hash of seed and i; each PE generates its
+ * p->n samples (sample i from kk_hash(seed, i); each PE generates its
  * contiguous share) are binned into HIST_BINS bins. The bins are cut into
  * HIST_GROUPS groups, each with its own kumi_mutex_t in front of its bins
  * in one DSM allocation, homed round-robin on the PEs (the lock and the
  * data it guards move together). The bin of a sample is the product of two
  * uniform values scaled to the bins, so low bins are hot: their groups'
- * locks see the most contention. Timed, p->iters times:
+ * locks see the most contention. Timed (one kk_timer section), p->iters
+ * times:
  *   1. every PE counts its samples into a private histogram, except every
  *      HIST_DIRECT-th sample, then adds the private histogram to the shared
  *      one group by group under the group's lock, starting at a different
@@ -37,17 +38,10 @@ struct hist_group {
     long         bins[HIST_GBINS];
 };
 
-static uint64_t hist_mix(uint64_t z)
-{
-    /* splitmix64's finalizer */
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
+/* the bin of sample i: the product of two uniform 12-bit values */
 static int hist_bin(unsigned long seed, long i)
 {
-    uint64_t z = hist_mix(seed * 0x9e3779b97f4a7c15ull + (uint64_t)i + 1);
+    uint64_t z = kk_hash(seed, (unsigned long long)i);
     uint64_t u = z & (HIST_BINS - 1), v = (z >> 32) & (HIST_BINS - 1);
     return (int)(u * v / HIST_BINS);
 }
@@ -103,11 +97,9 @@ int KK_FN(histogram)(const struct kk_params *p, struct kk_result *r)
         free(part);
         return -1;
     }
-    kumi_barrier(kumi_team_world());
 
+    kk_timer_start(r);      /* its barrier: the groups are initialized */
     for (long it = 0; it < iters; it++) {
-        kumi_barrier(kumi_team_world());
-        double t0 = kumi_wtime();
         /* 1. private histogram, merged group by group under the locks */
         memset(part, 0, HIST_BINS * sizeof *part);
         for (long i = lo; i < hi; i++)
@@ -131,9 +123,8 @@ int KK_FN(histogram)(const struct kk_params *p, struct kk_result *r)
             gk->bins[b % HIST_GBINS]++;
             kumi_mutex_unlock(&gk->lock);
         }
-        kumi_barrier(kumi_team_world());
-        r->seconds += kumi_wtime() - t0;
     }
+    kk_timer_stop(r);
 
     /* checksum: each PE sums the groups it is home of */
     long cs = 0;

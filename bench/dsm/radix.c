@@ -1,7 +1,7 @@
 /*
  * radix.c -- parallel LSD radix sort on the DSM (SPLASH-2 RADIX style).
  *
- * p->n 32-bit keys (key i = a hash of seed and i, so the input does not
+ * p->n 32-bit keys (key i = kk_hash(seed, i), so the input does not
  * depend on the PE count) are sorted in 4 passes of 8 bits. The key arrays
  * src and dst are split in P contiguous parts, part q homed at PE q (each PE
  * allocates its own part). Each pass:
@@ -15,8 +15,9 @@
  *      lines; the lines at the boundaries of the runs are falsely shared).
  *      This is the communication-heavy step;
  *   4. barrier; src and dst swap.
- * Timed: the 4 passes (p->iters times, the input regenerated untimed in
- * between). Checked by PE 0 against qsort of a private copy of the input
+ * Timed (kk_timer_start/stop around each sort, seconds and DSM counters
+ * summed): the 4 passes, p->iters times, the input regenerated untimed in
+ * between. Checked by PE 0 against qsort of a private copy of the input
  * (sorted and a permutation). Checksum: sum of key[i] * (i + 1) mod 2^53.
  */
 #include <kumi.h>
@@ -38,11 +39,19 @@
 
 static uint32_t radix_key(unsigned long seed, long i)
 {
-    /* splitmix64 of (seed, i): independent of who generates it */
-    uint64_t z = seed * 0x9e3779b97f4a7c15ull + (uint64_t)i + 1;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (uint32_t)(z ^ (z >> 31));
+    return (uint32_t)kk_hash(seed, (unsigned long long)i);
+}
+
+/* kk_timer_stop sets r->seconds and r->st for one section: add them up
+ * over the iterations (the input is regenerated outside the sections). */
+static void radix_add(struct kk_result *r, double *sec, struct kk_stats *st)
+{
+    *sec += r->seconds;
+    st->read_misses   += r->st.read_misses;
+    st->write_misses  += r->st.write_misses;
+    st->upgrades      += r->st.upgrades;
+    st->msgs_sent     += r->st.msgs_sent;
+    st->msgs_received += r->st.msgs_received;
 }
 
 static int radix_cmp(const void *a, const void *b)
@@ -109,6 +118,7 @@ int KK_FN(radix)(const struct kk_params *p, struct kk_result *r)
 {
     int  me = kumi_rank(), np = kumi_size();
     long n = p->n > 0 ? p->n : DEF_N, iters = p->iters > 0 ? p->iters : 1;
+    unsigned long seed = p->seed;
     int  fail = 0;
 
     r->ok = 1;
@@ -151,19 +161,23 @@ int KK_FN(radix)(const struct kk_params *p, struct kk_result *r)
         return -1;
     }
 
+    double          sec = 0;
+    struct kk_stats st = {0};
     for (long it = 0; it < iters; it++) {
         for (long i = 0; i < mine; i++)
-            ma[i] = radix_key(p->seed, lo[me] + i);
-        kumi_barrier(kumi_team_world());
-        double t0 = kumi_wtime();
+            ma[i] = radix_key(seed, lo[me] + i);
+        kk_timer_start(r);
         for (int pass = 0; pass < PASSES; pass++) {
             if (pass % 2 == 0)
                 radix_pass(me, np, lo, a, b, hist, pass * RADIX_BITS);
             else
                 radix_pass(me, np, lo, b, a, hist, pass * RADIX_BITS);
         }
-        r->seconds += kumi_wtime() - t0;
+        kk_timer_stop(r);
+        radix_add(r, &sec, &st);
     }
+    r->seconds = sec;
+    r->st = st;
 
     /* checksum: my part, then every PE adds the P partial sums */
     uint64_t cs = 0;
@@ -183,7 +197,7 @@ int KK_FN(radix)(const struct kk_params *p, struct kk_result *r)
             snprintf(r->why, sizeof r->why, "radix: no memory for the check");
         } else {
             for (long i = 0; i < n; i++)
-                ref[i] = radix_key(p->seed, i);
+                ref[i] = radix_key(seed, i);
             qsort(ref, n, sizeof *ref, radix_cmp);
             for (int q = 0; q < np && r->ok; q++)
                 for (long i = lo[q]; i < lo[q + 1]; i++) {
