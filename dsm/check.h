@@ -55,6 +55,10 @@ extern struct kumi_dsm_g kumi_dsm_g;
  * no status to return. */
 uint64_t kumi_dsm_load_miss(const void *p, unsigned w);
 void     kumi_dsm_store_miss(void *p, unsigned w);
+/* memmove(dst, src, n) for translated code when both pointers may be DSM
+ * (each may be private at run time): copies through a private buffer, each
+ * line valid when its bytes move. Ends the job on a failure, as the misses. */
+void     kumi_dsm_memmove(void *dst, const void *src, size_t n);
 
 static inline int kumi_dsm_in(const void *p)
 {

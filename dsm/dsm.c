@@ -566,6 +566,41 @@ int kumi_dsm_write(void *shared_dst, const void *src, size_t n)
     return dsm_copy("kumi_dsm_write", shared_dst, (void *)(uintptr_t)src, n, 1);
 }
 
+/* memmove for translated code when both pointers may be DSM (either may
+ * also be private at run time). Acquiring both ranges and then copying is
+ * not enough: the second acquire may serve a request that takes a line of
+ * the first range. Instead each chunk moves through a private bounce buffer
+ * with dsm_copy (each line made valid right before its bytes move); chunks
+ * go forward when dst <= src and backward otherwise, and a chunk is read
+ * whole before it is written, so overlapping ranges copy as memmove does. */
+void kumi_dsm_memmove(void *dst, const void *src, size_t n)
+{
+    static const char call[] = "kumi_dsm_memmove";
+    unsigned char     buf[4096];
+    uint8_t          *d = dst;
+    const uint8_t    *s = src;
+    int               back = (uintptr_t)d > (uintptr_t)s;
+
+    for (size_t done = 0; done < n;) {
+        size_t k   = n - done < sizeof buf ? n - done : sizeof buf;
+        size_t at  = back ? n - done - k : done;
+        int    rc  = KUMI_OK;
+
+        if (kumi_dsm_in(s + at))
+            rc = dsm_copy(call, (void *)(uintptr_t)(s + at), buf, k, 0);
+        else
+            memcpy(buf, s + at, k);
+        if (rc == KUMI_OK && kumi_dsm_in(d + at))
+            rc = dsm_copy(call, d + at, buf, k, 1);
+        else if (rc == KUMI_OK)
+            memcpy(d + at, buf, k);
+        if (rc != KUMI_OK)
+            miss_abort(kumi_dsm_in(s + at) ? (const void *)(s + at) : (const void *)(d + at),
+                       kumi_dsm_in(d + at), rc);
+        done += k;
+    }
+}
+
 int kumi_dsm_acquire(const void *p, size_t n, int mode)
 {
     static const char call[] = "kumi_dsm_acquire";

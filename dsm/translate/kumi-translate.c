@@ -45,9 +45,17 @@ static LLVMBuilderRef    B;     /* emits checks (carries the access's !dbg) */
 static LLVMBuilderRef    MV;    /* moves instructions (never a !dbg)        */
 static LLVMTypeRef       T1, T8, T16, T32, T64, TP8, TVOID;
 static LLVMValueRef      G;     /* kumi_dsm_g as i8*                        */
-static LLVMValueRef      F_LOADMISS, F_STOREMISS, F_POLL, F_ACQUIRE;
-static LLVMTypeRef       FT_LOADMISS, FT_STOREMISS, FT_POLL, FT_ACQUIRE;
-static unsigned          MD_PROF;
+static LLVMValueRef      F_LOADMISS, F_STOREMISS, F_POLL, F_ACQUIRE, F_MEMMOVE;
+static LLVMTypeRef       FT_LOADMISS, FT_STOREMISS, FT_POLL, FT_ACQUIRE, FT_MEMMOVE;
+static unsigned          MD_PROF, MD_TBAA;
+/* TBAA tags of kumi_dsm_g's fields and of its poll counter: types of their
+ * own under clang's "omnipotent char", so program stores of int, double or
+ * pointers do not clobber them and the counter's store does not clobber
+ * base/size/state (see README, "Optimizations") */
+static LLVMValueRef      TBAA_G, TBAA_TICK;
+/* per function: allocas shadowing base, size and state (NULL: load the
+ * global each time), reloaded only after calls that may change them */
+static LLVMValueRef      SHADOW[3];
 static LLVMValueRef      UNLIKELY;   /* !{"branch_weights", 1, 2000}    */
 static int               opt_warn = 1;
 
@@ -268,7 +276,9 @@ static LLVMValueRef base_of(LLVMValueRef p, long *off)
 }
 
 /* ------------------------------------------------------------ batching cache */
-typedef struct { LLVMValueRef base, in; long lo, hi; int w; } centry;
+/* base + [lo, hi) checked (w: for a store) in this batch; in: the range
+ * check of root, the object the base lies in */
+typedef struct { LLVMValueRef base, root, in; long lo, hi; int w; } centry;
 static centry *cache;
 static size_t  ncache, ccache;
 
@@ -277,19 +287,22 @@ static void cache_reset(void) { ncache = 0; }
 static void cache_replace(LLVMValueRef old, LLVMValueRef nw)
 {
     for (size_t i = 0; i < ncache; i++)
+    for (size_t i = 0; i < ncache; i++) {
         if (cache[i].base == old) cache[i].base = nw;
+        if (cache[i].root == old) cache[i].root = nw;
+    }
 }
 
-static void cache_add(LLVMValueRef base, LLVMValueRef in, long lo, long hi, int w)
+static void cache_add(LLVMValueRef base, LLVMValueRef root, LLVMValueRef in, long lo, long hi, int w)
 {
     if (ncache == ccache) cache = xrealloc(cache, (ccache = ccache ? 2 * ccache : 16) * sizeof *cache);
-    cache[ncache++] = (centry){base, in, lo, hi, w};
+    cache[ncache++] = (centry){base, root, in, lo, hi, w};
 }
 
-static LLVMValueRef cache_in(LLVMValueRef base)
+static LLVMValueRef cache_in(LLVMValueRef root)
 {
     for (size_t i = 0; i < ncache; i++)
-        if (cache[i].base == base) return cache[i].in;
+        if (cache[i].root == root) return cache[i].in;
     return NULL;
 }
 
@@ -386,13 +399,35 @@ static void unlikely_br(LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlock
     LLVMSetMetadata(br, MD_PROF, UNLIKELY);
 }
 
+/* The range check's branch carries no weights: in programs that put their
+ * data in the DSM region nearly every access is in range (marking it
+ * unlikely made the optimizer lay the whole checked path out of line and
+ * spill for it); private accesses were skipped already where provable. */
+static void range_br(LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
+{
+    LLVMBuildCondBr(B, cond, yes, no);
+}
+
 /* ------------------------------------------------------------ check IR */
-static LLVMValueRef field(unsigned off, LLVMTypeRef ty)
+/* base, size or state straight from kumi_dsm_g (TBAA-tagged) */
+static LLVMValueRef field_global(LLVMBuilderRef b, unsigned off, LLVMTypeRef ty)
 {
     LLVMValueRef o = LLVMConstInt(T64, off, 0);
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(B, T8, G, &o, 1, "");
-    p = LLVMBuildBitCast(B, p, LLVMPointerType(ty, 0), "");
-    return LLVMBuildLoad2(B, ty, p, "");
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(b, T8, G, &o, 1, "");
+    p = LLVMBuildBitCast(b, p, LLVMPointerType(ty, 0), "");
+    LLVMValueRef l = LLVMBuildLoad2(b, ty, p, "");
+    LLVMSetMetadata(l, MD_TBAA, off == OFF_TICK ? TBAA_TICK : TBAA_G);
+    return l;
+}
+
+/* base, size or state as the checks use them: from the function's shadow
+ * (promoted to registers by SROA, so loop-invariant where no call that may
+ * move the region is in the loop) or from the global */
+static LLVMValueRef field(unsigned off, LLVMTypeRef ty)
+{
+    if (off <= OFF_STATE && SHADOW[off / 8])
+        return LLVMBuildLoad2(B, ty, SHADOW[off / 8], "");
+    return field_global(B, off, ty);
 }
 
 /* (addr - base) < size */
@@ -408,6 +443,33 @@ static LLVMValueRef emit_crosses(LLVMValueRef addr, unsigned w)
 {
     LLVMValueRef lo = LLVMBuildAnd(B, addr, LLVMConstInt(T64, LINE - 1, 0), "");
     return LLVMBuildICmp(B, LLVMIntUGT, lo, LLVMConstInt(T64, LINE - w, 0), "kumi.cross");
+}
+
+/* The object an address lies in: its pointer through casts and inbounds
+ * GEPs (constant or not). An object lies wholly in or wholly out of the
+ * DSM region, and an inbounds GEP stays in its object, so the range check
+ * of the root decides for every access through it; the root is often loop
+ * invariant (an argument, a pointer loaded before the loop), so the check
+ * is hoisted out of the loop. */
+static LLVMValueRef root_of(LLVMValueRef p)
+{
+    for (;;) {
+        if (LLVMIsABitCastInst(p) || (LLVMIsAGetElementPtrInst(p) && LLVMIsInBounds(p)))
+            p = LLVMGetOperand(p, 0);
+        else
+            return p;
+    }
+}
+
+static LLVMValueRef emit_range_of(LLVMValueRef ptr)
+{
+    return emit_range(LLVMBuildPtrToInt(B, root_of(ptr), T64, "kumi.r"));
+}
+
+/* an access aligned to its width never crosses a 64-byte line */
+static int may_cross(LLVMValueRef I, unsigned w)
+{
+    return w > 1 && LLVMGetAlignment(I) < w;
 }
 
 static void set_dbg(LLVMValueRef I)
@@ -470,8 +532,8 @@ static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
 
     LLVMPositionBuilderAtEnd(B, bb);
     LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
-    if (in == NULL) in = emit_range(addr);
-    unlikely_br(in, chk, cont);
+    if (in == NULL) in = emit_range_of(ptr);
+    range_br(in, chk, cont);
 
     LLVMPositionBuilderAtEnd(B, chk);
     LLVMValueRef bits = to_bits(L, w), flag;
@@ -484,7 +546,7 @@ static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
         flag = LLVMBuildAnd(B, flag, LLVMConstInt(T64, (1ull << (8 * w)) - 1, 0), "kumi.flag");
     }
     LLVMValueRef slow = LLVMBuildICmp(B, LLVMIntEQ, bits, flag, "kumi.isflag");
-    if (w > 1) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
+    if (may_cross(L, w)) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
     unlikely_br(slow, miss, cont);
 
     LLVMPositionBuilderAtEnd(B, miss);
@@ -512,8 +574,8 @@ static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMV
 
     LLVMPositionBuilderAtEnd(B, bb);
     LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
-    if (in == NULL) in = emit_range(addr);
-    unlikely_br(in, chk, cont);
+    if (in == NULL) in = emit_range_of(ptr);
+    range_br(in, chk, cont);
 
     LLVMPositionBuilderAtEnd(B, chk);
     LLVMValueRef off   = LLVMBuildSub(B, addr, field(OFF_BASE, T64), "");
@@ -522,7 +584,7 @@ static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMV
     LLVMValueRef sp    = LLVMBuildInBoundsGEP2(B, T8, state, &line, 1, "");
     LLVMValueRef sv    = LLVMBuildLoad2(B, T8, sp, "kumi.state");
     LLVMValueRef slow  = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
-    if (w > 1) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
+    if (may_cross(S, w)) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
     unlikely_br(slow, miss, cont);
 
     LLVMPositionBuilderAtEnd(B, miss);
@@ -532,10 +594,69 @@ static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMV
     return in;
 }
 
+/* A vector load of 4-byte-aligned lanes (the loop vectorizer's loads of
+ * int, float, double): every aligned 4-byte word of an invalid line holds
+ * 0x7fa5c3e7, so the loaded vector seen as <n/4 x i32> has such a lane if
+ * any byte came from an invalid line (also when it spans two lines). Only
+ * then kumi_dsm_acquire(p, n, READ) and a reload replace the value; real
+ * data with such a word just takes the slow path. Returns the range check. */
+static int vload_fast(LLVMValueRef L)
+{
+    LLVMTypeRef        ty = LLVMTypeOf(L);
+    unsigned long long n  = LLVMStoreSizeOfType(TD, ty);
+    return LLVMGetTypeKind(ty) == LLVMVectorTypeKind && LLVMGetAlignment(L) >= 4 &&
+           n % 4 == 0 && n >= 4 && n <= 256 && n * 8 == LLVMSizeOfTypeInBits(TD, ty);
+}
+
+static LLVMValueRef check_vload(LLVMValueRef L, LLVMValueRef in)
+{
+    LLVMTypeRef       ty   = LLVMTypeOf(L);
+    unsigned          n    = (unsigned)LLVMStoreSizeOfType(TD, ty);
+    LLVMBasicBlockRef bb   = LLVMGetInstructionParent(L);
+    LLVMBasicBlockRef cont = split_before(LLVMGetNextInstruction(L), "kumi.vld.cont");
+    LLVMValueRef      ptr  = LLVMGetOperand(L, 0);
+    LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.vld.chk");
+    LLVMBasicBlockRef miss = new_block_after(chk, "kumi.vld.miss");
+
+    LLVMPositionBuilder(B, cont, LLVMGetFirstInstruction(cont));
+    LLVMValueRef phi = LLVMBuildPhi(B, ty, "");
+    LLVMReplaceAllUsesWith(L, phi);
+    set_dbg(L);
+
+    LLVMPositionBuilderAtEnd(B, bb);
+    if (in == NULL) in = emit_range_of(ptr);
+    range_br(in, chk, cont);
+
+    LLVMPositionBuilderAtEnd(B, chk);
+    LLVMTypeRef  vt    = LLVMVectorType(T32, n / 4);
+    LLVMValueRef words = LLVMBuildBitCast(B, L, vt, "");
+    LLVMValueRef f32[64];
+    for (unsigned i = 0; i < n / 4; i++) f32[i] = LLVMConstInt(T32, (unsigned)FLAG64, 0);
+    LLVMValueRef flag  = LLVMConstVector(f32, n / 4);
+    LLVMValueRef eq  = LLVMBuildICmp(B, LLVMIntEQ, words, flag, "kumi.vflag");
+    LLVMValueRef any = LLVMBuildBitCast(B, eq, LLVMIntTypeInContext(C, n / 4), "");
+    LLVMValueRef slow = LLVMBuildICmp(B, LLVMIntNE, any, LLVMConstInt(LLVMTypeOf(any), 0, 0), "kumi.isflag");
+    unlikely_br(slow, miss, cont);
+
+    LLVMPositionBuilderAtEnd(B, miss);
+    LLVMValueRef args[3] = {as_i8p(ptr), LLVMConstInt(T64, n, 0), LLVMConstInt(T32, DSM_READ, 0)};
+    LLVMBuildCall2(B, FT_ACQUIRE, F_ACQUIRE, args, 3, "");
+    LLVMValueRef nv = LLVMBuildLoad2(B, ty, ptr, "kumi.reload");
+    LLVMSetAlignment(nv, LLVMGetAlignment(L));
+    LLVMSetVolatile(nv, LLVMGetVolatile(L));
+    LLVMBuildBr(B, cont);
+
+    LLVMValueRef      vals[3] = {L, L, nv};
+    LLVMBasicBlockRef bbs[3]  = {bb, chk, miss};
+    LLVMAddIncoming(phi, vals, bbs, 3);
+    return in;
+}
+
 /* in range? -> kumi_dsm_acquire(p, n, mode) right before I. With w (a
- * constant size <= 64: vectors, aggregates, i128, x86_fp80), the state byte
- * is looked at inline first: a readable (S or E; E for writes) line and no
- * line crossing skip the call. */
+ * constant size <= 64: vectors, aggregates, i128, x86_fp80), the state
+ * bytes of the first and the last line of [p, p+w) are looked at inline
+ * first: both readable (S or E; E for writes) skip the call (a vectorized
+ * loop's unaligned accesses cross lines now and then; they need no call). */
 static void acquire_before(LLVMValueRef I, unsigned pidx, int nidx, unsigned long long nconst,
                            int mode, unsigned w)
 {
@@ -548,20 +669,24 @@ static void acquire_before(LLVMValueRef I, unsigned pidx, int nidx, unsigned lon
     set_dbg(I);
     LLVMPositionBuilderAtEnd(B, bb);
     LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
-    unlikely_br(emit_range(addr), w ? chk : acq, cont);
+    unlikely_br(nidx >= 0 ? emit_range(addr) : emit_range_of(ptr), w ? chk : acq, cont);
     if (w) {
         LLVMPositionBuilderAtEnd(B, chk);
-        LLVMValueRef off   = LLVMBuildSub(B, addr, field(OFF_BASE, T64), "");
-        LLVMValueRef line  = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
-        LLVMValueRef sp    = LLVMBuildInBoundsGEP2(B, T8, field(OFF_STATE, TP8), &line, 1, "");
-        LLVMValueRef sv    = LLVMBuildLoad2(B, T8, sp, "kumi.state");
-        LLVMValueRef slow;
-        if (mode == DSM_WRITE)
-            slow = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
-        else   /* S = 1, E = 2: readable iff state - 1 <= 1 */
-            slow = LLVMBuildICmp(B, LLVMIntUGT, LLVMBuildSub(B, sv, LLVMConstInt(T8, 1, 0), ""),
-                                 LLVMConstInt(T8, 1, 0), "kumi.notSE");
-        slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
+        LLVMValueRef slow = NULL;
+        for (int end = 0; end < 2; end++) {
+            LLVMValueRef a    = end ? LLVMBuildAdd(B, addr, LLVMConstInt(T64, w - 1, 0), "") : addr;
+            LLVMValueRef off  = LLVMBuildSub(B, a, field(OFF_BASE, T64), "");
+            LLVMValueRef line = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
+            LLVMValueRef sp   = LLVMBuildInBoundsGEP2(B, T8, field(OFF_STATE, TP8), &line, 1, "");
+            LLVMValueRef sv   = LLVMBuildLoad2(B, T8, sp, "kumi.state");
+            LLVMValueRef bad;
+            if (mode == DSM_WRITE)
+                bad = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
+            else   /* S = 1, E = 2: readable iff state - 1 <= 1 */
+                bad = LLVMBuildICmp(B, LLVMIntUGT, LLVMBuildSub(B, sv, LLVMConstInt(T8, 1, 0), ""),
+                                    LLVMConstInt(T8, 1, 0), "kumi.notSE");
+            slow = slow ? LLVMBuildOr(B, slow, bad, "") : bad;
+        }
         unlikely_br(slow, acq, cont);
     }
     LLVMPositionBuilderAtEnd(B, acq);
@@ -569,6 +694,33 @@ static void acquire_before(LLVMValueRef I, unsigned pidx, int nidx, unsigned lon
     LLVMValueRef args[3] = {as_i8p(ptr), n, LLVMConstInt(T32, (unsigned)mode, 0)};
     LLVMBuildCall2(B, FT_ACQUIRE, F_ACQUIRE, args, 3, "");
     LLVMBuildBr(B, cont);
+}
+
+/* memcpy/memmove whose source and destination both may be DSM:
+ *   if (in(dst) | in(src)) kumi_dsm_memmove(dst, src, n); else the intrinsic.
+ * Acquiring both ranges one after the other is not enough: the second
+ * acquire may serve a request that takes a line of the first. The runtime
+ * copies line by line through a private bounce buffer, each line valid at
+ * the moment its bytes move. */
+static void mem_both(LLVMValueRef I)
+{
+    LLVMBasicBlockRef bb    = LLVMGetInstructionParent(I);
+    LLVMBasicBlockRef cont  = split_before(I, "kumi.mem.plain");
+    LLVMBasicBlockRef after = split_before(LLVMGetNextInstruction(I), "kumi.mem.cont");
+    LLVMBasicBlockRef call  = new_block_after(bb, "kumi.mem.dsm");
+    LLVMValueRef      dst = LLVMGetOperand(I, 0), src = LLVMGetOperand(I, 1), n = LLVMGetOperand(I, 2);
+    set_dbg(I);
+    LLVMPositionBuilderAtEnd(B, cont);
+    LLVMBuildBr(B, after);
+    LLVMPositionBuilderAtEnd(B, bb);
+    LLVMValueRef any = LLVMBuildOr(B, emit_range(LLVMBuildPtrToInt(B, dst, T64, "kumi.a")),
+                                   emit_range(LLVMBuildPtrToInt(B, src, T64, "kumi.a")), "kumi.anyin");
+    unlikely_br(any, call, cont);
+    LLVMPositionBuilderAtEnd(B, call);
+    if (LLVMTypeOf(n) != T64) n = LLVMBuildZExt(B, n, T64, "");
+    LLVMValueRef args[3] = {as_i8p(dst), as_i8p(src), n};
+    LLVMBuildCall2(B, FT_MEMMOVE, F_MEMMOVE, args, 3, "");
+    LLVMBuildBr(B, after);
 }
 
 /* the back-edge term->succ(idx): if ((++tick & 1023) == 0) kumi_dsm_poll(); */
@@ -585,8 +737,10 @@ static void poll_on_edge(LLVMValueRef term, unsigned idx)
     LLVMValueRef o  = LLVMConstInt(T64, OFF_TICK, 0);
     LLVMValueRef tp = LLVMBuildBitCast(B, LLVMBuildInBoundsGEP2(B, T8, G, &o, 1, ""),
                                        LLVMPointerType(T32, 0), "");
-    LLVMValueRef t  = LLVMBuildAdd(B, LLVMBuildLoad2(B, T32, tp, ""), LLVMConstInt(T32, 1, 0), "kumi.tick");
-    LLVMBuildStore(B, t, tp);
+    LLVMValueRef tl = LLVMBuildLoad2(B, T32, tp, "");
+    LLVMSetMetadata(tl, MD_TBAA, TBAA_TICK);
+    LLVMValueRef t  = LLVMBuildAdd(B, tl, LLVMConstInt(T32, 1, 0), "kumi.tick");
+    LLVMSetMetadata(LLVMBuildStore(B, t, tp), MD_TBAA, TBAA_TICK);
     LLVMValueRef z  = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAnd(B, t, LLVMConstInt(T32, POLL_MASK, 0), ""),
                                     LLVMConstInt(T32, 0, 0), "");
     unlikely_br(z, c, j);
@@ -635,6 +789,14 @@ static int no_deref_callee(const char *n)
     return 0;
 }
 
+/* calls after which base/size/state need no reload: the runtime's check
+ * entry points (they never move the region) */
+static int shadow_kept(LLVMValueRef call)
+{
+    LLVMValueRef f = LLVMGetCalledValue(call);
+    return f == F_LOADMISS || f == F_STOREMISS || f == F_POLL || f == F_ACQUIRE || f == F_MEMMOVE;
+}
+
 static void do_function(LLVMValueRef fn)
 {
     size_t      nlen;
@@ -680,7 +842,9 @@ static void do_function(LLVMValueRef fn)
     /* 2. the accesses, in order, before any surgery */
     access *acc = NULL;
     size_t  nacc = 0, cacc = 0;
-    int     nwarn = 0;
+    int     nwarn = 0, has_invoke = 0;
+    LLVMValueRef *calls = NULL;
+    size_t        ncalls = 0, ccalls = 0;
     for (unsigned b = 0; b < nb; b++) {
         for (LLVMValueRef I = LLVMGetFirstInstruction(bbs[b]); I; I = LLVMGetNextInstruction(I)) {
             int        kind = -1;
@@ -697,11 +861,28 @@ static void do_function(LLVMValueRef fn)
             } else if (op == LLVMFence) {
                 kind = A_BARRIER;
             } else if (op == LLVMCall || op == LLVMInvoke) {
+                if (op == LLVMInvoke) has_invoke = 1;
                 const char *n = callee_name(I);
                 if (is_memintr(n)) {
                     st.memops++;
                     kind = A_MEM;
-                } else if (!harmless_intrinsic(n)) {
+                } else if (n && starts(n, "llvm.masked.")) {
+                    /* only with -march flags that give masked vector ops;
+                     * their lanes' range is not known here */
+                    if (opt_warn)
+                        fprintf(stderr, "kumi-translate: in %s: warning: %s is not checked "
+                                "(masked vector access; compile without -march)\n", fname, n);
+                    st.warnings++;
+                } else if (n && starts(n, "llvm.")) {
+                    /* other intrinsics (sqrt, fmuladd, vector reductions,
+                     * lifetime, ...) never reach the runtime: they serve no
+                     * requests, so they neither end a batch nor move the
+                     * region */
+                } else {
+                    if (!shadow_kept(I)) {
+                        if (ncalls == ccalls) calls = xrealloc(calls, (ccalls = ccalls ? 2 * ccalls : 16) * sizeof *calls);
+                        calls[ncalls++] = I;
+                    }
                     kind = A_BARRIER;
                     LLVMValueRef f = LLVMGetCalledValue(I);
                     if (n && LLVMIsDeclaration(f) && !starts(n, "llvm.") && !no_deref_callee(n)) {
@@ -732,6 +913,40 @@ static void do_function(LLVMValueRef fn)
         }
     }
 
+    /* 2b. the shadows of base, size and state: loaded at the entry and
+     *     again after every call that may move the region (kumi_init,
+     *     kumi_finalize, or anything that calls them); SROA turns them into
+     *     registers, loop-invariant in loops without such calls */
+    SHADOW[0] = SHADOW[1] = SHADOW[2] = NULL;
+    int checks = 0;
+    for (size_t i = 0; i < nacc; i++) {
+        LLVMValueRef I = acc[i].I;
+        if (acc[i].kind == A_MEM)
+            checks |= !is_private(LLVMGetOperand(I, 0), 0) ||
+                      (!starts(callee_name(I), "llvm.memset.") && !is_private(LLVMGetOperand(I, 1), 0));
+        else
+            checks |= acc[i].kind != A_BARRIER;
+    }
+    if (!has_invoke && checks) {
+        LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+        LLVMPositionBuilder(MV, entry, LLVMGetFirstInstruction(entry));
+        LLVMSetCurrentDebugLocation2(MV, NULL);
+        LLVMTypeRef ty[3] = {T64, T64, TP8};
+        static const char *nm[3] = {"kumi.base", "kumi.size", "kumi.statep"};
+        for (int k = 0; k < 3; k++) SHADOW[k] = LLVMBuildAlloca(MV, ty[k], nm[k]);
+        for (int k = 0; k < 3; k++) LLVMBuildStore(MV, field_global(MV, 8u * k, ty[k]), SHADOW[k]);
+        for (size_t c = 0; c < ncalls; c++) {
+            LLVMValueRef nx = LLVMGetNextInstruction(calls[c]);
+            if (nx == NULL || LLVMGetInstructionOpcode(nx) == LLVMRet ||
+                LLVMGetInstructionOpcode(nx) == LLVMUnreachable)
+                continue;   /* nothing after it to check (and a musttail must stay last) */
+            LLVMPositionBuilderBefore(MV, nx);
+            LLVMSetCurrentDebugLocation2(MV, NULL);
+            for (int k = 0; k < 3; k++) LLVMBuildStore(MV, field_global(MV, 8u * k, ty[k]), SHADOW[k]);
+        }
+    }
+    free(calls);
+
     /* 3. instrument, in order; the batching cache lives while the accesses
      *    stay in one original block with no call or fence between them */
     LLVMBasicBlockRef cur = NULL;
@@ -748,6 +963,14 @@ static void do_function(LLVMValueRef fn)
             LLVMValueRef p  = LLVMGetOperand(I, store ? 1 : 0);
             LLVMTypeRef  ty = store ? LLVMTypeOf(LLVMGetOperand(I, 0)) : LLVMTypeOf(I);
             unsigned     w  = fast_width(ty);
+            if (w == 0 && !store && vload_fast(I)) {   /* lane-wise flag test */
+                LLVMValueRef root = root_of(p), in = cache_in(root);
+                if (in) st.batched++;
+                in = check_vload(I, in);
+                cache_add(NULL, root_of(LLVMGetOperand(I, 0)), in, 0, 0, 0);
+                st.wide++;
+                break;
+            }
             if (w == 0) {   /* vectors, aggregates, wider: acquire the range */
                 unsigned long long n = LLVMStoreSizeOfType(TD, ty);
                 acquire_before(I, store ? 1 : 0, -1, n, store ? DSM_WRITE : DSM_READ,
@@ -761,12 +984,13 @@ static void do_function(LLVMValueRef fn)
                 st.elided++;   /* same line already checked, nothing served since */
                 break;
             }
-            LLVMValueRef in = cache_in(base);
+            LLVMValueRef in = cache_in(root_of(p));
             if (in) st.batched++;
             if (store) { in = check_store(I, 1, w, in); st.checked_stores++; }
             else       { in = check_load(I, w, in);     st.checked_loads++; }
-            base = base_of(LLVMGetOperand(I, store ? 1 : 0), &off);   /* after the surgery */
-            cache_add(base, in, off, off + w, store);
+            p    = LLVMGetOperand(I, store ? 1 : 0);   /* after the surgery */
+            base = base_of(p, &off);
+            cache_add(base, root_of(p), in, off, off + w, store);
             break;
         }
         case A_ATOMIC: {
@@ -782,8 +1006,12 @@ static void do_function(LLVMValueRef fn)
             int          set = starts(n, "llvm.memset.");
             int          dpriv = is_private(LLVMGetOperand(I, 0), 0);
             int          spriv = set || is_private(LLVMGetOperand(I, 1), 0);
-            if (!dpriv) acquire_before(I, 0, 2, 0, DSM_WRITE, 0);
-            if (!spriv) acquire_before(I, 1, 2, 0, DSM_READ, 0);
+            if (!dpriv && !spriv) {
+                mem_both(I);   /* two acquires would not stay valid together */
+            } else {
+                if (!dpriv) acquire_before(I, 0, 2, 0, DSM_WRITE, 0);
+                if (!spriv) acquire_before(I, 1, 2, 0, DSM_READ, 0);
+            }
             cache_reset();
             break;
         }
@@ -829,6 +1057,24 @@ static void setup(void)
     F_STOREMISS = get_fn("kumi_dsm_store_miss", LLVMFunctionType(TVOID, a2, 2, 0), &FT_STOREMISS);
     F_POLL      = get_fn("kumi_dsm_poll", LLVMFunctionType(TVOID, NULL, 0, 0), &FT_POLL);
     F_ACQUIRE   = get_fn("kumi_dsm_acquire", LLVMFunctionType(T32, a3, 3, 0), &FT_ACQUIRE);
+    LLVMTypeRef a4[3] = {TP8, TP8, T64};
+    F_MEMMOVE   = get_fn("kumi_dsm_memmove", LLVMFunctionType(TVOID, a4, 3, 0), &FT_MEMMOVE);
+    /* TBAA: clang's root and "omnipotent char" are uniqued by content, so
+     * these nodes are the ones in clang's own tags */
+    MD_TBAA = LLVMGetMDKindIDInContext(C, "tbaa", 4);
+    LLVMMetadataRef rs   = LLVMMDStringInContext2(C, "Simple C/C++ TBAA", 17);
+    LLVMMetadataRef root = LLVMMDNodeInContext2(C, &rs, 1);
+    LLVMMetadataRef zero = LLVMValueAsMetadata(LLVMConstInt(T64, 0, 0));
+    LLVMMetadataRef ch[3] = {LLVMMDStringInContext2(C, "omnipotent char", 15), root, zero};
+    LLVMMetadataRef chr  = LLVMMDNodeInContext2(C, ch, 3);
+    const char *tn[2] = {"kumi dsm_g", "kumi dsm tick"};
+    for (int k = 0; k < 2; k++) {
+        LLVMMetadataRef t[3] = {LLVMMDStringInContext2(C, tn[k], strlen(tn[k])), chr, zero};
+        LLVMMetadataRef ty   = LLVMMDNodeInContext2(C, t, 3);
+        LLVMMetadataRef tag[3] = {ty, ty, zero};
+        LLVMValueRef    v    = LLVMMetadataAsValue(C, LLVMMDNodeInContext2(C, tag, 3));
+        if (k == 0) TBAA_G = v; else TBAA_TICK = v;
+    }
     MD_PROF = LLVMGetMDKindIDInContext(C, "prof", 4);
     LLVMMetadataRef w[3] = {LLVMMDStringInContext2(C, "branch_weights", 14),
                             LLVMValueAsMetadata(LLVMConstInt(T32, 1, 0)),
@@ -837,6 +1083,19 @@ static void setup(void)
     BYVAL_KIND = LLVMGetEnumAttributeKindForName("byval", 5);
     B  = LLVMCreateBuilderInContext(C);
     MV = LLVMCreateBuilderInContext(C);
+}
+
+static void run_pipeline(LLVMTargetMachineRef tm, int olevel)
+{
+    char                      pipe[32];
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    snprintf(pipe, sizeof pipe, "default<O%d>", olevel);
+    LLVMPassBuilderOptionsSetLoopVectorization(po, olevel >= 2);
+    LLVMPassBuilderOptionsSetSLPVectorization(po, olevel >= 2);
+    LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
+    LLVMErrorRef e = LLVMRunPasses(M, pipe, tm, po);
+    if (e) die("optimization", LLVMGetErrorMessage(e));
+    LLVMDisposePassBuilderOptions(po);
 }
 
 static const char *suffix(const char *p)
@@ -903,7 +1162,14 @@ int main(int argc, char **argv)
     }
     TD = LLVMCreateTargetData(LLVMGetDataLayoutStr(M));
 
-    setup();
+    /* With -O1..3 the program is optimized first (inlining, vectorization,
+     * unrolling as by plain clang -O2), then instrumented, then optimized
+     * again: the checks go on the accesses that remain, vector accesses get
+     * the lane-wise tests, and the checks do not keep the loop vectorizer
+     * from its work (README, "Optimizations") */
+    if (olevel)
+        run_pipeline(tm, olevel);
+    setup();   /* after: the pipeline drops unused declarations */
     for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
         do_function(f);
 
@@ -911,17 +1177,8 @@ int main(int argc, char **argv)
         die("the translated module does not verify (a translator bug)", msg);
     LLVMDisposeMessage(msg);
 
-    if (olevel) {
-        char                      pipe[32];
-        LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-        snprintf(pipe, sizeof pipe, "default<O%d>", olevel);
-        LLVMPassBuilderOptionsSetLoopVectorization(po, olevel >= 2);
-        LLVMPassBuilderOptionsSetSLPVectorization(po, olevel >= 2);
-        LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
-        LLVMErrorRef e = LLVMRunPasses(M, pipe, tm, po);
-        if (e) die("optimization", LLVMGetErrorMessage(e));
-        LLVMDisposePassBuilderOptions(po);
-    }
+    if (olevel)
+        run_pipeline(tm, olevel);
 
     const char *sx = suffix(out);
     if (strcmp(sx, ".ll") == 0) {

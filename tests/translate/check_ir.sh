@@ -57,10 +57,13 @@ store)
     awk '/kumi.st.cont:/ { c = 1 } c && /store double %v, double\* %p/ { ok = 1 } END { exit !ok }' "$ll" ||
         { echo "FAIL: store: the store is not in the continuation block"; fail=1; } ;;
 memcpy)
-    expect 1 'call i32 @kumi_dsm_acquire(i8\* %d, i64 %n, i32 2)' cp
-    expect 1 'call i32 @kumi_dsm_acquire(i8\* %s, i64 %n, i32 1)' cp
+    expect 1 'call void @kumi_dsm_memmove(i8\* %d, i8\* %s, i64 %n)' cp
+    expect 0 'kumi_dsm_acquire' cp
     expect 2 "$range" cp
     expect 1 'call void @llvm.memcpy' cp
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %s, i64 64, i32 1)' to_priv
+    expect 1 "$range" to_priv
+    expect 0 'kumi_dsm_memmove' to_priv
     expect 0 'kumi_dsm' clear ;;
 atomic)
     expect 2 'call void @kumi_dsm_store_miss(i8\* %[^,]*, i32 4)'
@@ -68,10 +71,16 @@ atomic)
     expect 1 'atomicrmw add i32\* %p, i32 1 seq_cst'
     expect 1 'cmpxchg i32\* %p' ;;
 wide)
-    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 1)'
-    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 2)'
-    expect 1 '%kumi.notSE[0-9]* = icmp ugt i8'
-    expect 1 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2' ;;
+    expect 1 '%kumi.vflag[0-9]* = icmp eq <4 x i32> %[0-9a-z]*, <i32 2141570023, i32 2141570023, i32 2141570023, i32 2141570023>' wide
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 1)' wide
+    expect 1 '%kumi.reload = load <4 x i32>, <4 x i32>\* %p, align 16' wide
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 2)' wide
+    expect 0 '%kumi.notSE' wide
+    expect 2 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2' wide
+    expect 1 'add i64 %kumi.a[0-9]*, 15' wide
+    expect 0 'kumi.vflag' unal
+    expect 2 '%kumi.notSE[0-9]* = icmp ugt i8' unal
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 1)' unal ;;
 warn)
     n=$(grep -c "in warn: warning: argument 1 of 'ext_use' may point to DSM memory.*kumi_dsm_acquire" "$out/$name.stats")
     [ "$n" = 1 ] || { echo "FAIL: warn: expected one warning for ext_use, found $n"; fail=1; }
