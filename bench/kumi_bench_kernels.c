@@ -45,8 +45,8 @@ static const struct kk_default {
     { "matmul",    384,     1,  "n x n doubles, C = A * B" },
     { "lu",        512,     1,  "n x n doubles, 32 x 32 blocks" },
     { "sor",       1024,    40, "n x n interior points, iters red-black sweeps" },
-    { "radix",     1 << 20, 1,  "n keys" },
-    { "histogram", 1 << 20, 1,  "n items" },
+    { "radix",     1 << 22, 1,  "n 32-bit keys, iters sorts" },
+    { "histogram", 1 << 24, 1,  "n samples, iters passes" },
     { "fft",       1 << 16, 1,  "n complex points" },
 };
 #define KK_NDEFAULTS ((int)(sizeof kk_defaults / sizeof kk_defaults[0]))
@@ -218,6 +218,11 @@ static int kk_run_one(const struct kk_entry *k, long n, long iters, int trials, 
                 row->timed_st &= all[q].has_st != 0;
             }
             row->checksum = all[0].checksum;
+            if (getenv("KUMI_BENCH_VERBOSE") != NULL)   /* each PE's time, each trial */
+                for (int q = 0; q < kb.n; q++)
+                    fprintf(stderr, "# %s trial %d PE %d: %.4f s, %llu read misses, %llu msgs\n",
+                            k->name, t, q, all[q].seconds, all[q].st.read_misses,
+                            all[q].st.msgs_sent);
         }
         if (plain && !fail) {
             kk_call(k->p, &prm, all);
@@ -405,6 +410,13 @@ int kb_kernels_run(const struct kb_kernels_opts *ko, long iters, const struct kb
                     "received");
         kb_out_note(out, "verification: PE 0 against a sequential run, first trial of each "
                     "version%s", ko->no_verify ? " (off: --no-verify)" : "");
+        for (int i = 0; i < KK_NPRESENT; i++) {
+            const struct kk_default *d = kk_default_of(kk_present[i].name);
+            if (d != NULL && (ko->kernel == NULL || strcmp(ko->kernel, "all") == 0 ||
+                              strcmp(ko->kernel, d->name) == 0))
+                kb_out_note(out, "%s: %s (default n %ld, iters %ld)", d->name, d->size, d->n,
+                            d->iters);
+        }
         fprintf(out->text, "# %-10s %7s %6s %10s %10s %8s %14s %14s %12s %16s %16s %s\n",
                 "kernel", "n", "iters", "seconds_x", "seconds_p", "overhead", "read_misses",
                 "write_misses", "upgrades", "msgs_sent", "msgs_recv", "ok");
