@@ -30,12 +30,13 @@
 #define RADIX      (1 << RADIX_BITS)
 #define PASSES     (32 / RADIX_BITS)       /* even: the result ends in src */
 #define DEF_N      (1L << 22)
-/* Coherence block of the key arrays: the permutation writes runs of
- * n / (RADIX * P) consecutive keys, so a large block moves a run in few
- * misses and only the blocks at run boundaries are falsely shared. */
-#ifndef RADIX_BLOCK
+/* Largest coherence block of the key arrays. The permutation writes runs
+ * of about n / (RADIX * P) consecutive keys: a block of a quarter of a run
+ * moves it in few misses while only the blocks at run boundaries are
+ * falsely shared; a block larger than a run would be written by several
+ * PEs at once and ping-pong (at n = 10^5, P = 2, 1 KiB blocks made the sort
+ * 10x slower). */
 #define RADIX_BLOCK 1024
-#endif
 
 static uint32_t radix_key(unsigned long seed, long i)
 {
@@ -137,9 +138,12 @@ int KK_FN(radix)(const struct kk_params *p, struct kk_result *r)
     /* My parts (at least one line: a size of 0 is not an allocation);
      * hist[me][RADIX] carries my part of the checksum. */
     long      mine = lo[me + 1] - lo[me];
+    size_t    run = (size_t)(n / ((long)RADIX * np)) * sizeof(uint32_t), blk = 64;
+    while (blk < RADIX_BLOCK && 2 * blk <= run / 4)
+        blk *= 2;
     size_t    bytes = (mine > 16 ? (size_t)mine : 16) * sizeof(uint32_t);
-    uint32_t *ma = kumi_dsm_malloc_block(bytes, RADIX_BLOCK);
-    uint32_t *mb = kumi_dsm_malloc_block(bytes, RADIX_BLOCK);
+    uint32_t *ma = kumi_dsm_malloc_block(bytes, blk);
+    uint32_t *mb = kumi_dsm_malloc_block(bytes, blk);
     /* one block: the other PEs read the whole histogram */
     long     *mh = kumi_dsm_malloc_block((RADIX + 1) * sizeof(long), 4096);
     if (ma == NULL || mb == NULL || mh == NULL)
