@@ -289,7 +289,7 @@ static void kk_print(const struct kb_out *o, const struct kk_row *r)
     char a[32], b[32], c[32], d[48], e[48], f[48], g[48], h[48];
 
     fprintf(o->text, "  %-10s %7ld %6ld %10s %10s %8s %14s %14s %12s %16s %16s %s\n", r->name,
-            r->n, r->iters, kk_num(a, sizeof a, r->sec_x, 4), kk_num(b, sizeof b, r->sec_p, 4),
+            r->n, r->iters, kk_num(a, sizeof a, r->sec_x, 6), kk_num(b, sizeof b, r->sec_p, 6),
             kk_num(c, sizeof c, r->overhead, 3), kk_mm(d, sizeof d, r->rd, r->rd_max),
             kk_mm(e, sizeof e, r->wr, r->wr_max), kk_mm(f, sizeof f, r->up, r->up_max),
             kk_mm(g, sizeof g, r->sent, r->sent_max), kk_mm(h, sizeof h, r->recv, r->recv_max),
