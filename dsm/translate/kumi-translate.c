@@ -57,12 +57,13 @@ static LLVMValueRef      TBAA_G, TBAA_TICK;
  * global each time), reloaded only after calls that may change them */
 static LLVMValueRef      SHADOW[3];
 static LLVMValueRef      UNLIKELY;   /* !{"branch_weights", 1, 2000}    */
+static LLVMValueRef      LIKELY;     /* !{"branch_weights", 2000, 1}    */
 static int               opt_warn = 1;
 
 static struct {
     unsigned long loads, stores, atomics, memops;
     unsigned long checked_loads, checked_stores, private_, batched, elided;
-    unsigned long wide, polls, warnings;
+    unsigned long wide, polls, warnings, rmw, grouped;
 } st;
 
 static void die(const char *what, const char *msg)
@@ -302,7 +303,7 @@ static void cache_add(LLVMValueRef base, LLVMValueRef root, LLVMValueRef in, lon
 static LLVMValueRef cache_in(LLVMValueRef root)
 {
     for (size_t i = 0; i < ncache; i++)
-        if (cache[i].root == root) return cache[i].in;
+        if (cache[i].root == root && cache[i].in) return cache[i].in;
     return NULL;
 }
 
@@ -399,13 +400,15 @@ static void unlikely_br(LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlock
     LLVMSetMetadata(br, MD_PROF, UNLIKELY);
 }
 
-/* The range check's branch carries no weights: in programs that put their
- * data in the DSM region nearly every access is in range (marking it
- * unlikely made the optimizer lay the whole checked path out of line and
- * spill for it); private accesses were skipped already where provable. */
+/* The range check's branch is weighted towards "in the region": accesses
+ * that remain checked are mostly to shared data in programs written for
+ * the DSM (provably private ones were skipped), and marking it unlikely
+ * made the optimizer lay the whole checked path out of line, with jumps
+ * there and back on every access. */
 static void range_br(LLVMValueRef cond, LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
 {
-    LLVMBuildCondBr(B, cond, yes, no);
+    LLVMValueRef br = LLVMBuildCondBr(B, cond, yes, no);
+    LLVMSetMetadata(br, MD_PROF, LIKELY);
 }
 
 /* ------------------------------------------------------------ check IR */
@@ -669,7 +672,7 @@ static void acquire_before(LLVMValueRef I, unsigned pidx, int nidx, unsigned lon
     set_dbg(I);
     LLVMPositionBuilderAtEnd(B, bb);
     LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
-    unlikely_br(nidx >= 0 ? emit_range(addr) : emit_range_of(ptr), w ? chk : acq, cont);
+    range_br(nidx >= 0 ? emit_range(addr) : emit_range_of(ptr), w ? chk : acq, cont);
     if (w) {
         LLVMPositionBuilderAtEnd(B, chk);
         LLVMValueRef slow = NULL;
@@ -694,6 +697,49 @@ static void acquire_before(LLVMValueRef I, unsigned pidx, int nidx, unsigned lon
     LLVMValueRef args[3] = {as_i8p(ptr), n, LLVMConstInt(T32, (unsigned)mode, 0)};
     LLVMBuildCall2(B, FT_ACQUIRE, F_ACQUIRE, args, 3, "");
     LLVMBuildBr(B, cont);
+}
+
+/* The state of the lines of [p+delta, p+delta+n) (n <= 64: at most two
+ * lines, the first and the last) tested inline before I, p its operand
+ * pidx: E for a write (else S or E); otherwise kumi_dsm_acquire of the
+ * span. One test for a group of accesses to neighbouring bytes of one
+ * object in a batch (an unrolled or vectorized loop's iterations). */
+static LLVMValueRef check_span(LLVMValueRef I, unsigned pidx, long delta, unsigned n, int mode, LLVMValueRef in)
+{
+    LLVMBasicBlockRef bb   = LLVMGetInstructionParent(I);
+    LLVMBasicBlockRef cont = split_before(I, "kumi.span.cont");
+    LLVMValueRef      ptr  = LLVMGetOperand(I, pidx);
+    LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.span.chk");
+    LLVMBasicBlockRef acq  = new_block_after(chk, "kumi.span.acq");
+    set_dbg(I);
+    LLVMPositionBuilderAtEnd(B, bb);
+    LLVMValueRef addr = LLVMBuildAdd(B, LLVMBuildPtrToInt(B, ptr, T64, "kumi.a"),
+                                     LLVMConstInt(T64, (unsigned long long)delta, 1), "kumi.span");
+    if (in == NULL) in = emit_range_of(ptr);
+    range_br(in, chk, cont);
+    LLVMPositionBuilderAtEnd(B, chk);
+    LLVMValueRef slow = NULL;
+    for (int end = 0; end < 2; end++) {
+        LLVMValueRef a    = end ? LLVMBuildAdd(B, addr, LLVMConstInt(T64, n - 1, 0), "") : addr;
+        LLVMValueRef off  = LLVMBuildSub(B, a, field(OFF_BASE, T64), "");
+        LLVMValueRef line = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
+        LLVMValueRef sp   = LLVMBuildInBoundsGEP2(B, T8, field(OFF_STATE, TP8), &line, 1, "");
+        LLVMValueRef sv   = LLVMBuildLoad2(B, T8, sp, "kumi.state");
+        LLVMValueRef bad;
+        if (mode == DSM_WRITE)
+            bad = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
+        else
+            bad = LLVMBuildICmp(B, LLVMIntUGT, LLVMBuildSub(B, sv, LLVMConstInt(T8, 1, 0), ""),
+                                LLVMConstInt(T8, 1, 0), "kumi.notSE");
+        slow = slow ? LLVMBuildOr(B, slow, bad, "") : bad;
+    }
+    unlikely_br(slow, acq, cont);
+    LLVMPositionBuilderAtEnd(B, acq);
+    LLVMValueRef args[3] = {LLVMBuildIntToPtr(B, addr, TP8, ""), LLVMConstInt(T64, n, 0),
+                            LLVMConstInt(T32, (unsigned)mode, 0)};
+    LLVMBuildCall2(B, FT_ACQUIRE, F_ACQUIRE, args, 3, "");
+    LLVMBuildBr(B, cont);
+    return in;
 }
 
 /* memcpy/memmove whose source and destination both may be DSM:
@@ -795,6 +841,51 @@ static int shadow_kept(LLVMValueRef call)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);
     return f == F_LOADMISS || f == F_STOREMISS || f == F_POLL || f == F_ACQUIRE || f == F_MEMMOVE;
+}
+
+/* Does a store later in acc[i]'s batch (same original block, no call,
+ * fence, atomic or memory intrinsic in between) write all of base +
+ * [off, off+n)? */
+static int store_follows(const access *acc, size_t nacc, size_t i, LLVMValueRef base, long off, long n)
+{
+    for (size_t j = i + 1; j < nacc && j < i + 64 && acc[j].bb == acc[i].bb; j++) {
+        if (acc[j].kind != A_LOAD && acc[j].kind != A_STORE)
+            return 0;
+        if (acc[j].kind != A_STORE)
+            continue;
+        long         o;
+        LLVMValueRef v = LLVMGetOperand(acc[j].I, 0);
+        if (base_of(LLVMGetOperand(acc[j].I, 1), &o) == base && o <= off &&
+            off + n <= o + (long)LLVMStoreSizeOfType(TD, LLVMTypeOf(v)))
+            return 1;
+    }
+    return 0;
+}
+
+/* The group of acc[i] (at base+off, n bytes, a write when wr): the other
+ * loads and stores of its batch through the same base whose bytes, with
+ * the group's, span at most one line's size [*lo, *hi); *wr becomes 1 if
+ * one of them is a store. Returns how many joined. */
+static int group_of(const access *acc, size_t nacc, size_t i, LLVMValueRef base, long off, long n,
+                    long *lo, long *hi, int *wr)
+{
+    int k = 0;
+    *lo = off; *hi = off + n;
+    for (size_t j = i + 1; j < nacc && j < i + 64 && acc[j].bb == acc[i].bb; j++) {
+        if (acc[j].kind != A_LOAD && acc[j].kind != A_STORE)
+            break;
+        int          st_ = acc[j].kind == A_STORE;
+        LLVMValueRef J = acc[j].I;
+        LLVMTypeRef  ty = st_ ? LLVMTypeOf(LLVMGetOperand(J, 0)) : LLVMTypeOf(J);
+        long         o, m = (long)LLVMStoreSizeOfType(TD, ty);
+        if (base_of(LLVMGetOperand(J, st_ ? 1 : 0), &o) != base)
+            continue;
+        long nlo = o < *lo ? o : *lo, nhi = o + m > *hi ? o + m : *hi;
+        if (nhi - nlo > (long)LINE)
+            continue;
+        *lo = nlo; *hi = nhi; *wr |= st_; k++;
+    }
+    return k;
 }
 
 static void do_function(LLVMValueRef fn)
@@ -959,38 +1050,55 @@ static void do_function(LLVMValueRef fn)
             cache_reset();
             break;
         case A_LOAD: case A_STORE: {
-            int          store = acc[i].kind == A_STORE;
-            LLVMValueRef p  = LLVMGetOperand(I, store ? 1 : 0);
-            LLVMTypeRef  ty = store ? LLVMTypeOf(LLVMGetOperand(I, 0)) : LLVMTypeOf(I);
-            unsigned     w  = fast_width(ty);
-            if (w == 0 && !store && vload_fast(I)) {   /* lane-wise flag test */
-                LLVMValueRef root = root_of(p), in = cache_in(root);
+            int                store = acc[i].kind == A_STORE;
+            LLVMValueRef       p  = LLVMGetOperand(I, store ? 1 : 0);
+            LLVMTypeRef        ty = store ? LLVMTypeOf(LLVMGetOperand(I, 0)) : LLVMTypeOf(I);
+            unsigned           w  = fast_width(ty);
+            unsigned long long n  = LLVMStoreSizeOfType(TD, ty);
+            long               off;
+            LLVMValueRef       base = base_of(p, &off), in;
+            if (cache_covers(base, off, off + (long)n, store)) {
+                st.elided++;   /* already checked in the batch, nothing served since */
+                break;
+            }
+            /* read-modify-write: a store later in the batch writes these
+             * bytes, so check for the store now (E implies readable) and
+             * neither the load nor the store needs another test */
+            int rmw = !store && store_follows(acc, nacc, i, base, off, (long)n);
+            if (rmw) st.rmw++;
+            long lo = off, hi = off + (long)n;
+            int  gw = store || rmw;
+            int  grouped = n <= LINE && (gw || w == 0) && group_of(acc, nacc, i, base, off, (long)n, &lo, &hi, &gw) > 0;
+            if (grouped && (gw || w == 0)) {
+                /* one test of the group's first and last line: later
+                 * members find their bytes checked (cache) and need none */
+                in = check_span(I, store ? 1 : 0, lo - off, (unsigned)(hi - lo),
+                                gw ? DSM_WRITE : DSM_READ, cache_in(root_of(p)));
+                st.grouped++;
+                p    = LLVMGetOperand(I, store ? 1 : 0);   /* after the surgery */
+                base = base_of(p, &off);
+                cache_add(base, root_of(p), in, lo, hi, gw);
+                break;
+            }
+            if (w == 0 && !store && !rmw && vload_fast(I)) {   /* lane-wise flag test */
+                in = cache_in(root_of(p));
                 if (in) st.batched++;
                 in = check_vload(I, in);
-                cache_add(NULL, root_of(LLVMGetOperand(I, 0)), in, 0, 0, 0);
                 st.wide++;
-                break;
-            }
-            if (w == 0) {   /* vectors, aggregates, wider: acquire the range */
-                unsigned long long n = LLVMStoreSizeOfType(TD, ty);
-                acquire_before(I, store ? 1 : 0, -1, n, store ? DSM_WRITE : DSM_READ,
+            } else if (w == 0) {   /* vectors, aggregates, wider: acquire the range */
+                acquire_before(I, store ? 1 : 0, -1, n, store || rmw ? DSM_WRITE : DSM_READ,
                                n <= LINE ? (unsigned)n : 0);
+                in = NULL;
                 st.wide++;
-                break;
+            } else {
+                in = cache_in(root_of(p));
+                if (in) st.batched++;
+                if (store || rmw) { in = check_store(I, store ? 1 : 0, w, in); st.checked_stores++; }
+                else              { in = check_load(I, w, in);                 st.checked_loads++; }
             }
-            long         off;
-            LLVMValueRef base = base_of(p, &off);
-            if (cache_covers(base, off, off + w, store)) {
-                st.elided++;   /* same line already checked, nothing served since */
-                break;
-            }
-            LLVMValueRef in = cache_in(root_of(p));
-            if (in) st.batched++;
-            if (store) { in = check_store(I, 1, w, in); st.checked_stores++; }
-            else       { in = check_load(I, w, in);     st.checked_loads++; }
             p    = LLVMGetOperand(I, store ? 1 : 0);   /* after the surgery */
             base = base_of(p, &off);
-            cache_add(base, root_of(p), in, off, off + w, store);
+            cache_add(base, root_of(p), in, off, off + (long)n, store || rmw);
             break;
         }
         case A_ATOMIC: {
@@ -1080,6 +1188,9 @@ static void setup(void)
                             LLVMValueAsMetadata(LLVMConstInt(T32, 1, 0)),
                             LLVMValueAsMetadata(LLVMConstInt(T32, 2000, 0))};
     UNLIKELY = LLVMMetadataAsValue(C, LLVMMDNodeInContext2(C, w, 3));
+    w[1] = LLVMValueAsMetadata(LLVMConstInt(T32, 2000, 0));
+    w[2] = LLVMValueAsMetadata(LLVMConstInt(T32, 1, 0));
+    LIKELY = LLVMMetadataAsValue(C, LLVMMDNodeInContext2(C, w, 3));
     BYVAL_KIND = LLVMGetEnumAttributeKindForName("byval", 5);
     B  = LLVMCreateBuilderInContext(C);
     MV = LLVMCreateBuilderInContext(C);
@@ -1193,9 +1304,9 @@ int main(int argc, char **argv)
     if (stats)
         fprintf(stderr,
                 "kumi-translate: %s: loads %lu stores %lu atomics %lu memops %lu | checked loads %lu "
-                "stores %lu | private %lu batched %lu elided %lu wide %lu | polls %lu warnings %lu\n",
+                "stores %lu | private %lu batched %lu elided %lu wide %lu rmw %lu grouped %lu | polls %lu warnings %lu\n",
                 in, st.loads, st.stores, st.atomics, st.memops, st.checked_loads, st.checked_stores,
-                st.private_, st.batched, st.elided, st.wide, st.polls, st.warnings);
+                st.private_, st.batched, st.elided, st.wide, st.rmw, st.grouped, st.polls, st.warnings);
     LLVMDisposeTargetData(TD);
     LLVMDisposeTargetMachine(tm);
     LLVMDisposeBuilder(B);
