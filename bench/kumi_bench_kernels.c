@@ -42,12 +42,12 @@ static const struct kk_default {
     long        n, iters;
     const char *size;   /* what n is */
 } kk_defaults[] = {
-    { "matmul",    384,     1,  "n x n doubles, C = A * B" },
-    { "lu",        512,     1,  "n x n doubles, 32 x 32 blocks" },
+    { "matmul",    512,     1,  "n x n doubles, C = A * B" },
+    { "lu",        768,     1,  "n x n doubles, 32 x 32 blocks" },
     { "sor",       1024,    40, "n x n interior points, iters red-black sweeps" },
     { "radix",     1 << 22, 1,  "n 32-bit keys, iters sorts" },
     { "histogram", 1 << 24, 1,  "n samples, iters passes" },
-    { "fft",       1 << 16, 1,  "n complex points" },
+    { "fft",       1 << 20, 1,  "n = 4^k complex points, six-step" },
 };
 #define KK_NDEFAULTS ((int)(sizeof kk_defaults / sizeof kk_defaults[0]))
 
