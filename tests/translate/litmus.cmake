@@ -5,8 +5,8 @@
 # tcp). Each run stops at MAX_ITERS or SECONDS (its last two arguments),
 # going on to 1000 iterations on a loaded machine, never past 3 x SECONDS.
 #   translate.litmus.SHAPE.n2        translated, 2 PEs, shm
-#   translate.litmus.SHAPE.n3        3 PEs: the third is only a home, so
-#                                    misses are forwarded (3 hops)
+#   translate.litmus.SHAPE[.tcp].n3  3 PEs (mp, corr): the third is only a
+#                                    home, so misses are forwarded (3 hops)
 #   translate.litmus.SHAPE.tcp.n2    the same over tcp
 #   translate.litmus.iriw[.tcp].n4   IRIW needs 4 roles
 #   translate.litmus.plain.*         negative controls: the same source with
@@ -55,6 +55,8 @@ foreach(s mp corr)
   litmus_test(translate.litmus.${s}.n3 3 shm ${_lit} ${s} 10000 2)
   set_tests_properties(translate.litmus.${s}.n3 PROPERTIES FAIL_REGULAR_EXPRESSION "BAD")
 endforeach()
+litmus_test(translate.litmus.mp.tcp.n3 3 tcp ${_lit} mp 4000 2)
+set_tests_properties(translate.litmus.mp.tcp.n3 PROPERTIES FAIL_REGULAR_EXPRESSION "BAD")
 litmus_test(translate.litmus.iriw.n4 4 shm ${_lit} iriw 10000 2)
 litmus_test(translate.litmus.iriw.tcp.n4 4 tcp ${_lit} iriw 3000 2)
 set_tests_properties(translate.litmus.iriw.n4 translate.litmus.iriw.tcp.n4
