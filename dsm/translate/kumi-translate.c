@@ -516,8 +516,13 @@ static LLVMValueRef from_bits(LLVMValueRef r, LLVMTypeRef ty, unsigned w)
 
 static LLVMValueRef as_i8p(LLVMValueRef p) { return LLVMBuildPointerCast(B, p, TP8, ""); }
 
-/* Load: the program's load first, then: in range? flag match or crossing?
- * -> kumi_dsm_load_miss's value replaces the loaded one. */
+/* Load: the program's load first, then: flag match or crossing? and only
+ * then in range? -> kumi_dsm_load_miss's value replaces the loaded one.
+ * The flag test comes first: it fails for nearly every load, in the region
+ * or not, so the fast path is one compare of the loaded value (no range
+ * check, no loads of base/size); the range check runs only on a match. A
+ * range check of the batch (in) is reused there; the one made here does
+ * not dominate later accesses, so the batch gets none back. */
 static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
 {
     LLVMTypeRef       ty  = LLVMTypeOf(L);
@@ -535,10 +540,6 @@ static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
 
     LLVMPositionBuilderAtEnd(B, bb);
     LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
-    if (in == NULL) in = emit_range_of(ptr);
-    range_br(in, chk, cont);
-
-    LLVMPositionBuilderAtEnd(B, chk);
     LLVMValueRef bits = to_bits(L, w), flag;
     if (w == 8) {
         flag = LLVMConstInt(T64, FLAG64, 0);
@@ -550,7 +551,10 @@ static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
     }
     LLVMValueRef slow = LLVMBuildICmp(B, LLVMIntEQ, bits, flag, "kumi.isflag");
     if (may_cross(L, w)) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
-    unlikely_br(slow, miss, cont);
+    unlikely_br(slow, chk, cont);
+
+    LLVMPositionBuilderAtEnd(B, chk);
+    LLVMBuildCondBr(B, in ? in : emit_range_of(ptr), miss, cont);
 
     LLVMPositionBuilderAtEnd(B, miss);
     LLVMValueRef args[2] = {as_i8p(ptr), LLVMConstInt(T32, w, 0)};
@@ -601,8 +605,9 @@ static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMV
  * int, float, double): every aligned 4-byte word of an invalid line holds
  * 0x7fa5c3e7, so the loaded vector seen as <n/4 x i32> has such a lane if
  * any byte came from an invalid line (also when it spans two lines). Only
- * then kumi_dsm_acquire(p, n, READ) and a reload replace the value; real
- * data with such a word just takes the slow path. Returns the range check. */
+ * then (and in range) kumi_dsm_acquire(p, n, READ) and a reload replace the
+ * value; real data with such a word just takes the slow path. Returns the
+ * batch's range check (in), as check_load. */
 static int vload_fast(LLVMValueRef L)
 {
     LLVMTypeRef        ty = LLVMTypeOf(L);
@@ -627,10 +632,6 @@ static LLVMValueRef check_vload(LLVMValueRef L, LLVMValueRef in)
     set_dbg(L);
 
     LLVMPositionBuilderAtEnd(B, bb);
-    if (in == NULL) in = emit_range_of(ptr);
-    range_br(in, chk, cont);
-
-    LLVMPositionBuilderAtEnd(B, chk);
     LLVMTypeRef  vt    = LLVMVectorType(T32, n / 4);
     LLVMValueRef words = LLVMBuildBitCast(B, L, vt, "");
     LLVMValueRef f32[64];
@@ -639,7 +640,10 @@ static LLVMValueRef check_vload(LLVMValueRef L, LLVMValueRef in)
     LLVMValueRef eq  = LLVMBuildICmp(B, LLVMIntEQ, words, flag, "kumi.vflag");
     LLVMValueRef any = LLVMBuildBitCast(B, eq, LLVMIntTypeInContext(C, n / 4), "");
     LLVMValueRef slow = LLVMBuildICmp(B, LLVMIntNE, any, LLVMConstInt(LLVMTypeOf(any), 0, 0), "kumi.isflag");
-    unlikely_br(slow, miss, cont);
+    unlikely_br(slow, chk, cont);   /* the range only on a match, as check_load */
+
+    LLVMPositionBuilderAtEnd(B, chk);
+    LLVMBuildCondBr(B, in ? in : emit_range_of(ptr), miss, cont);
 
     LLVMPositionBuilderAtEnd(B, miss);
     LLVMValueRef args[3] = {as_i8p(ptr), LLVMConstInt(T64, n, 0), LLVMConstInt(T32, DSM_READ, 0)};

@@ -38,9 +38,12 @@ load_global)
     expect 0 "$range"
     expect 0 'call .*@kumi_dsm' ;;
 batch)
-    expect 1 "$range" same
+    expect 2 "$range" same
     expect 2 'call i64 @kumi_dsm_load_miss' same
     expect 2 "$range" call_between
+    expect 1 "$range" stores_far
+    expect 2 '%kumi.notE[0-9]* = icmp ne i8' stores_far
+    expect 2 'call void @kumi_dsm_store_miss' stores_far
     grep -q 'batched 1 elided 1' "$out/$name.stats" || { echo "FAIL: batch: stats"; fail=1; } ;;
 loop)
     expect 1 'call void @kumi_dsm_poll()' loop
