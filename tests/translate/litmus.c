@@ -21,6 +21,8 @@
  *   cowr   P0: x=1; r0=x          P1: x=2; r1=x
  *          forbidden: a read older than the reader's own write, r0=2 r1=1,
  *          a final x that contradicts the reads
+ * For 2+2w and cowr every PE reads the finals after the iteration's
+ * barrier: PEs that disagree on a final value are forbidden (coherence).
  * Every variable is written in every iteration and iterations are
  * separated by kumi_barrier, so "o" is exactly the previous iteration's
  * final value (0 in a set's first): any other value (an older one, the
@@ -32,8 +34,8 @@
  * its own 64-byte line from kumi_dsm_malloc, homes rotating over the
  * PEs), "shared" (both in one 64-byte line: false sharing) and "block4k"
  * (both in one 4 KiB coherence block, kumi_dsm_malloc_block, 2 KiB
- * apart). Before every access a PE spins a random while (often not at
- * all, up to ~100 us); the spin is a plain loop, so the translator's
+ * apart). Before every access a PE spins a random while (3/8 not at all,
+ * else up to 256, 4096 or 65536 rounds); the spin is a plain loop, so the translator's
  * back-edge poll serves requests meanwhile. Between iterations random PEs
  * read or rewrite the variables (the same decision on every PE) so that
  * iterations start from varied cache states.
@@ -46,7 +48,10 @@
  * interleavings listed per shape: a degenerate histogram means the delays
  * did not make the accesses race, and then the test proved nothing), or
  * when no DSM miss happened. Stops after MAX_ITERS iterations (default
- * 20000) or SECONDS (default 2) on PE 0's clock, whichever comes first.
+ * 20000) or SECONDS (default 2) on PE 0's clock, whichever comes first;
+ * but past SECONDS it goes on to MIN_ITERS iterations (a loaded machine),
+ * up to 3 x SECONDS. Under MIN_ITERS the required outcomes are not
+ * checked (a WARNING says so).
  */
 #include <kumi.h>
 #include <stdint.h>
