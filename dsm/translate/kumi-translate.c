@@ -1073,7 +1073,9 @@ static void do_function(LLVMValueRef fn)
             long lo = off, hi = off + (long)n;
             int  gw = store || rmw;
             int  grouped = n <= LINE && (gw || w == 0) && group_of(acc, nacc, i, base, off, (long)n, &lo, &hi, &gw) > 0;
-            if (grouped && (gw || w == 0)) {
+            /* (a scalar whose group is its own bytes: the one state test
+             * of check_store below is cheaper than two) */
+            if (grouped && (gw || w == 0) && (w == 0 || hi - lo > (long)n)) {
                 /* one test of the group's first and last line: later
                  * members find their bytes checked (cache) and need none */
                 in = check_span(I, store ? 1 : 0, lo - off, (unsigned)(hi - lo),

@@ -11,6 +11,11 @@ ll="$out/$name.ll"
 "$kt" "$src/$name.ll" -o "$out/$name.o" -O2 --no-warn || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.o"; exit 1; }
 cat "$out/$name.stats"
 fail=0
+# opt_loop: what the optimizer makes of the checks: expectations on the -O2 IR
+case "$name" in opt_loop)
+    "$kt" "$src/$name.ll" -o "$out/$name.O2.ll" -O2 --no-warn || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.O2.ll"; exit 1; }
+    ll="$out/$name.O2.ll" ;;
+esac
 # fn NAME: the body of function NAME in the output
 fn() { awk -v f="@$1(" 'index($0, "define") == 1 && index($0, f) { p = 1 } p { print } p && /^}/ { exit }' "$ll"; }
 # expect N PATTERN [FUNCTION]: PATTERN occurs on exactly N lines
@@ -20,6 +25,11 @@ expect() {
         echo "FAIL: $name: expected $1 line(s) matching '$2'${3:+ in @$3}, found $n"
         fail=1
     fi
+}
+# some PATTERN [FUNCTION]: PATTERN occurs at least once
+some() {
+    if [ $# -ge 2 ]; then n=$(fn "$2" | grep -c -e "$1"); else n=$(grep -c -e "$1" "$ll"); fi
+    if [ "$n" = 0 ]; then echo "FAIL: $name: expected '$1'${2:+ in @$2}"; fail=1; fi
 }
 range='= icmp ult i64 %kumi.off'
 case "$name" in
@@ -84,6 +94,34 @@ wide)
     expect 0 'kumi.vflag' unal
     expect 2 '%kumi.notSE[0-9]* = icmp ugt i8' unal
     expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 1)' unal ;;
+opt_align)
+    expect 0 'kumi.cross' al
+    expect 2 '%kumi.cross[0-9]* = icmp ugt i64 %[0-9]*, 56' mis ;;
+opt_rmw)
+    expect 0 'kumi_dsm_load_miss' inc
+    expect 0 'kumi.isflag' inc
+    expect 1 '%kumi.notE[0-9]* = icmp ne i8' inc
+    expect 1 'call void @kumi_dsm_store_miss(i8\* %[^,]*, i32 8)' inc
+    expect 1 'call i64 @kumi_dsm_load_miss' other
+    grep -q 'rmw 1 ' "$out/$name.stats" || { echo "FAIL: opt_rmw: stats"; fail=1; } ;;
+opt_group)
+    expect 0 'kumi_dsm_store_miss' unrolled
+    expect 2 '%kumi.notE[0-9]* = icmp ne i8' unrolled
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 32, i32 2)' unrolled
+    expect 2 'call void @kumi_dsm_store_miss' apart
+    expect 0 'kumi_dsm_acquire' apart ;;
+opt_root)
+    expect 1 '%kumi.r = ptrtoint double\* %a to i64' idx
+    expect 1 '%kumi.r = ptrtoint double\* %e to i64' noinb ;;
+opt_loop)
+    some 'load <2 x double>' axpy
+    some 'store <2 x double>' axpy
+    # base, size, state: one load each, after the call, none in the loop
+    expect 1 'load i64, i64\* getelementptr inbounds (%kumi.dsm_g, %kumi.dsm_g\* @kumi_dsm_g, i64 0, i32 0)' axpy
+    expect 1 'load i64, i64\* getelementptr inbounds (%kumi.dsm_g, %kumi.dsm_g\* @kumi_dsm_g, i64 0, i32 1)' axpy
+    expect 1 'load i8\*, i8\*\* getelementptr inbounds (%kumi.dsm_g, %kumi.dsm_g\* @kumi_dsm_g, i64 0, i32 2)' axpy
+    some 'store i32 %kumi.tick[0-9]*, .*!tbaa' axpy
+    expect 1 '!"kumi dsm tick"' ;;
 warn)
     n=$(grep -c "in warn: warning: argument 1 of 'ext_use' may point to DSM memory.*kumi_dsm_acquire" "$out/$name.stats")
     [ "$n" = 1 ] || { echo "FAIL: warn: expected one warning for ext_use, found $n"; fail=1; }
