@@ -11,6 +11,10 @@
  * SHAPE (x, y: DSM words; "1"/"2": written in this iteration, "o": the
  * value the variable held when the iteration began):
  *   mp     P0: x=1; y=1           P1: r0=y; r1=x      forbidden r0=1 r1=o
+ *   mpspin P0: x=1; y=1           P1: first=y; while (y == old); last=y; r=x
+ *          forbidden: last or r not 1 (as a flag is used: not one of the
+ *          seven classic shapes; a check hoisted out of the spin loop or a
+ *          missing poll makes it time out)
  *   sb     P0: x=1; r0=y          P1: y=1; r1=x       forbidden r0=o r1=o
  *   lb     P0: r0=x; y=1          P1: r1=y; x=1       forbidden r0=1 r1=1
  *   iriw   P0: x=1  P1: y=1  P2: r0=x; r1=y  P3: r2=y; r3=x
@@ -76,6 +80,7 @@ static const char layout_name[NLAYOUT][8] = { "lines", "shared", "block4k" };
 static volatile uint64_t *x, *y;
 
 static int me, npes;
+static uint64_t set_k0;   /* the first iteration of the current set */
 
 /* A kumi call that fails here (a peer died, a bad argument) ends the run:
  * the PEs cannot go on in step. kumi has reported the error itself (the
@@ -150,6 +155,36 @@ static void mp_role(int r, uint64_t k, uint64_t *s)
         s[0] = LD(y);
         s[1] = LD(x);
     }
+}
+
+/* The flag as plain C programs use it: P1 spins on y. Every spin reads y
+ * through a check (a miss once P0's store invalidated the line) and the
+ * loop's back-edge polls, so P0's invalidation is served: a check hoisted
+ * out of the loop, or a missing poll, would spin on a stale copy until the
+ * 5 s limit (then last=o, forbidden). A value that is neither the old one
+ * nor the new ends the spin too (it is forbidden). */
+static void mpspin_role(int r, uint64_t k, uint64_t *s)
+{
+    if (r == 0) {
+        ST(x, V(k, 1));
+        ST(y, V(k, 1));
+        return;
+    }
+    const uint64_t old = k == set_k0 ? 0 : V(k - 1, 1);
+    double         limit = 0;
+    uint64_t       f = LD(y), n = 0;
+    s[0] = f;
+    while (f == old) {
+        if ((++n & 4095) == 0) {
+            if (limit == 0)
+                limit = kumi_wtime() + 5.0;
+            else if (kumi_wtime() > limit)
+                break;
+        }
+        f = *y;
+    }
+    s[1] = f;
+    s[2] = LD(x);
 }
 
 static void sb_role(int r, uint64_t k, uint64_t *s)
@@ -244,6 +279,11 @@ static int mp_judge(void)
     L("r0=%c r1=%c", c[0], c[1]);
     return c[0] == '2' || c[1] == '2' || (c[0] == '1' && c[1] == 'o');
 }
+static int mpspin_judge(void)
+{
+    L("y first=%c last=%c x=%c", c[0], c[1], c[2]);
+    return c[0] == '2' || c[1] != '1' || c[2] != '1';
+}
 static int sb_judge(void)
 {
     L("r0=%c r1=%c", c[0], c[1]);
@@ -316,6 +356,8 @@ static const struct shape shapes[] = {
     { "cowr", 2, 1, "xxx", 1, { 0 }, cowr_role, cowr_judge,
       { "r0=1 r1=2 final=1", "r0=1 r1=2 final=2", "r0=2 r1=2 final=2",
         "r0=1 r1=1 final=1" } },
+    { "mpspin", 2, 2, "yyx", 0, { 1, 1 }, mpspin_role, mpspin_judge,
+      { "y first=o last=1 x=1", "y first=1 last=1 x=1" } },
 };
 #define NSHAPES (int)(sizeof shapes / sizeof shapes[0])
 
@@ -473,7 +515,7 @@ int main(int argc, char **argv)
             T = shapes[i];
     if (T.name == NULL || npes < T.nroles) {
         if (me == 0)
-            fprintf(stderr, "usage: litmus mp|sb|lb|iriw|2+2w|corr|cowr [MAX_ITERS [SECONDS "
+            fprintf(stderr, "usage: litmus mp|mpspin|sb|lb|iriw|2+2w|corr|cowr [MAX_ITERS [SECONDS "
                     "[SEED]]] (iriw needs 4 PEs, the others 2; got '%s' on %d PEs)\n",
                     arg[1], npes);
         kumi_finalize();
@@ -518,6 +560,7 @@ int main(int argc, char **argv)
         need(kumi_barrier(world), "kumi_barrier");
         memset(slots, 0, nslots * sizeof *slots);
         const uint64_t k0 = k + 1;
+        set_k0            = k0;
         for (int it = 0; it < SETLEN; it++) {
             uint64_t *s = slots + (size_t)it * NSLOT;
             k++;
