@@ -30,7 +30,13 @@ add_custom_command(OUTPUT ${_e2e_plain}
   COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=0 ${_kumicc} -O2 ${_tdir}/spmd_sum.c -o ${_e2e_plain}
   DEPENDS ${_tdir}/spmd_sum.c kumi ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
   COMMENT "kumicc (KUMI_TRANSLATE=0) spmd_sum.c")
-add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain})
+# memcpy/memmove with both pointers in DSM under false sharing (memcopy.c)
+set(_memcopy ${CMAKE_CURRENT_BINARY_DIR}/memcopy)
+add_custom_command(OUTPUT ${_memcopy}
+  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1 ${_kumicc} -O2 -g ${_tdir}/memcopy.c -o ${_memcopy}
+  DEPENDS ${_tdir}/memcopy.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+  COMMENT "kumicc (translated) memcopy.c")
+add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain} ${_memcopy})
 
 set(_kumirun ${CMAKE_BINARY_DIR}/bin/kumirun)
 add_test(NAME translate.e2e.n2 COMMAND ${_kumirun} -n 2 --timeout 120 ${_e2e})
@@ -43,6 +49,14 @@ foreach(t n2 tcp.n2 n1 plain.n1)
     FAIL_REGULAR_EXPRESSION "BAD")
 endforeach()
 set_property(TEST translate.e2e.tcp.n2 APPEND PROPERTY LABELS tcp)
+add_test(NAME translate.memcopy.n2 COMMAND ${_kumirun} -n 2 --timeout 60 ${_memcopy})
+add_test(NAME translate.memcopy.tcp.n2 COMMAND ${_kumirun} -n 2 --transport tcp --timeout 60 ${_memcopy})
+add_test(NAME translate.memcopy.n1 COMMAND ${_kumirun} -n 1 --timeout 60 ${_memcopy})
+foreach(t n2 tcp.n2 n1)
+  set_tests_properties(translate.memcopy.${t} PROPERTIES LABELS "translate;dsm" TIMEOUT 90
+    FAIL_REGULAR_EXPRESSION "BAD")
+endforeach()
+set_property(TEST translate.memcopy.tcp.n2 APPEND PROPERTY LABELS tcp)
 
 # litmus tests as plain C through kumicc (tests/translate/litmus.cmake)
 include(${_tdir}/litmus.cmake OPTIONAL)
