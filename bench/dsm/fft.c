@@ -14,7 +14,7 @@
  * of both matrices and allocates them itself, so it is their home). Steps
  * 2, 3 and 5 touch only the PE's own rows; each transpose is a pull: a PE
  * fills its own rows of the destination by reading, tile by tile
- * (FFT_TILE x FFT_TILE), the columns of its row range in every row of the
+ * (FFT_TILE_R x FFT_TILE_C), the columns of its row range in every row of the
  * source -- read misses on every other PE's rows, and the upgrades that
  * take back the copies of its rows which the others read in the previous
  * transpose. That all-to-all is the communication; barriers separate the
@@ -37,8 +37,15 @@
 #include <string.h>
 #include "kernel.h"
 
-#define FFT_BLOCK 1024          /* coherence block: 64 points of a row */
-#define FFT_TILE  64            /* transpose tile: one block per row of it */
+/* Coherence block of the rows: up to 4 KiB (256 points), but no more than
+ * the part of a row one PE reads in a transpose (m / P points), so a miss
+ * does not bring points nobody asked for. A transpose tile spans
+ * FFT_TILE_R columns of the source (one largest block of each of its rows)
+ * by FFT_TILE_C rows: each source block is read once, and the tile
+ * (2 x 128 KiB) stays in the cache. */
+#define FFT_BLOCK  4096
+#define FFT_TILE_R 256
+#define FFT_TILE_C 32
 #define DEF_N     (1L << 20)
 
 typedef struct { double re, im; } fft_cplx;
@@ -136,13 +143,13 @@ static void fft_row(fft_cplx *x, const struct fft_tab *t)
 static void fft_transpose(fft_cplx *const *dst, fft_cplx *const *src, long m, long lo,
                           long hi)
 {
-    fft_cplx *drow[FFT_TILE];   /* private: the tile's destination rows */
-    for (long rb = lo; rb < hi; rb += FFT_TILE) {
-        long re = rb + FFT_TILE < hi ? rb + FFT_TILE : hi;
+    fft_cplx *drow[FFT_TILE_R];   /* private: the tile's destination rows */
+    for (long rb = lo; rb < hi; rb += FFT_TILE_R) {
+        long re = rb + FFT_TILE_R < hi ? rb + FFT_TILE_R : hi;
         for (long r = rb; r < re; r++)
             drow[r - rb] = dst[r];
-        for (long cb = 0; cb < m; cb += FFT_TILE) {
-            long ce = cb + FFT_TILE < m ? cb + FFT_TILE : m;
+        for (long cb = 0; cb < m; cb += FFT_TILE_C) {
+            long ce = cb + FFT_TILE_C < m ? cb + FFT_TILE_C : m;
             for (long c = cb; c < ce; c++) {
                 const fft_cplx *s = src[c];
                 for (long r = rb; r < re; r++)
@@ -279,8 +286,11 @@ int KK_FN(fft)(const struct kk_params *p, struct kk_result *r)
     int            fail = fft_tab_init(&t, m) != 0 || x == NULL || y == NULL;
     /* my rows of both matrices (at least one block: 0 rows is no allocation) */
     size_t    bytes = (rows > 0 ? (size_t)rows : 1) * m * sizeof(fft_cplx);
-    fft_cplx *mx = fail ? NULL : kumi_dsm_malloc_block(bytes, FFT_BLOCK);
-    fft_cplx *my = fail ? NULL : kumi_dsm_malloc_block(bytes, FFT_BLOCK);
+    size_t    blk = 64;
+    while (blk < FFT_BLOCK && 2 * blk <= (size_t)(m / np) * sizeof(fft_cplx))
+        blk *= 2;
+    fft_cplx *mx = fail ? NULL : kumi_dsm_malloc_block(bytes, blk);
+    fft_cplx *my = fail ? NULL : kumi_dsm_malloc_block(bytes, blk);
     long     *sums = NULL;   /* per-PE checksum parts, a line each */
     if (me == 0)
         sums = kumi_dsm_malloc(np * 64);

@@ -36,7 +36,7 @@
  * falsely shared; a block larger than a run would be written by several
  * PEs at once and ping-pong (at n = 10^5, P = 2, 1 KiB blocks made the sort
  * 10x slower). */
-#define RADIX_BLOCK 1024
+#define RADIX_BLOCK 4096
 
 static uint32_t radix_key(unsigned long seed, long i)
 {
