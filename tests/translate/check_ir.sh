@@ -38,7 +38,10 @@ load_arg)
     expect 1 'call i64 @kumi_dsm_load_miss(i8\* %[^,]*, i32 4)'
     expect 1 '= icmp eq i64 .*%kumi.flag'
     expect 1 '= phi i32 \[ %v, %entry \], \[ %v, %kumi.ld.chk \]'
-    expect 1 'add i32 %[0-9]*, 1' ;;
+    expect 1 'add i32 %[0-9]*, 1'
+    # the flag test first, the range check only behind it
+    awk -v r="$range" '/kumi.isflag/ && !f { f = NR } index($0, r) && !g { g = NR } END { exit !(f && g && f < g) }' "$ll" ||
+        { echo "FAIL: load_arg: the range check does not follow the flag test"; fail=1; } ;;
 load_alloca)
     expect 0 "$range" priv
     expect 0 'kumi_dsm' priv
