@@ -53,7 +53,7 @@ int KK_FN(histogram)(const struct kk_params *p, struct kk_result *r)
     /* a local copy: loads through p would be reloaded (and checked) in
      * every iteration, since the histogram stores may alias *p */
     unsigned long seed = p->seed;
-    long lo = (long)((__int128)n * me / np), hi = (long)((__int128)n * (me + 1) / np);
+    long lo = n * me / np, hi = n * (me + 1) / np;
     int  fail = 0;
 
     r->ok = 1;

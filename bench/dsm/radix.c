@@ -133,7 +133,7 @@ int KK_FN(radix)(const struct kk_params *p, struct kk_result *r)
         return -1;
     }
     for (int q = 0; q <= np; q++)
-        lo[q] = (long)((__int128)n * q / np);
+        lo[q] = n * q / np;
 
     /* My parts (at least one line: a size of 0 is not an allocation);
      * hist[me][RADIX] carries my part of the checksum. */
