@@ -26,8 +26,10 @@ int main(int argc, char **argv)
         uint64_t v = (uint64_t)r;
         OK(kumi_kick((me + 1) % n, slot, &v, 8));
         OK(kumi_barrier(w));
-        /* the neighbour may already have kicked r + 1, never less than r */
-        uint64_t got = *mine;
+        /* the neighbour may already have kicked r + 1, never less than r;
+         * so its next kick may land while we read: an atomic load (the tcp
+         * transport's progress thread stores LLCM words atomically) */
+        uint64_t got = __atomic_load_n(mine, __ATOMIC_ACQUIRE);
         CHECK(got == v || got == v + 1, "round %ld: left neighbour's kick reads %llu", r,
               (unsigned long long)got);
     }
