@@ -1118,7 +1118,11 @@ static void do_function(LLVMValueRef fn)
             if (rmw) st.rmw++;
             long lo = off, hi = off + (long)n;
             int  gw = store || rmw;
-            int  grouped = n <= LINE && (gw || w == 0) && group_of(acc, nacc, i, base, off, (long)n, &lo, &hi, &gw) > 0;
+            int  members = n <= LINE && (gw || w == 0) ? group_of(acc, nacc, i, base, off, (long)n, &lo, &hi, &gw) : 0;
+            /* a group of only loads of lane-aligned vectors: two state
+             * lookups pay off from three loads on (each lane-wise flag test
+             * is a compare and a mask, no memory access) */
+            int  grouped = members > 0 && (gw || !vload_fast(I) || members >= 2);
             /* (a scalar whose group is its own bytes: the one state test
              * of check_store below is cheaper than two) */
             if (grouped && (gw || w == 0) && (w == 0 || hi - lo > (long)n)) {
