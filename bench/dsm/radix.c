@@ -12,7 +12,8 @@
  *      prefix: where its keys of each digit go in dst;
  *   3. every PE permutes its keys into dst: runs of consecutive positions,
  *      one per digit, spread over every PE's part (write misses on remote
- *      lines; the lines at the boundaries of the runs are falsely shared).
+ *      blocks -- up to 4 KiB, a quarter of a run, see RADIX_BLOCK -- and
+ *      the blocks at the boundaries of the runs are falsely shared).
  *      This is the communication-heavy step;
  *   4. barrier; src and dst swap.
  * Timed (kk_timer_start/stop around each sort, seconds and DSM counters
