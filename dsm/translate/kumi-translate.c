@@ -300,6 +300,16 @@ static void cache_add(LLVMValueRef base, LLVMValueRef root, LLVMValueRef in, lon
     cache[ncache++] = (centry){base, root, in, lo, hi, w};
 }
 
+/* A check with a slow path was emitted: its miss, store miss or acquire
+ * waits and serves other PEs' requests, which may take any line checked
+ * before it in the batch. The checked bytes no longer count (the range
+ * checks stay: base and size do not change). */
+static void cache_kill_coverage(void)
+{
+    for (size_t i = 0; i < ncache; i++)
+        cache[i].lo = cache[i].hi = 0;
+}
+
 static LLVMValueRef cache_in(LLVMValueRef root)
 {
     for (size_t i = 0; i < ncache; i++)
@@ -847,23 +857,19 @@ static int shadow_kept(LLVMValueRef call)
     return f == F_LOADMISS || f == F_STOREMISS || f == F_POLL || f == F_ACQUIRE || f == F_MEMMOVE;
 }
 
-/* Does a store later in acc[i]'s batch (same original block, no call,
- * fence, atomic or memory intrinsic in between) write all of base +
- * [off, off+n)? */
+/* Is the next access of acc[i]'s batch (same original block, no call,
+ * fence, atomic or memory intrinsic in between) a store writing all of
+ * base + [off, off+n)? Only the next: any other checked access in between
+ * could take a slow path that serves requests and takes the line. */
 static int store_follows(const access *acc, size_t nacc, size_t i, LLVMValueRef base, long off, long n)
 {
-    for (size_t j = i + 1; j < nacc && j < i + 64 && acc[j].bb == acc[i].bb; j++) {
-        if (acc[j].kind != A_LOAD && acc[j].kind != A_STORE)
-            return 0;
-        if (acc[j].kind != A_STORE)
-            continue;
-        long         o;
-        LLVMValueRef v = LLVMGetOperand(acc[j].I, 0);
-        if (base_of(LLVMGetOperand(acc[j].I, 1), &o) == base && o <= off &&
-            off + n <= o + (long)LLVMStoreSizeOfType(TD, LLVMTypeOf(v)))
-            return 1;
-    }
-    return 0;
+    size_t j = i + 1;
+    if (j >= nacc || acc[j].bb != acc[i].bb || acc[j].kind != A_STORE)
+        return 0;
+    long         o;
+    LLVMValueRef v = LLVMGetOperand(acc[j].I, 0);
+    return base_of(LLVMGetOperand(acc[j].I, 1), &o) == base && o <= off &&
+           off + n <= o + (long)LLVMStoreSizeOfType(TD, LLVMTypeOf(v));
 }
 
 /* The group of acc[i] (at base+off, n bytes, a write when wr): the other
@@ -882,11 +888,14 @@ static int group_of(const access *acc, size_t nacc, size_t i, LLVMValueRef base,
         LLVMValueRef J = acc[j].I;
         LLVMTypeRef  ty = st_ ? LLVMTypeOf(LLVMGetOperand(J, 0)) : LLVMTypeOf(J);
         long         o, m = (long)LLVMStoreSizeOfType(TD, ty);
+        /* members must follow each other: an access in between would be
+         * checked, and its slow path may serve a request that takes the
+         * group's lines */
         if (base_of(LLVMGetOperand(J, st_ ? 1 : 0), &o) != base)
-            continue;
+            break;
         long nlo = o < *lo ? o : *lo, nhi = o + m > *hi ? o + m : *hi;
         if (nhi - nlo > (long)LINE)
-            continue;
+            break;
         *lo = nlo; *hi = nhi; *wr |= st_; k++;
     }
     return k;
@@ -1079,6 +1088,7 @@ static void do_function(LLVMValueRef fn)
             int  grouped = members > 0 && (gw || !vload_fast(I) || members >= 2);
             /* (a scalar whose group is its own bytes: the one state test
              * of check_store below is cheaper than two) */
+            cache_kill_coverage();   /* a check with a slow path follows */
             if (grouped && (gw || w == 0) && (w == 0 || hi - lo > (long)n)) {
                 /* one test of the group's first and last line: later
                  * members find their bytes checked (cache) and need none */

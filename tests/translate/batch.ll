@@ -1,7 +1,8 @@
-; @same: three loads of one pointer (two of %p, one of %p+4) in a block with
-; no call between them: the repeated load of %p needs no check at all; the
-; other two test the flag first and range-check only on a match (two range
-; checks, each behind its flag test). @call_between: a call between the
+; @same: three loads of one pointer (%p, %p+4, %p again) in a block with no
+; call between them: each is checked (flag first, range only on a match):
+; the load of %p+4 in between may miss, and its miss serves requests that
+; may take %p's line, so the repeated load is not covered by the first.
+; @twice: two loads of %p back to back: the second needs no check. @call_between: a call between the
 ; loads ends the batch: two checks. @stores_far: two stores 128 bytes apart
 ; through one base share one range check (the object is in or out), each
 ; with its own state test.
@@ -33,4 +34,12 @@ entry:
   %q = getelementptr inbounds i64, i64* %p, i64 16
   store i64 2, i64* %q, align 8
   ret void
+}
+
+define i32 @twice(i32* %p) {
+entry:
+  %a = load i32, i32* %p, align 4
+  %b = load volatile i32, i32* %p, align 4
+  %s = add i32 %a, %b
+  ret i32 %s
 }

@@ -51,8 +51,9 @@ load_global)
     expect 0 "$range"
     expect 0 'call .*@kumi_dsm' ;;
 batch)
-    expect 2 "$range" same
-    expect 2 'call i64 @kumi_dsm_load_miss' same
+    expect 3 "$range" same
+    expect 3 'call i64 @kumi_dsm_load_miss' same
+    expect 1 'call i64 @kumi_dsm_load_miss' twice
     expect 2 "$range" call_between
     expect 1 "$range" stores_far
     expect 2 '%kumi.notE[0-9]* = icmp ne i8' stores_far
@@ -106,13 +107,22 @@ opt_rmw)
     expect 1 '%kumi.notE[0-9]* = icmp ne i8' inc
     expect 1 'call void @kumi_dsm_store_miss(i8\* %[^,]*, i32 8)' inc
     expect 1 'call i64 @kumi_dsm_load_miss' other
+    # another load between the load and the store: no read-modify-write
+    expect 2 'call i64 @kumi_dsm_load_miss' between
+    expect 1 'call void @kumi_dsm_store_miss' between
     grep -q 'rmw 1 ' "$out/$name.stats" || { echo "FAIL: opt_rmw: stats"; fail=1; } ;;
 opt_group)
     expect 0 'kumi_dsm_store_miss' unrolled
     expect 2 '%kumi.notE[0-9]* = icmp ne i8' unrolled
     expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 32, i32 2)' unrolled
     expect 2 'call void @kumi_dsm_store_miss' apart
-    expect 0 'kumi_dsm_acquire' apart ;;
+    expect 0 'kumi_dsm_acquire' apart
+    # a load of another object between two neighbouring stores: no group
+    # (the load's miss may serve a request that takes the first store's
+    # line), each store its own test
+    expect 2 'call void @kumi_dsm_store_miss' interleaved
+    expect 0 'kumi_dsm_acquire' interleaved
+    expect 1 'call i64 @kumi_dsm_load_miss' interleaved ;;
 opt_root)
     expect 1 '%kumi.r = ptrtoint double\* %a to i64' idx
     expect 1 '%kumi.r = ptrtoint double\* %e to i64' noinb ;;
