@@ -56,6 +56,9 @@ static LLVMValueRef      TBAA_G, TBAA_TICK;
 /* per function: allocas shadowing base, size and state (NULL: load the
  * global each time), reloaded only after calls that may change them */
 static LLVMValueRef      SHADOW[3];
+/* per function: the poll counter in a register (NULL: the global each
+ * time); written back before calls and returns, reloaded after calls */
+static LLVMValueRef      SHADOW_TICK;
 static LLVMValueRef      UNLIKELY;   /* !{"branch_weights", 1, 2000}    */
 static LLVMValueRef      LIKELY;     /* !{"branch_weights", 2000, 1}    */
 static int               opt_warn = 1;
@@ -433,11 +436,19 @@ static LLVMValueRef field_global(LLVMBuilderRef b, unsigned off, LLVMTypeRef ty)
     return l;
 }
 
+static LLVMValueRef tick_global_ptr(LLVMBuilderRef b)
+{
+    LLVMValueRef o = LLVMConstInt(T64, OFF_TICK, 0);
+    return LLVMBuildBitCast(b, LLVMBuildInBoundsGEP2(b, T8, G, &o, 1, ""), LLVMPointerType(T32, 0), "");
+}
+
 /* base, size or state as the checks use them: from the function's shadow
  * (promoted to registers by SROA, so loop-invariant where no call that may
  * move the region is in the loop) or from the global */
 static LLVMValueRef field(unsigned off, LLVMTypeRef ty)
 {
+    if (off == OFF_TICK && SHADOW_TICK)
+        return LLVMBuildLoad2(B, ty, SHADOW_TICK, "");
     if (off <= OFF_STATE && SHADOW[off / 8])
         return LLVMBuildLoad2(B, ty, SHADOW[off / 8], "");
     return field_global(B, off, ty);
@@ -794,13 +805,14 @@ static void poll_on_edge(LLVMValueRef term, unsigned idx)
     set_dbg(term);
     LLVMSetSuccessor(term, idx, e);
     LLVMPositionBuilderAtEnd(B, e);
-    LLVMValueRef o  = LLVMConstInt(T64, OFF_TICK, 0);
-    LLVMValueRef tp = LLVMBuildBitCast(B, LLVMBuildInBoundsGEP2(B, T8, G, &o, 1, ""),
-                                       LLVMPointerType(T32, 0), "");
+    LLVMValueRef tp = SHADOW_TICK ? SHADOW_TICK : tick_global_ptr(B);
     LLVMValueRef tl = LLVMBuildLoad2(B, T32, tp, "");
-    LLVMSetMetadata(tl, MD_TBAA, TBAA_TICK);
     LLVMValueRef t  = LLVMBuildAdd(B, tl, LLVMConstInt(T32, 1, 0), "kumi.tick");
-    LLVMSetMetadata(LLVMBuildStore(B, t, tp), MD_TBAA, TBAA_TICK);
+    LLVMValueRef ts = LLVMBuildStore(B, t, tp);
+    if (!SHADOW_TICK) {
+        LLVMSetMetadata(tl, MD_TBAA, TBAA_TICK);
+        LLVMSetMetadata(ts, MD_TBAA, TBAA_TICK);
+    }
     LLVMValueRef z  = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildAnd(B, t, LLVMConstInt(T32, POLL_MASK, 0), ""),
                                     LLVMConstInt(T32, 0, 0), "");
     unlikely_br(z, c, j);
@@ -1047,6 +1059,40 @@ static void do_function(LLVMValueRef fn)
             LLVMPositionBuilderBefore(MV, nx);
             LLVMSetCurrentDebugLocation2(MV, NULL);
             for (int k = 0; k < 3; k++) LLVMBuildStore(MV, field_global(MV, 8u * k, ty[k]), SHADOW[k]);
+        }
+    }
+    /* the poll counter in a register: a loop's back-edge then costs an add,
+     * a test and a branch, no load and store of the global. The global is
+     * brought up to date before every call and return (callees and later
+     * loops go on counting from it) and reloaded after calls. */
+    SHADOW_TICK = NULL;
+    if (!has_invoke && nback) {
+        LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+        LLVMPositionBuilder(MV, entry, LLVMGetFirstInstruction(entry));
+        LLVMSetCurrentDebugLocation2(MV, NULL);
+        SHADOW_TICK = LLVMBuildAlloca(MV, T32, "kumi.tickp");
+        LLVMBuildStore(MV, field_global(MV, OFF_TICK, T32), SHADOW_TICK);
+        for (size_t c = 0; c < ncalls; c++) {
+            LLVMPositionBuilderBefore(MV, calls[c]);
+            LLVMSetCurrentDebugLocation2(MV, NULL);
+            LLVMValueRef v = LLVMBuildLoad2(MV, T32, SHADOW_TICK, "");
+            LLVMSetMetadata(LLVMBuildStore(MV, v, tick_global_ptr(MV)), MD_TBAA, TBAA_TICK);
+            LLVMValueRef nx = LLVMGetNextInstruction(calls[c]);
+            if (nx == NULL || LLVMGetInstructionOpcode(nx) == LLVMRet ||
+                LLVMGetInstructionOpcode(nx) == LLVMUnreachable)
+                continue;
+            LLVMPositionBuilderBefore(MV, nx);
+            LLVMSetCurrentDebugLocation2(MV, NULL);
+            LLVMBuildStore(MV, field_global(MV, OFF_TICK, T32), SHADOW_TICK);
+        }
+        for (unsigned b = 0; b < nb; b++) {
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(bbs[b]);
+            if (t == NULL || LLVMGetInstructionOpcode(t) != LLVMRet)
+                continue;
+            LLVMPositionBuilderBefore(MV, t);
+            LLVMSetCurrentDebugLocation2(MV, NULL);
+            LLVMValueRef v = LLVMBuildLoad2(MV, T32, SHADOW_TICK, "");
+            LLVMSetMetadata(LLVMBuildStore(MV, v, tick_global_ptr(MV)), MD_TBAA, TBAA_TICK);
         }
     }
     free(calls);

@@ -3,8 +3,9 @@
 ; before the checks go in): <2 x double> loads and stores in the output;
 ; (2) the vector load of b gets the lane-wise flag test; (3) the loop body
 ; has no load of kumi_dsm_g's base, size or state (shadowed in registers,
-; reloaded after the call only), only the poll counter's load; (4) the
-; counter's accesses carry their own TBAA type.
+; reloaded after the call only); (4) the poll counter is a register in the
+; loops, the global loaded after the call and stored before the return,
+; with its own TBAA type.
 declare void @ext()
 
 define void @axpy(double* noalias %a, double* noalias %b, i64 %n) {
