@@ -537,6 +537,49 @@ static LLVMValueRef from_bits(LLVMValueRef r, LLVMTypeRef ty, unsigned w)
 
 static LLVMValueRef as_i8p(LLVMValueRef p) { return LLVMBuildPointerCast(B, p, TP8, ""); }
 
+/* The diamond both load checks build around L: bb (the load and the
+ * flag test) -> chk (range) -> miss (the slow path) -> cont, where a phi
+ * of L, L and the slow path's value replaces L's uses. */
+struct ld_diamond {
+    LLVMBasicBlockRef bb, cont, chk, miss;
+    LLVMValueRef      ptr, phi;
+};
+
+static void ld_open(struct ld_diamond *d, LLVMValueRef L, const char *cont, const char *chk,
+                    const char *miss)
+{
+    d->bb   = LLVMGetInstructionParent(L);
+    d->cont = split_before(LLVMGetNextInstruction(L), cont);
+    /* operands are read after each split: it may rebuild a phi they name */
+    d->ptr  = LLVMGetOperand(L, 0);
+    d->chk  = new_block_after(d->bb, chk);
+    d->miss = new_block_after(d->chk, miss);
+
+    LLVMPositionBuilder(B, d->cont, LLVMGetFirstInstruction(d->cont));
+    d->phi = LLVMBuildPhi(B, LLVMTypeOf(L), "");
+    LLVMReplaceAllUsesWith(L, d->phi);
+    set_dbg(L);
+    LLVMPositionBuilderAtEnd(B, d->bb);
+}
+
+/* After the flag test ended bb with a branch to chk or cont: the range
+ * check in chk (the batch's, or its own), then the builder in miss. */
+static void ld_range(const struct ld_diamond *d, LLVMValueRef in)
+{
+    LLVMPositionBuilderAtEnd(B, d->chk);
+    LLVMBuildCondBr(B, in ? in : emit_range_of(d->ptr), d->miss, d->cont);
+    LLVMPositionBuilderAtEnd(B, d->miss);
+}
+
+/* The slow path's value nv ends miss; the phi takes it. */
+static void ld_close(const struct ld_diamond *d, LLVMValueRef L, LLVMValueRef nv)
+{
+    LLVMBuildBr(B, d->cont);
+    LLVMValueRef      vals[3] = {L, L, nv};
+    LLVMBasicBlockRef bbs[3]  = {d->bb, d->chk, d->miss};
+    LLVMAddIncoming(d->phi, vals, bbs, 3);
+}
+
 /* Load: the program's load first, then: flag match or crossing? and only
  * then in range? -> kumi_dsm_load_miss's value replaces the loaded one.
  * The flag test comes first: it fails for nearly every load, in the region
@@ -546,20 +589,9 @@ static LLVMValueRef as_i8p(LLVMValueRef p) { return LLVMBuildPointerCast(B, p, T
  * not dominate later accesses, so the batch gets none back. */
 static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
 {
-    LLVMTypeRef       ty  = LLVMTypeOf(L);
-    LLVMBasicBlockRef bb  = LLVMGetInstructionParent(L);
-    LLVMBasicBlockRef cont = split_before(LLVMGetNextInstruction(L), "kumi.ld.cont");
-    /* operands are read after each split: it may rebuild a phi they name */
-    LLVMValueRef      ptr = LLVMGetOperand(L, 0);
-    LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.ld.chk");
-    LLVMBasicBlockRef miss = new_block_after(chk, "kumi.ld.miss");
-
-    LLVMPositionBuilder(B, cont, LLVMGetFirstInstruction(cont));
-    LLVMValueRef phi = LLVMBuildPhi(B, ty, "");
-    LLVMReplaceAllUsesWith(L, phi);
-    set_dbg(L);
-
-    LLVMPositionBuilderAtEnd(B, bb);
+    struct ld_diamond d;
+    ld_open(&d, L, "kumi.ld.cont", "kumi.ld.chk", "kumi.ld.miss");
+    LLVMValueRef ptr = d.ptr;
     LLVMValueRef addr = LLVMBuildPtrToInt(B, ptr, T64, "kumi.a");
     LLVMValueRef bits = to_bits(L, w), flag;
     if (w == 8) {
@@ -572,20 +604,12 @@ static LLVMValueRef check_load(LLVMValueRef L, unsigned w, LLVMValueRef in)
     }
     LLVMValueRef slow = LLVMBuildICmp(B, LLVMIntEQ, bits, flag, "kumi.isflag");
     if (may_cross(L, w)) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
-    unlikely_br(slow, chk, cont);
+    unlikely_br(slow, d.chk, d.cont);
 
-    LLVMPositionBuilderAtEnd(B, chk);
-    LLVMBuildCondBr(B, in ? in : emit_range_of(ptr), miss, cont);
-
-    LLVMPositionBuilderAtEnd(B, miss);
+    ld_range(&d, in);
     LLVMValueRef args[2] = {as_i8p(ptr), LLVMConstInt(T32, w, 0)};
     LLVMValueRef r  = LLVMBuildCall2(B, FT_LOADMISS, F_LOADMISS, args, 2, "");
-    LLVMValueRef nv = from_bits(r, ty, w);
-    LLVMBuildBr(B, cont);
-
-    LLVMValueRef      vals[3] = {L, L, nv};
-    LLVMBasicBlockRef bbs[3]  = {bb, chk, miss};
-    LLVMAddIncoming(phi, vals, bbs, 3);
+    ld_close(&d, L, from_bits(r, LLVMTypeOf(L), w));
     return in;
 }
 
@@ -639,20 +663,11 @@ static int vload_fast(LLVMValueRef L)
 
 static LLVMValueRef check_vload(LLVMValueRef L, LLVMValueRef in)
 {
-    LLVMTypeRef       ty   = LLVMTypeOf(L);
-    unsigned          n    = (unsigned)LLVMStoreSizeOfType(TD, ty);
-    LLVMBasicBlockRef bb   = LLVMGetInstructionParent(L);
-    LLVMBasicBlockRef cont = split_before(LLVMGetNextInstruction(L), "kumi.vld.cont");
-    LLVMValueRef      ptr  = LLVMGetOperand(L, 0);
-    LLVMBasicBlockRef chk  = new_block_after(bb, "kumi.vld.chk");
-    LLVMBasicBlockRef miss = new_block_after(chk, "kumi.vld.miss");
-
-    LLVMPositionBuilder(B, cont, LLVMGetFirstInstruction(cont));
-    LLVMValueRef phi = LLVMBuildPhi(B, ty, "");
-    LLVMReplaceAllUsesWith(L, phi);
-    set_dbg(L);
-
-    LLVMPositionBuilderAtEnd(B, bb);
+    LLVMTypeRef ty = LLVMTypeOf(L);
+    unsigned    n  = (unsigned)LLVMStoreSizeOfType(TD, ty);
+    struct ld_diamond d;
+    ld_open(&d, L, "kumi.vld.cont", "kumi.vld.chk", "kumi.vld.miss");
+    LLVMValueRef ptr = d.ptr;
     LLVMTypeRef  vt    = LLVMVectorType(T32, n / 4);
     LLVMValueRef words = LLVMBuildBitCast(B, L, vt, "");
     LLVMValueRef f32[64];
@@ -661,22 +676,15 @@ static LLVMValueRef check_vload(LLVMValueRef L, LLVMValueRef in)
     LLVMValueRef eq  = LLVMBuildICmp(B, LLVMIntEQ, words, flag, "kumi.vflag");
     LLVMValueRef any = LLVMBuildBitCast(B, eq, LLVMIntTypeInContext(C, n / 4), "");
     LLVMValueRef slow = LLVMBuildICmp(B, LLVMIntNE, any, LLVMConstInt(LLVMTypeOf(any), 0, 0), "kumi.isflag");
-    unlikely_br(slow, chk, cont);   /* the range only on a match, as check_load */
+    unlikely_br(slow, d.chk, d.cont);   /* the range only on a match, as check_load */
 
-    LLVMPositionBuilderAtEnd(B, chk);
-    LLVMBuildCondBr(B, in ? in : emit_range_of(ptr), miss, cont);
-
-    LLVMPositionBuilderAtEnd(B, miss);
+    ld_range(&d, in);
     LLVMValueRef args[3] = {as_i8p(ptr), LLVMConstInt(T64, n, 0), LLVMConstInt(T32, DSM_READ, 0)};
     LLVMBuildCall2(B, FT_ACQUIRE, F_ACQUIRE, args, 3, "");
     LLVMValueRef nv = LLVMBuildLoad2(B, ty, ptr, "kumi.reload");
     LLVMSetAlignment(nv, LLVMGetAlignment(L));
     LLVMSetVolatile(nv, LLVMGetVolatile(L));
-    LLVMBuildBr(B, cont);
-
-    LLVMValueRef      vals[3] = {L, L, nv};
-    LLVMBasicBlockRef bbs[3]  = {bb, chk, miss};
-    LLVMAddIncoming(phi, vals, bbs, 3);
+    ld_close(&d, L, nv);
     return in;
 }
 
