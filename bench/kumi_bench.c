@@ -447,6 +447,24 @@ static int kb_run_op(const struct kb_op *op, const struct kb_opts *o, int tour,
     return 0;
 }
 
+/* The end of a run, every op: close the JSON file, free the bench's
+ * buffers, finalize; ret unless finalize fails. */
+static int kb_finish(struct kb_out *out, void *rows, int ret)
+{
+    if (out->json != NULL && out->json != stdout)
+        fclose(out->json);
+    free(rows);
+    kumi_free(kb.scratch);
+    kumi_free(kb.agree);
+    kumi_free(kb.samples);
+    int rc = kumi_finalize();
+    if (rc != KUMI_OK) {
+        fprintf(stderr, "kumi-bench[%d]: kumi_finalize failed: %s\n", kb.me, kumi_strerror(rc));
+        return 1;
+    }
+    return ret;
+}
+
 int main(int argc, char **argv)
 {
     struct kb_opts  o;
@@ -521,16 +539,7 @@ int main(int argc, char **argv)
      * for the ops, the full version when it is the op. */
     if (!tour && o.op->kind == KB_KERNELS) {   /* its own table, no limits to compare with */
         int bad = kb_kernels_run(&o.kernels, o.iters, &out);
-        if (out.json != NULL && out.json != stdout)
-            fclose(out.json);
-        kumi_free(kb.scratch);
-        kumi_free(kb.agree);
-        kumi_free(kb.samples);
-        if ((rc = kumi_finalize()) != KUMI_OK) {
-            fprintf(stderr, "kumi-bench[%d]: kumi_finalize failed: %s\n", kb.me, kumi_strerror(rc));
-            return 1;
-        }
-        return bad;
+        return kb_finish(&out, NULL, bad);
     }
     kb_limit_measure(&lim, !tour && o.op->kind == KB_LIMIT,
                      o.iters ? o.iters : KB_DEFAULT_ITERS);
@@ -566,15 +575,5 @@ int main(int argc, char **argv)
                  tour ? "all" : o.op->name, kb.n, out.transport);
         kb_plot(o.plot, title, rows.v, rows.n, &lim);
     }
-    if (out.json != NULL && out.json != stdout)
-        fclose(out.json);
-    free(rows.v);
-    kumi_free(kb.scratch);
-    kumi_free(kb.agree);
-    kumi_free(kb.samples);
-    if ((rc = kumi_finalize()) != KUMI_OK) {
-        fprintf(stderr, "kumi-bench[%d]: kumi_finalize failed: %s\n", kb.me, kumi_strerror(rc));
-        return 1;
-    }
-    return 0;
+    return kb_finish(&out, rows.v, 0);
 }
