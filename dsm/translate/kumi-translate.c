@@ -860,6 +860,49 @@ static void warn_call(LLVMValueRef call, const char *fname, const char *callee, 
             arg + 1, callee, callee);
 }
 
+/* main's argv or envp: the program's arguments, set up by the system. */
+static int is_main_args(LLVMValueRef v)
+{
+    if (!LLVMIsAArgument(v)) return 0;
+    LLVMValueRef f = LLVMGetParamParent(v);
+    size_t       len;
+    const char  *n = LLVMGetValueName2(f, &len);
+    if (len != 4 || memcmp(n, "main", 4) != 0) return 0;
+    return LLVMCountParams(f) >= 2 && (LLVMGetParam(f, 1) == v ||
+                                       (LLVMCountParams(f) >= 3 && LLVMGetParam(f, 2) == v));
+}
+
+/* A pointer argument the untranslated-call warning need not name: it
+ * cannot hold a DSM address. main's argv/envp and what they point to
+ * (argv[i] is a string the system wrote); a pointer loaded from a
+ * constant global (a table of strings: its initializer names only
+ * constants, never the DSM region, which exists only at run time); the
+ * strings kumi_strerror, kumi_transport_name, strerror and getenv
+ * return. */
+static int never_dsm_arg(LLVMValueRef v)
+{
+    for (int i = 0; i < 8 && (LLVMIsAGetElementPtrInst(v) || LLVMIsABitCastInst(v)); i++)
+        v = LLVMGetOperand(v, 0);
+    if (is_main_args(v))
+        return 1;
+    if (LLVMIsALoadInst(v)) {
+        LLVMValueRef a = LLVMGetOperand(v, 0);
+        for (int i = 0; i < 8 && (LLVMIsAGetElementPtrInst(a) || LLVMIsABitCastInst(a)); i++)
+            a = LLVMGetOperand(a, 0);
+        a = strip_casts(a);
+        return is_main_args(a) || (LLVMIsAGlobalVariable(a) && LLVMIsGlobalConstant(a));
+    }
+    if (LLVMIsACallInst(v)) {
+        LLVMValueRef f = LLVMGetCalledValue(v);
+        size_t       len;
+        const char  *n = LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
+        static const char *str[] = {"kumi_strerror", "kumi_transport_name", "strerror", "getenv", NULL};
+        for (int i = 0; n && str[i]; i++)
+            if (strcmp(n, str[i]) == 0) return 1;
+    }
+    return 0;
+}
+
 static int no_deref_callee(const char *n)
 {
     static const char *ok[] = {"free", "kumi_", "__assert_fail", NULL};   /* never read the data */
@@ -1015,7 +1058,8 @@ static void do_function(LLVMValueRef fn)
                             LLVMValueRef v = LLVMGetOperand(I, a);
                             if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind &&
                                 !LLVMIsAConstant(v) && !is_private(v, 0) &&
-                                !(LLVMIsALoadInst(v) && LLVMIsAGlobalVariable(strip_casts(LLVMGetOperand(v, 0))))) {
+                                !(LLVMIsALoadInst(v) && LLVMIsAGlobalVariable(strip_casts(LLVMGetOperand(v, 0)))) &&
+                                !never_dsm_arg(v)) {
                                 warn_call(I, fname, n, a, &nwarn);
                                 break;
                             }

@@ -142,7 +142,8 @@ opt_loop)
 warn)
     n=$(grep -c "in warn: warning: argument 1 of 'ext_use' may point to DSM memory.*kumi_dsm_acquire" "$out/$name.stats")
     [ "$n" = 1 ] || { echo "FAIL: warn: expected one warning for ext_use, found $n"; fail=1; }
-    grep -q "kumi_dsm_free" "$out/$name.stats" && { echo "FAIL: warn: warned for a kumi_ call"; fail=1; } ;;
+    grep -q "kumi_dsm_free" "$out/$name.stats" && { echo "FAIL: warn: warned for a kumi_ call"; fail=1; }
+    grep -q "ext_str" "$out/$name.stats" && { echo "FAIL: warn: warned for argv, a constant table's string or kumi_strerror's"; fail=1; } ;;
 *)  echo "check_ir.sh: no expectations for $name"; exit 1 ;;
 esac
 [ "$fail" = 0 ] && echo "ok: $name"
