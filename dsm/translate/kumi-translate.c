@@ -688,6 +688,29 @@ static LLVMValueRef check_vload(LLVMValueRef L, LLVMValueRef in)
     return in;
 }
 
+/* At the builder: is the first or the last line of [addr, addr+n) (n <= 64,
+ * so at most two lines) not in the state the access needs (E for a write,
+ * S or E otherwise)? An i1 for the slow-path branch. */
+static LLVMValueRef emit_lines_bad(LLVMValueRef addr, unsigned long long n, int mode)
+{
+    LLVMValueRef slow = NULL;
+    for (int end = 0; end < 2; end++) {
+        LLVMValueRef a    = end ? LLVMBuildAdd(B, addr, LLVMConstInt(T64, n - 1, 0), "") : addr;
+        LLVMValueRef off  = LLVMBuildSub(B, a, field(OFF_BASE, T64), "");
+        LLVMValueRef line = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
+        LLVMValueRef sp   = LLVMBuildInBoundsGEP2(B, T8, field(OFF_STATE, TP8), &line, 1, "");
+        LLVMValueRef sv   = LLVMBuildLoad2(B, T8, sp, "kumi.state");
+        LLVMValueRef bad;
+        if (mode == DSM_WRITE)
+            bad = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
+        else   /* S = 1, E = 2: readable iff state - 1 <= 1 */
+            bad = LLVMBuildICmp(B, LLVMIntUGT, LLVMBuildSub(B, sv, LLVMConstInt(T8, 1, 0), ""),
+                                LLVMConstInt(T8, 1, 0), "kumi.notSE");
+        slow = slow ? LLVMBuildOr(B, slow, bad, "") : bad;
+    }
+    return slow;
+}
+
 /* in range? -> kumi_dsm_acquire(p, n, mode) right before I. With w (a
  * constant size <= 64: vectors, aggregates, i128, x86_fp80), the state
  * bytes of the first and the last line of [p, p+w) are looked at inline
@@ -708,22 +731,7 @@ static void acquire_before(LLVMValueRef I, unsigned pidx, int nidx, unsigned lon
     range_br(nidx >= 0 ? emit_range(addr) : emit_range_of(ptr), w ? chk : acq, cont);
     if (w) {
         LLVMPositionBuilderAtEnd(B, chk);
-        LLVMValueRef slow = NULL;
-        for (int end = 0; end < 2; end++) {
-            LLVMValueRef a    = end ? LLVMBuildAdd(B, addr, LLVMConstInt(T64, w - 1, 0), "") : addr;
-            LLVMValueRef off  = LLVMBuildSub(B, a, field(OFF_BASE, T64), "");
-            LLVMValueRef line = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
-            LLVMValueRef sp   = LLVMBuildInBoundsGEP2(B, T8, field(OFF_STATE, TP8), &line, 1, "");
-            LLVMValueRef sv   = LLVMBuildLoad2(B, T8, sp, "kumi.state");
-            LLVMValueRef bad;
-            if (mode == DSM_WRITE)
-                bad = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
-            else   /* S = 1, E = 2: readable iff state - 1 <= 1 */
-                bad = LLVMBuildICmp(B, LLVMIntUGT, LLVMBuildSub(B, sv, LLVMConstInt(T8, 1, 0), ""),
-                                    LLVMConstInt(T8, 1, 0), "kumi.notSE");
-            slow = slow ? LLVMBuildOr(B, slow, bad, "") : bad;
-        }
-        unlikely_br(slow, acq, cont);
+        unlikely_br(emit_lines_bad(addr, w, mode), acq, cont);
     }
     LLVMPositionBuilderAtEnd(B, acq);
     if (LLVMTypeOf(n) != T64) n = LLVMBuildZExt(B, n, T64, "");
@@ -751,22 +759,7 @@ static LLVMValueRef check_span(LLVMValueRef I, unsigned pidx, long delta, unsign
     if (in == NULL) in = emit_range_of(ptr);
     range_br(in, chk, cont);
     LLVMPositionBuilderAtEnd(B, chk);
-    LLVMValueRef slow = NULL;
-    for (int end = 0; end < 2; end++) {
-        LLVMValueRef a    = end ? LLVMBuildAdd(B, addr, LLVMConstInt(T64, n - 1, 0), "") : addr;
-        LLVMValueRef off  = LLVMBuildSub(B, a, field(OFF_BASE, T64), "");
-        LLVMValueRef line = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
-        LLVMValueRef sp   = LLVMBuildInBoundsGEP2(B, T8, field(OFF_STATE, TP8), &line, 1, "");
-        LLVMValueRef sv   = LLVMBuildLoad2(B, T8, sp, "kumi.state");
-        LLVMValueRef bad;
-        if (mode == DSM_WRITE)
-            bad = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
-        else
-            bad = LLVMBuildICmp(B, LLVMIntUGT, LLVMBuildSub(B, sv, LLVMConstInt(T8, 1, 0), ""),
-                                LLVMConstInt(T8, 1, 0), "kumi.notSE");
-        slow = slow ? LLVMBuildOr(B, slow, bad, "") : bad;
-    }
-    unlikely_br(slow, acq, cont);
+    unlikely_br(emit_lines_bad(addr, n, mode), acq, cont);
     LLVMPositionBuilderAtEnd(B, acq);
     LLVMValueRef args[3] = {LLVMBuildIntToPtr(B, addr, TP8, ""), LLVMConstInt(T64, n, 0),
                             LLVMConstInt(T32, (unsigned)mode, 0)};
