@@ -59,6 +59,13 @@ void     kumi_dsm_store_miss(void *p, unsigned w);
  * (each may be private at run time): copies through a private buffer, each
  * line valid when its bytes move. Ends the job on a failure, as the misses. */
 void     kumi_dsm_memmove(void *dst, const void *src, size_t n);
+/* 1 when every line of [lo, hi) is readable now (write: exclusive), or the
+ * range lies wholly outside the region; 0 otherwise, also when the range
+ * straddles the region's edge. Serves nothing and changes nothing. The
+ * translator calls it before a loop whose accesses it has bounded and runs
+ * the loop's unchecked copy when all are ready (dsm/translate/README.md,
+ * "Loop versions"). */
+int      kumi_dsm_ready(uintptr_t lo, uintptr_t hi, int write);
 
 static inline int kumi_dsm_in(const void *p)
 {

@@ -566,6 +566,32 @@ int kumi_dsm_write(void *shared_dst, const void *src, size_t n)
     return dsm_copy("kumi_dsm_write", shared_dst, (void *)(uintptr_t)src, n, 1);
 }
 
+int kumi_dsm_ready(uintptr_t lo, uintptr_t hi, int write)
+{
+    uintptr_t base = kumi_dsm_g.base, end = base + kumi_dsm_g.size;
+
+    if (hi <= lo || hi <= base || lo >= end)
+        return 1;   /* empty, or private memory: nothing to check */
+    if (lo < base || hi > end)
+        return 0;
+    const uint8_t *s = kumi_dsm_g.state + ((lo - base) >> KUMI_DSM_LINE_SHIFT);
+    const uint8_t *e = kumi_dsm_g.state + ((hi - 1 - base) >> KUMI_DSM_LINE_SHIFT) + 1;
+    /* eight lines a step: E everywhere for a write; for a read every byte
+     * S (1) or E (2), i.e. byte - 1 in {0, 1} (an I byte borrows and shows
+     * as 0xff, a transient state as >= 2) */
+    const uint64_t ones = 0x0101010101010101ull;
+    for (; e - s >= 8; s += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        if (write ? w != 2 * ones : ((w - ones) & 0xfefefefefefefefeull) != 0)
+            return 0;
+    }
+    for (; s < e; s++)
+        if (write ? *s != KUMI_DSM_E : *s != KUMI_DSM_S && *s != KUMI_DSM_E)
+            return 0;
+    return 1;
+}
+
 /* memmove for translated code when both pointers may be DSM (either may
  * also be private at run time). Acquiring both ranges and then copying is
  * not enough: the second acquire may serve a request that takes a line of

@@ -36,6 +36,7 @@
 #define DSM_READ    1
 #define DSM_WRITE   2
 #define WARN_CAP    4      /* warnings per function */
+#define VERSION_MAX_TRIPS 65536   /* longest run of an unchecked loop copy */
 
 /* ------------------------------------------------------------ state */
 static LLVMContextRef    C;
@@ -45,8 +46,8 @@ static LLVMBuilderRef    B;     /* emits checks (carries the access's !dbg) */
 static LLVMBuilderRef    MV;    /* moves instructions (never a !dbg)        */
 static LLVMTypeRef       T1, T8, T16, T32, T64, TP8, TVOID;
 static LLVMValueRef      G;     /* kumi_dsm_g as i8*                        */
-static LLVMValueRef      F_LOADMISS, F_STOREMISS, F_POLL, F_ACQUIRE, F_MEMMOVE;
-static LLVMTypeRef       FT_LOADMISS, FT_STOREMISS, FT_POLL, FT_ACQUIRE, FT_MEMMOVE;
+static LLVMValueRef      F_LOADMISS, F_STOREMISS, F_POLL, F_ACQUIRE, F_MEMMOVE, F_READY;
+static LLVMTypeRef       FT_LOADMISS, FT_STOREMISS, FT_POLL, FT_ACQUIRE, FT_MEMMOVE, FT_READY;
 static unsigned          MD_PROF, MD_TBAA;
 /* TBAA tags of kumi_dsm_g's fields and of its poll counter: types of their
  * own under clang's "omnipotent char", so program stores of int, double or
@@ -62,11 +63,12 @@ static LLVMValueRef      SHADOW_TICK;
 static LLVMValueRef      UNLIKELY;   /* !{"branch_weights", 1, 2000}    */
 static LLVMValueRef      LIKELY;     /* !{"branch_weights", 2000, 1}    */
 static int               opt_warn = 1;
+static int               opt_version = 1;   /* --no-version: no unchecked loop copies */
 
 static struct {
     unsigned long loads, stores, atomics, memops;
     unsigned long checked_loads, checked_stores, private_, batched, elided;
-    unsigned long wide, polls, warnings, rmw, grouped;
+    unsigned long wide, polls, warnings, rmw, grouped, versioned;
 } st;
 
 static void die(const char *what, const char *msg)
@@ -826,6 +828,562 @@ static void poll_on_edge(LLVMValueRef term, unsigned idx)
     st.polls++;
 }
 
+/* ------------------------------------------------------------ loop versions */
+/* An innermost loop without calls, fences, atomics or volatile accesses,
+ * whose every access that may touch the region has an address affine in
+ * the loop's induction variable, gets an unchecked copy: before the loop,
+ * kumi_dsm_ready tests every line the accesses can reach (bounded from the
+ * exit test); when all are ready the copy runs, else the checked loop. The
+ * copy serves no requests (no polls, no misses, no calls), so no line can
+ * change state while it runs, and its trip count is bounded. */
+
+/* v = coef * t + inv + k, k in [lo, hi], t the iteration (0, 1, ...);
+ * coef/inv NULL for 0 (i64) */
+typedef struct { LLVMValueRef coef, inv; long lo, hi; } aff;
+
+static pmap              V_BODY;   /* the loop's blocks                */
+static struct vers { LLVMBasicBlockRef d; LLVMValueRef tmax; } *VERS;   /* test block, tmax (in it, or constant) */
+static size_t            nvers, cvers;
+static LLVMBasicBlockRef V_H, V_PRE, V_LATCH;   /* header, the way in, latch */
+
+static int aff_of(LLVMValueRef v, int depth, aff *a);
+
+/* phi is an induction variable of the loop: start from the way in, and
+ * phi + step (or a GEP of phi by a constant) from the latch */
+static int iv_of(LLVMValueRef phi, LLVMValueRef *start, LLVMValueRef *next, long *step)
+{
+    if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != V_H || LLVMCountIncoming(phi) != 2)
+        return 0;
+    *start = *next = NULL;
+    for (unsigned j = 0; j < 2; j++) {
+        if (LLVMGetIncomingBlock(phi, j) == V_PRE) *start = LLVMGetIncomingValue(phi, j);
+        else if (LLVMGetIncomingBlock(phi, j) == V_LATCH) *next = LLVMGetIncomingValue(phi, j);
+    }
+    LLVMValueRef n = *next;
+    if (!*start || !n || !LLVMIsAInstruction(n) || LLVMGetOperand(n, 0) != phi)
+        return 0;
+    if (LLVMGetInstructionOpcode(n) == LLVMAdd && LLVMIsAConstantInt(LLVMGetOperand(n, 1))) {
+        *step = LLVMConstIntGetSExtValue(LLVMGetOperand(n, 1));
+        return LLVMGetTypeKind(LLVMTypeOf(phi)) == LLVMIntegerTypeKind &&
+               LLVMGetIntTypeWidth(LLVMTypeOf(phi)) == 64 && *step != 0;
+    }
+    if (LLVMIsAGetElementPtrInst(n) && LLVMGetNumOperands(n) == 2 && LLVMIsAConstantInt(LLVMGetOperand(n, 1))) {
+        long k = LLVMConstIntGetSExtValue(LLVMGetOperand(n, 1));
+        long sz = (long)LLVMABISizeOfType(TD, LLVMGetGEPSourceElementType(n));
+        return !__builtin_mul_overflow(k, sz, step) && *step != 0;
+    }
+    return 0;
+}
+
+static int in_body(LLVMValueRef v)
+{
+    return LLVMIsAInstruction(v) && pmap_find(&V_BODY, LLVMGetInstructionParent(v)) != NULL;
+}
+
+/* the test block's arithmetic, built once per operation and operands, so
+ * equal invariant parts are the same value (ranges merge by identity) */
+enum { VO_ADD, VO_MUL, VO_NEG, VO_PTR, VO_SEXT };
+static struct vmemo { int op; LLVMValueRef a, b, r; } *VMEMO;
+static size_t nvmemo, cvmemo;
+
+static LLVMValueRef v_op(int op, LLVMValueRef a, LLVMValueRef b)
+{
+    if ((op == VO_ADD || op == VO_MUL) && (uintptr_t)a > (uintptr_t)b) {
+        LLVMValueRef t = a; a = b; b = t;
+    }
+    for (size_t i = 0; i < nvmemo; i++)
+        if (VMEMO[i].op == op && VMEMO[i].a == a && VMEMO[i].b == b) return VMEMO[i].r;
+    LLVMValueRef r;
+    switch (op) {
+    case VO_ADD: r = LLVMBuildAdd(MV, a, b, ""); break;
+    case VO_MUL: r = LLVMBuildMul(MV, a, b, ""); break;
+    case VO_NEG: r = LLVMBuildNeg(MV, a, ""); break;
+    case VO_PTR: r = LLVMBuildPtrToInt(MV, a, T64, ""); break;
+    default:     r = LLVMBuildSExt(MV, a, T64, ""); break;
+    }
+    if (nvmemo == cvmemo) VMEMO = xrealloc(VMEMO, (cvmemo = cvmemo ? 2 * cvmemo : 32) * sizeof *VMEMO);
+    VMEMO[nvmemo++] = (struct vmemo){op, a, b, r};
+    return r;
+}
+
+static LLVMValueRef v_add(LLVMValueRef a, LLVMValueRef b)
+{
+    return a == NULL ? b : b == NULL ? a : v_op(VO_ADD, a, b);
+}
+
+static LLVMValueRef v_const(long k) { return LLVMConstInt(T64, (unsigned long long)k, 1); }
+
+/* x = a + sign * b */
+static int aff_add(aff *x, const aff *a, const aff *b, int sign)
+{
+    LLVMValueRef bc = b->coef, bi = b->inv;
+    long         blo = b->lo, bhi = b->hi;
+    if (sign < 0) {
+        if (bc) bc = v_op(VO_NEG, bc, NULL);
+        if (bi) bi = v_op(VO_NEG, bi, NULL);
+        if (__builtin_sub_overflow(0, b->hi, &blo) || __builtin_sub_overflow(0, b->lo, &bhi)) return 0;
+    }
+    x->coef = v_add(a->coef, bc);
+    x->inv  = v_add(a->inv, bi);
+    return !__builtin_add_overflow(a->lo, blo, &x->lo) && !__builtin_add_overflow(a->hi, bhi, &x->hi);
+}
+
+/* x = a * k, k a constant */
+static int aff_scale(aff *x, const aff *a, long k)
+{
+    LLVMValueRef kv = v_const(k);
+    long         l, h;
+    x->coef = a->coef ? v_op(VO_MUL, a->coef, kv) : NULL;
+    x->inv  = a->inv ? v_op(VO_MUL, a->inv, kv) : NULL;
+    if (__builtin_mul_overflow(a->lo, k, &l) || __builtin_mul_overflow(a->hi, k, &h)) return 0;
+    x->lo = l < h ? l : h;
+    x->hi = l < h ? h : l;
+    return 1;
+}
+
+static int aff_of(LLVMValueRef v, int depth, aff *a)
+{
+    memset(a, 0, sizeof *a);
+    LLVMTypeRef ty = LLVMTypeOf(v);
+    LLVMTypeKind tk = LLVMGetTypeKind(ty);
+    if (tk == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) > 64)
+        return 0;
+    if (tk != LLVMIntegerTypeKind && tk != LLVMPointerTypeKind)
+        return 0;
+    LLVMValueRef st0, nx;
+    long         step;
+    if (iv_of(v, &st0, &nx, &step)) {   /* start + step * t */
+        if (in_body(st0) || !aff_of(st0, depth + 1, a)) return 0;
+        a->coef = v_const(step);
+        return 1;
+    }
+    if (!in_body(v)) {   /* loop-invariant: defined before the loop */
+        if (LLVMIsAConstantInt(v)) {
+            a->lo = a->hi = LLVMConstIntGetSExtValue(v);
+            return 1;
+        }
+        if (LLVMIsAInstruction(v) || LLVMIsAArgument(v) || LLVMIsAGlobalValue(v) ||
+            LLVMIsAConstantPointerNull(v)) {
+            if (tk == LLVMPointerTypeKind) a->inv = v_op(VO_PTR, v, NULL);
+            else a->inv = LLVMGetIntTypeWidth(ty) < 64 ? v_op(VO_SEXT, v, NULL) : v;
+            return 1;
+        }
+        return 0;   /* constant expressions and the like: not worth it */
+    }
+    if (depth > 12 || (tk == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) != 64))
+        return 0;   /* narrower arithmetic may wrap */
+    aff        x, y;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    switch (op) {
+    case LLVMBitCast:
+    case LLVMPtrToInt:
+    case LLVMIntToPtr:
+        return aff_of(LLVMGetOperand(v, 0), depth + 1, a);
+    case LLVMAdd:
+    case LLVMSub:
+        return aff_of(LLVMGetOperand(v, 0), depth + 1, &x) && aff_of(LLVMGetOperand(v, 1), depth + 1, &y) &&
+               aff_add(a, &x, &y, op == LLVMAdd ? 1 : -1);
+    case LLVMShl:
+    case LLVMMul: {
+        LLVMValueRef k = LLVMGetOperand(v, 1), o = LLVMGetOperand(v, 0);
+        if (op == LLVMMul && !in_body(o) && in_body(k)) { LLVMValueRef t = k; k = o; o = t; }
+        if (!aff_of(o, depth + 1, &x)) return 0;
+        if (LLVMIsAConstantInt(k)) {
+            long kc = LLVMConstIntGetSExtValue(k);
+            if (op == LLVMShl) {
+                if (kc < 0 || kc > 40) return 0;
+                kc = 1L << kc;
+            }
+            return aff_scale(a, &x, kc);
+        }
+        if (op == LLVMShl || in_body(k) || !aff_of(k, depth + 1, &y) || y.inv == NULL || y.lo != y.hi)
+            return 0;
+        LLVMValueRef kv = v_add(y.inv, y.lo ? v_const(y.lo) : NULL);
+        if (x.lo != x.hi) return 0;   /* a range times an unknown sign */
+        LLVMValueRef xi = v_add(x.inv, x.lo ? v_const(x.lo) : NULL);
+        a->coef = x.coef ? v_op(VO_MUL, x.coef, kv) : NULL;
+        a->inv  = xi ? v_op(VO_MUL, xi, kv) : NULL;
+        return 1;
+    }
+    case LLVMOr: {   /* x | c lies in [x, x + c] for c >= 0 */
+        LLVMValueRef c = LLVMGetOperand(v, 1);
+        if (!LLVMIsAConstantInt(c) || LLVMConstIntGetSExtValue(c) < 0 ||
+            !aff_of(LLVMGetOperand(v, 0), depth + 1, a))
+            return 0;
+        return !__builtin_add_overflow(a->hi, LLVMConstIntGetSExtValue(c), &a->hi);
+    }
+    case LLVMGetElementPtr: {
+        if (!aff_of(LLVMGetOperand(v, 0), depth + 1, a)) return 0;
+        unsigned    n  = LLVMGetNumOperands(v);
+        LLVMTypeRef et = LLVMGetGEPSourceElementType(v);
+        for (unsigned i = 1; i < n; i++) {
+            LLVMValueRef ix = LLVMGetOperand(v, i);
+            if (LLVMGetTypeKind(LLVMTypeOf(ix)) != LLVMIntegerTypeKind) return 0;   /* vector GEP */
+            if (i > 1 && LLVMGetTypeKind(et) == LLVMStructTypeKind) {
+                unsigned f = (unsigned)LLVMConstIntGetZExtValue(ix);
+                long     o = (long)LLVMOffsetOfElement(TD, et, f);
+                if (__builtin_add_overflow(a->lo, o, &a->lo) || __builtin_add_overflow(a->hi, o, &a->hi))
+                    return 0;
+                et = LLVMStructGetTypeAtIndex(et, f);
+                continue;
+            }
+            if (i > 1) {
+                LLVMTypeKind k = LLVMGetTypeKind(et);
+                if (k != LLVMArrayTypeKind && k != LLVMVectorTypeKind) return 0;
+                et = LLVMGetElementType(et);
+            }
+            aff s, t = *a;
+            if (!aff_of(ix, depth + 1, &x) || !aff_scale(&s, &x, (long)LLVMABISizeOfType(TD, et)) ||
+                !aff_add(a, &t, &s, 1))
+                return 0;
+        }
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* one range to test before the loop: accesses with the same coef, inv
+ * and mode, their constant parts merged */
+typedef struct { LLVMValueRef coef, inv; long lo, hi; int write; } vrange;
+
+static LLVMValueRef v_smax(LLVMValueRef a, LLVMValueRef b, int max)
+{
+    return LLVMBuildSelect(MV, LLVMBuildICmp(MV, max ? LLVMIntSGT : LLVMIntSLT, a, b, ""), a, b, "");
+}
+
+static LLVMIntPredicate swap_pred(LLVMIntPredicate p)
+{
+    switch (p) {
+    case LLVMIntSLT: return LLVMIntSGT; case LLVMIntSGT: return LLVMIntSLT;
+    case LLVMIntSLE: return LLVMIntSGE; case LLVMIntSGE: return LLVMIntSLE;
+    case LLVMIntULT: return LLVMIntUGT; case LLVMIntUGT: return LLVMIntULT;
+    case LLVMIntULE: return LLVMIntUGE; case LLVMIntUGE: return LLVMIntULE;
+    default: return p;
+    }
+}
+
+static LLVMIntPredicate not_pred(LLVMIntPredicate p)
+{
+    switch (p) {
+    case LLVMIntEQ: return LLVMIntNE;   case LLVMIntNE: return LLVMIntEQ;
+    case LLVMIntSLT: return LLVMIntSGE; case LLVMIntSGE: return LLVMIntSLT;
+    case LLVMIntSGT: return LLVMIntSLE; case LLVMIntSLE: return LLVMIntSGT;
+    case LLVMIntULT: return LLVMIntUGE; case LLVMIntUGE: return LLVMIntULT;
+    case LLVMIntUGT: return LLVMIntULE; case LLVMIntULE: return LLVMIntUGT;
+    default: return p;
+    }
+}
+
+typedef struct { LLVMBasicBlockRef from, to; } edge;
+
+static LLVMValueRef map_get(pmap *m, LLVMValueRef v)
+{
+    long *p = pmap_find(m, v);
+    return p ? (LLVMValueRef)(intptr_t)*p : v;
+}
+
+#define REJECT do { if (getenv("KT_DEBUG")) fprintf(stderr, "reject %d in %s\n", __LINE__, LLVMGetValueName(fn)); goto out; } while (0)
+static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, const edge *e, size_t ne,
+                        LLVMValueRef *terms, size_t nterms)
+{
+    LLVMBasicBlockRef H = LLVMGetSuccessor(latch_term, k), L = LLVMGetInstructionParent(latch_term);
+    int               ok = 0;
+    if (LLVMGetInstructionOpcode(latch_term) != LLVMBr || LLVMGetNumSuccessors(latch_term) != 2 ||
+        LLVMGetSuccessor(latch_term, 1 - k) == H)
+        return 0;
+    /* the body: H and the blocks that reach the latch without H */
+    LLVMBasicBlockRef *wl = NULL;
+    size_t             nwl = 0, cwl = 0, nbody = 0;
+    pmap_put(&V_BODY, H, 1);
+    nbody = 1;
+    if (L != H) {
+        pmap_put(&V_BODY, L, 1);
+        nbody++;
+        wl = xrealloc(wl, (cwl = 16) * sizeof *wl);
+        wl[nwl++] = L;
+    }
+    while (nwl) {
+        LLVMBasicBlockRef w = wl[--nwl];
+        for (size_t i = 0; i < ne; i++)
+            if (e[i].to == w && !pmap_find(&V_BODY, e[i].from)) {
+                pmap_put(&V_BODY, e[i].from, 1);
+                nbody++;
+                if (nwl == cwl) wl = xrealloc(wl, (cwl *= 2) * sizeof *wl);
+                wl[nwl++] = e[i].from;
+            }
+        if (nbody > 64) REJECT;
+    }
+    /* one way in (through P), one latch, no inner loop */
+    V_PRE = NULL;
+    for (size_t i = 0; i < ne; i++) {
+        int fin = pmap_find(&V_BODY, e[i].from) != NULL, tin = pmap_find(&V_BODY, e[i].to) != NULL;
+        if (!tin || fin) {
+            if (fin && tin && e[i].to == H && e[i].from != L) REJECT;   /* a second latch */
+            continue;
+        }
+        if (e[i].to != H || V_PRE) REJECT;   /* a second entry */
+        V_PRE = e[i].from;
+    }
+    if (V_PRE == NULL) REJECT;
+    {
+        LLVMValueRef pt = LLVMGetBasicBlockTerminator(V_PRE);
+        unsigned     hits = 0, pn = LLVMGetNumSuccessors(pt);
+        for (unsigned s = 0; s < pn; s++) hits += LLVMGetSuccessor(pt, s) == H;
+        if (hits != 1 || LLVMGetInstructionOpcode(pt) != LLVMBr) REJECT;
+    }
+    for (size_t i = 0; i < nterms; i++)
+        if (terms[i] != latch_term && in_body(terms[i])) REJECT;
+    /* the exit test at the latch: an induction variable (or its next
+     * value) against a loop-invariant bound */
+    V_H = H;
+    V_LATCH = L;
+    nvmemo = 0;
+    LLVMValueRef cond = LLVMGetCondition(latch_term);
+    if (!LLVMIsAICmpInst(cond)) REJECT;
+    LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
+    LLVMValueRef     N = NULL, next = NULL, start = NULL, iv = NULL;
+    long             step = 0;
+    int              on_next = 0;
+    for (int s = 0; s < 2 && !iv; s++) {
+        LLVMValueRef c = LLVMGetOperand(cond, (unsigned)s), o = LLVMGetOperand(cond, 1u - (unsigned)s);
+        if (in_body(o) || LLVMIsAConstantExpr(o) || LLVMGetTypeKind(LLVMTypeOf(c)) != LLVMIntegerTypeKind)
+            continue;
+        LLVMValueRef phi = c;
+        if (LLVMIsABinaryOperator(c) && LLVMGetInstructionOpcode(c) == LLVMAdd)
+            phi = LLVMGetOperand(c, 0);
+        if (!iv_of(phi, &start, &next, &step) || (c != phi && c != next))
+            continue;
+        iv      = phi;
+        N       = o;
+        on_next = c == next;
+        if (s == 1) pred = swap_pred(pred);
+    }
+    if (!iv) REJECT;
+    if (LLVMGetSuccessor(latch_term, 0) != H) pred = not_pred(pred);   /* now: go on while pred */
+    int up = step > 0, uns = pred == LLVMIntULT || pred == LLVMIntULE || pred == LLVMIntUGT || pred == LLVMIntUGE;
+    long extra;   /* the last iv is at most N + extra (up) or at least N + extra (down) */
+    if (up) {
+        if (pred == LLVMIntSLT || pred == LLVMIntULT) extra = on_next ? -1 : step - 1;
+        else if (pred == LLVMIntSLE || pred == LLVMIntULE) extra = on_next ? 0 : step;
+        else if (pred == LLVMIntNE) extra = on_next ? -1 : 0;
+        else REJECT;
+    } else {
+        if (pred == LLVMIntSGT || pred == LLVMIntUGT) extra = on_next ? 1 : step + 1;
+        else if (pred == LLVMIntSGE || pred == LLVMIntUGE) extra = on_next ? 0 : step;
+        else if (pred == LLVMIntNE) extra = on_next ? 1 : 0;
+        else REJECT;
+    }
+
+    /* values of the loop used after it only by the exits' phis (LCSSA):
+     * those take the copy's values from the copy's blocks */
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+        if (!pmap_find(&V_BODY, b)) continue;
+        for (LLVMValueRef I = LLVMGetFirstInstruction(b); I; I = LLVMGetNextInstruction(I))
+            for (LLVMUseRef u = LLVMGetFirstUse(I); u; u = LLVMGetNextUse(u)) {
+                LLVMValueRef U = LLVMGetUser(u);
+                if (in_body(U)) continue;
+                if (!LLVMIsAPHINode(U)) REJECT;
+                unsigned n = LLVMCountIncoming(U);
+                for (unsigned j = 0; j < n; j++)
+                    if (LLVMGetIncomingValue(U, j) == I && !pmap_find(&V_BODY, LLVMGetIncomingBlock(U, j)))
+                        REJECT;
+            }
+    }
+
+    /* the test block D on the edge P -> H; the analysis builds its values there */
+    LLVMBasicBlockRef D = LLVMInsertBasicBlockInContext(C, H, "kumi.ver");
+    LLVMPositionBuilderAtEnd(MV, D);
+    LLVMSetCurrentDebugLocation2(MV, NULL);
+    vrange *rg = NULL;
+    size_t  nrg = 0, crg = 0;
+    int     fail = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b && !fail; b = LLVMGetNextBasicBlock(b)) {
+        if (!pmap_find(&V_BODY, b)) continue;
+        for (LLVMValueRef I = LLVMGetFirstInstruction(b); I && !fail; I = LLVMGetNextInstruction(I)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(I);
+            if (op == LLVMCall) {
+                const char *n = callee_name(I);
+                if (!n || !starts(n, "llvm.") || is_memintr(n) || starts(n, "llvm.masked.")) { fail = 1; if (getenv("KT_DEBUG")) fprintf(stderr, "call %s\n", n ? n : "?"); }
+                continue;
+            }
+            if (op == LLVMInvoke || op == LLVMFence || op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg ||
+                op == LLVMRet || op == LLVMCallBr) { fail = 1; continue; }
+            if (op != LLVMLoad && op != LLVMStore) continue;
+            int          store = op == LLVMStore;
+            LLVMValueRef p = LLVMGetOperand(I, store ? 1 : 0);
+            if (LLVMGetPointerAddressSpace(LLVMTypeOf(p)) != 0 || is_private(p, 0)) continue;
+            if (LLVMGetVolatile(I) || LLVMGetOrdering(I) != LLVMAtomicOrderingNotAtomic) { fail = 1; continue; }
+            aff a;
+            if (!aff_of(p, 0, &a)) {
+                if (getenv("KT_DEBUG")) { char *t = LLVMPrintValueToString(I); fprintf(stderr, "not affine: %s\n", t); LLVMDisposeMessage(t); }
+                fail = 1; continue; }
+            long n = (long)LLVMStoreSizeOfType(TD, store ? LLVMTypeOf(LLVMGetOperand(I, 0)) : LLVMTypeOf(I));
+            size_t r;
+            for (r = 0; r < nrg; r++)
+                if (rg[r].coef == a.coef && rg[r].inv == a.inv && rg[r].write == store) break;
+            if (r == nrg) {
+                if (nrg == crg) rg = xrealloc(rg, (crg = crg ? 2 * crg : 8) * sizeof *rg);
+                rg[nrg++] = (vrange){a.coef, a.inv, a.lo, a.hi + n, store};
+            } else {
+                if (a.lo < rg[r].lo) rg[r].lo = a.lo;
+                if (a.hi + n > rg[r].hi) rg[r].hi = a.hi + n;
+            }
+        }
+    }
+    if (getenv("KT_DEBUG")) fprintf(stderr, "fail %d nrg %zu\n", fail, nrg);
+    if (fail || nrg == 0 || nrg > 16) {
+        for (LLVMValueRef I = LLVMGetLastInstruction(D), p; I; I = p) {
+            p = LLVMGetPreviousInstruction(I);
+            LLVMInstructionEraseFromParent(I);
+        }
+        LLVMDeleteBasicBlock(D);
+        free(rg);
+        REJECT;
+    }
+    /* the iterations: the tested variable runs from start to at most (at
+     * least) N + extra, so t runs from 0 to tmax */
+    LLVMValueRef lim  = LLVMBuildAdd(MV, N, v_const(extra), "");
+    LLVMValueRef tmax = LLVMBuildSDiv(MV, up ? LLVMBuildSub(MV, lim, start, "") : LLVMBuildSub(MV, start, lim, ""),
+                                      v_const(up ? step : -step), "");
+    tmax = v_smax(tmax, v_const(0), 1);
+    LLVMValueRef ready = LLVMBuildICmp(MV, LLVMIntSLT, tmax, v_const(VERSION_MAX_TRIPS), "");
+    if (uns)   /* an unsigned bound above 2^63 is no bound here */
+        ready = LLVMBuildAnd(MV, ready, LLVMBuildAnd(MV, LLVMBuildICmp(MV, LLVMIntSGE, start, v_const(0), ""),
+                                                     LLVMBuildICmp(MV, LLVMIntSGE, N, v_const(0), ""), ""), "");
+    LLVMBasicBlockRef Dend = D;   /* the test's last block */
+    for (size_t r = 0; r < nrg; r++) {
+        LLVMValueRef a1 = rg[r].inv ? rg[r].inv : v_const(0), a2 = a1;
+        if (rg[r].coef)
+            a2 = LLVMBuildAdd(MV, a2, LLVMBuildMul(MV, rg[r].coef, tmax, ""), "");
+        LLVMValueRef lo = LLVMBuildAdd(MV, v_smax(a1, a2, 0), v_const(rg[r].lo), "kumi.lo");
+        LLVMValueRef hi = LLVMBuildAdd(MV, v_smax(a1, a2, 1), v_const(rg[r].hi), "kumi.hi");
+        /* a range of one or two lines in the region: its two state bytes
+         * inline; else kumi_dsm_ready */
+        LLVMValueRef base = field_global(MV, OFF_BASE, T64), size = field_global(MV, OFF_SIZE, T64);
+        LLVMValueRef o0 = LLVMBuildSub(MV, lo, base, ""), o1 = LLVMBuildSub(MV, LLVMBuildSub(MV, hi, v_const(1), ""), base, "");
+        LLVMValueRef l0 = LLVMBuildLShr(MV, o0, v_const(LINE_SHIFT), ""), l1 = LLVMBuildLShr(MV, o1, v_const(LINE_SHIFT), "");
+        LLVMValueRef small = LLVMBuildAnd(MV, LLVMBuildAnd(MV, LLVMBuildICmp(MV, LLVMIntULT, o0, size, ""),
+                                                           LLVMBuildICmp(MV, LLVMIntULT, o1, size, ""), ""),
+                                          LLVMBuildICmp(MV, LLVMIntULT, LLVMBuildSub(MV, l1, l0, ""), v_const(2), ""), "");
+        LLVMBasicBlockRef bs = new_block_after(Dend, "kumi.ver.small");
+        LLVMBasicBlockRef bc = new_block_after(bs, "kumi.ver.call");
+        LLVMBasicBlockRef bj = new_block_after(bc, "kumi.ver.join");
+        LLVMBuildCondBr(MV, small, bs, bc);
+        LLVMPositionBuilderAtEnd(MV, bs);
+        LLVMValueRef stp = field_global(MV, OFF_STATE, TP8), good = NULL;
+        for (int e2 = 0; e2 < 2; e2++) {
+            LLVMValueRef ix = e2 ? l1 : l0;
+            LLVMValueRef sv = LLVMBuildLoad2(MV, T8, LLVMBuildGEP2(MV, T8, stp, &ix, 1, ""), "");
+            LLVMValueRef g1 = rg[r].write ? LLVMBuildICmp(MV, LLVMIntEQ, sv, LLVMConstInt(T8, STATE_E, 0), "")
+                                          : LLVMBuildICmp(MV, LLVMIntULT, LLVMBuildSub(MV, sv, LLVMConstInt(T8, 1, 0), ""),
+                                                          LLVMConstInt(T8, 2, 0), "");   /* S or E */
+            good = good ? LLVMBuildAnd(MV, good, g1, "") : g1;
+        }
+        LLVMBuildBr(MV, bj);
+        LLVMPositionBuilderAtEnd(MV, bc);
+        LLVMValueRef args[3] = {lo, hi, LLVMConstInt(T32, (unsigned long long)rg[r].write, 0)};
+        LLVMValueRef c = LLVMBuildCall2(MV, FT_READY, F_READY, args, 3, "");
+        LLVMValueRef good2 = LLVMBuildICmp(MV, LLVMIntNE, c, LLVMConstInt(T32, 0, 0), "");
+        LLVMBuildBr(MV, bj);
+        LLVMPositionBuilderAtEnd(MV, bj);
+        LLVMValueRef      ph = LLVMBuildPhi(MV, T1, "");
+        LLVMValueRef      iv2[2] = {good, good2};
+        LLVMBasicBlockRef ib2[2] = {bs, bc};
+        LLVMAddIncoming(ph, iv2, ib2, 2);
+        ready = LLVMBuildAnd(MV, ready, ph, "");
+        Dend = bj;
+    }
+    free(rg);
+
+    /* the copy: blocks after the function's last, same instructions */
+    pmap vm = {0};
+    LLVMBasicBlockRef *bb = xrealloc(NULL, nbody * sizeof *bb);
+    size_t             nb = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        if (pmap_find(&V_BODY, b)) bb[nb++] = b;
+    LLVMBasicBlockRef *cb = xrealloc(NULL, nbody * sizeof *cb);
+    for (size_t i = 0; i < nb; i++) {
+        cb[i] = LLVMAppendBasicBlockInContext(C, fn, "kumi.fast");
+        pmap_put(&vm, LLVMBasicBlockAsValue(bb[i]), (long)(intptr_t)LLVMBasicBlockAsValue(cb[i]));
+    }
+    for (size_t i = 0; i < nb; i++) {
+        LLVMPositionBuilderAtEnd(MV, cb[i]);
+        LLVMSetCurrentDebugLocation2(MV, NULL);
+        for (LLVMValueRef I = LLVMGetFirstInstruction(bb[i]); I; I = LLVMGetNextInstruction(I)) {
+            LLVMValueRef c;
+            if (LLVMIsAPHINode(I)) {
+                c = LLVMBuildPhi(MV, LLVMTypeOf(I), "");
+            } else {
+                c = LLVMInstructionClone(I);
+                LLVMInsertIntoBuilderWithName(MV, c, "");
+            }
+            pmap_put(&vm, I, (long)(intptr_t)c);
+        }
+    }
+    for (size_t i = 0; i < nb; i++) {
+        for (LLVMValueRef I = LLVMGetFirstInstruction(bb[i]); I; I = LLVMGetNextInstruction(I)) {
+            LLVMValueRef c = map_get(&vm, I);
+            if (LLVMIsAPHINode(I)) {
+                unsigned n = LLVMCountIncoming(I);
+                for (unsigned j = 0; j < n; j++) {
+                    LLVMBasicBlockRef ib = LLVMGetIncomingBlock(I, j);
+                    LLVMValueRef      iv = map_get(&vm, LLVMGetIncomingValue(I, j));
+                    ib = ib == V_PRE ? Dend : LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(ib)));
+                    LLVMAddIncoming(c, &iv, &ib, 1);
+                }
+                continue;
+            }
+            unsigned n = (unsigned)LLVMGetNumOperands(c);
+            for (unsigned j = 0; j < n; j++) {
+                LLVMValueRef o = LLVMGetOperand(c, j), m = map_get(&vm, o);
+                if (m != o) LLVMSetOperand(c, j, m);
+            }
+        }
+    }
+    /* exits: their phis take the copy's values from the copy's blocks */
+    for (size_t i = 0; i < nb; i++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(bb[i]);
+        unsigned     ns = t ? LLVMGetNumSuccessors(t) : 0;
+        for (unsigned s = 0; s < ns; s++) {
+            LLVMBasicBlockRef x = LLVMGetSuccessor(t, s);
+            int               dup = 0;
+            for (unsigned q = 0; q < s; q++) dup |= LLVMGetSuccessor(t, q) == x;
+            if (dup || pmap_find(&V_BODY, x)) continue;
+            for (LLVMValueRef p = LLVMGetFirstInstruction(x); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
+                unsigned n = LLVMCountIncoming(p);
+                for (unsigned j = 0; j < n; j++)
+                    if (LLVMGetIncomingBlock(p, j) == bb[i]) {
+                        LLVMValueRef      v  = map_get(&vm, LLVMGetIncomingValue(p, j));
+                        LLVMBasicBlockRef ib = cb[i];
+                        LLVMAddIncoming(p, &v, &ib, 1);
+                    }
+            }
+        }
+    }
+    LLVMBasicBlockRef Hc = LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(H)));
+    free(bb);
+    free(cb);
+    pmap_free(&vm);
+    /* wire: P -> D -> (ready ? copy : loop) */
+    LLVMValueRef pt = LLVMGetBasicBlockTerminator(V_PRE);
+    unsigned     pn = LLVMGetNumSuccessors(pt);
+    for (unsigned s = 0; s < pn; s++)
+        if (LLVMGetSuccessor(pt, s) == H) LLVMSetSuccessor(pt, s, D);
+    LLVMPositionBuilderAtEnd(MV, Dend);
+    LLVMSetMetadata(LLVMBuildCondBr(MV, ready, Hc, H), MD_PROF, LIKELY);
+    phi_retarget(H, V_PRE, Dend, ~0u);
+    /* the poll budget is charged in D once the tick's home is known (step 4) */
+    if (nvers == cvers) VERS = xrealloc(VERS, (cvers = cvers ? 2 * cvers : 16) * sizeof *VERS);
+    VERS[nvers++] = (struct vers){D, tmax};
+    ok = 1;
+out:
+    free(wl);
+    pmap_free(&V_BODY);
+    return ok;
+}
+
 /* ------------------------------------------------------------ per function */
 enum { A_LOAD, A_STORE, A_ATOMIC, A_MEM, A_BARRIER };
 typedef struct { LLVMValueRef I; LLVMBasicBlockRef bb; int kind; } access;
@@ -910,7 +1468,7 @@ static int no_deref_callee(const char *n)
 static int shadow_kept(LLVMValueRef call)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);
-    return f == F_LOADMISS || f == F_STOREMISS || f == F_POLL || f == F_ACQUIRE || f == F_MEMMOVE;
+    return f == F_LOADMISS || f == F_STOREMISS || f == F_POLL || f == F_ACQUIRE || f == F_MEMMOVE || f == F_READY;
 }
 
 /* Is the next access of acc[i]'s batch (same original block, no call,
@@ -998,6 +1556,29 @@ static void do_function(LLVMValueRef fn)
         }
     }
     free(color); free(stk); free(next); pmap_free(&idx);
+
+    /* 1b. loop versions, before any check goes in (the copies stay as the
+     *     optimizer left them); the checked loops keep their back edges */
+    nvers = 0;
+    if (opt_version && nback) {
+        LLVMValueRef *terms = xrealloc(NULL, nback * sizeof *terms);
+        for (size_t i = 0; i < nback; i++) terms[i] = back[i].term;
+        for (size_t i = 0; i < nback; i++) {
+            edge  *e = NULL;
+            size_t ne = 0, ce = 0;
+            for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+                LLVMValueRef t = LLVMGetBasicBlockTerminator(b);
+                unsigned     ns = t ? LLVMGetNumSuccessors(t) : 0;
+                for (unsigned k = 0; k < ns; k++) {
+                    if (ne == ce) e = xrealloc(e, (ce = ce ? 2 * ce : 64) * sizeof *e);
+                    e[ne++] = (edge){b, LLVMGetSuccessor(t, k)};
+                }
+            }
+            if (version_loop(fn, back[i].term, back[i].k, e, ne, terms, nback)) st.versioned++;
+            free(e);
+        }
+        free(terms);
+    }
 
     /* 2. the accesses, in order, before any surgery */
     access *acc = NULL;
@@ -1238,9 +1819,37 @@ static void do_function(LLVMValueRef fn)
     }
     free(acc);
 
-    /* 4. polls on the back edges found in 1. */
+    /* 4. polls on the back edges found in 1.; a versioned loop's test
+     *    charges its iterations to the tick up front (its unchecked copy
+     *    ticks nothing) and polls first when that crosses a multiple of
+     *    1024, so a run of short loops polls as often as their back edges
+     *    would */
     for (size_t i = 0; i < nback; i++)
         poll_on_edge(back[i].term, back[i].k);
+    for (size_t i = 0; i < nvers; i++) {
+        LLVMValueRef      tm = VERS[i].tmax;
+        LLVMBasicBlockRef d1 = VERS[i].d;
+        LLVMBasicBlockRef d2 = split_before(LLVMIsAInstruction(tm) ? LLVMGetNextInstruction(tm) : LLVMGetFirstInstruction(d1),
+                                            "kumi.ver.test");
+        LLVMBasicBlockRef pc = new_block_after(d1, "kumi.ver.poll");
+        LLVMPositionBuilderAtEnd(MV, d1);
+        LLVMSetCurrentDebugLocation2(MV, NULL);
+        LLVMValueRef tp = SHADOW_TICK ? SHADOW_TICK : tick_global_ptr(MV);
+        LLVMValueRef t0 = LLVMBuildLoad2(MV, T32, tp, "");
+        LLVMValueRef n  = v_smax(LLVMBuildAdd(MV, tm, v_const(1), ""), v_const(VERSION_MAX_TRIPS), 0);
+        LLVMValueRef t1 = LLVMBuildAdd(MV, t0, LLVMBuildTrunc(MV, n, T32, ""), "kumi.tick");
+        LLVMValueRef ts = LLVMBuildStore(MV, t1, tp);
+        if (!SHADOW_TICK) {
+            LLVMSetMetadata(t0, MD_TBAA, TBAA_TICK);
+            LLVMSetMetadata(ts, MD_TBAA, TBAA_TICK);
+        }
+        LLVMValueRef x = LLVMBuildAnd(MV, LLVMBuildXor(MV, t0, t1, ""), LLVMConstInt(T32, ~POLL_MASK, 0), "");
+        LLVMSetMetadata(LLVMBuildCondBr(MV, LLVMBuildICmp(MV, LLVMIntNE, x, LLVMConstInt(T32, 0, 0), ""), pc, d2),
+                        MD_PROF, UNLIKELY);
+        LLVMPositionBuilderAtEnd(MV, pc);
+        LLVMBuildCall2(MV, FT_POLL, F_POLL, NULL, 0, "");
+        LLVMBuildBr(MV, d2);
+    }
     free(back);
     free(bbs);
     LLVMSetCurrentDebugLocation2(B, NULL);
@@ -1278,6 +1887,8 @@ static void setup(void)
     F_ACQUIRE   = get_fn("kumi_dsm_acquire", LLVMFunctionType(T32, a3, 3, 0), &FT_ACQUIRE);
     LLVMTypeRef a4[3] = {TP8, TP8, T64};
     F_MEMMOVE   = get_fn("kumi_dsm_memmove", LLVMFunctionType(TVOID, a4, 3, 0), &FT_MEMMOVE);
+    LLVMTypeRef a5[3] = {T64, T64, T32};
+    F_READY     = get_fn("kumi_dsm_ready", LLVMFunctionType(T32, a5, 3, 0), &FT_READY);
     /* TBAA: clang's root and "omnipotent char" are uniqued by content, so
      * these nodes are the ones in clang's own tags */
     MD_TBAA = LLVMGetMDKindIDInContext(C, "tbaa", 4);
@@ -1329,7 +1940,7 @@ static const char *suffix(const char *p)
 static void usage(int rc)
 {
     fprintf(rc ? stderr : stdout,
-            "usage: kumi-translate IN.{bc,ll} -o OUT.{o,bc,ll,s} [-O0|-O1|-O2|-O3] [--stats] [--no-warn]\n"
+            "usage: kumi-translate IN.{bc,ll} -o OUT.{o,bc,ll,s} [-O0|-O1|-O2|-O3] [--stats] [--no-warn] [--no-version]\n"
             "Inserts kumi's DSM access checks (dsm/check.h) into LLVM IR; see dsm/translate/README.md.\n");
     exit(rc);
 }
@@ -1344,6 +1955,7 @@ int main(int argc, char **argv)
         else if (starts(a, "-O")) olevel = a[2] == '0' ? 0 : a[2] == '1' ? 1 : a[2] == '3' ? 3 : 2;
         else if (strcmp(a, "--stats") == 0) stats = 1;
         else if (strcmp(a, "--no-warn") == 0) opt_warn = 0;
+        else if (strcmp(a, "--no-version") == 0) opt_version = 0;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) usage(0);
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "kumi-translate: unknown option %s\n", a); usage(2); }
         else if (in == NULL) in = a;
@@ -1415,9 +2027,9 @@ int main(int argc, char **argv)
     if (stats)
         fprintf(stderr,
                 "kumi-translate: %s: loads %lu stores %lu atomics %lu memops %lu | checked loads %lu "
-                "stores %lu | private %lu batched %lu elided %lu wide %lu rmw %lu grouped %lu | polls %lu warnings %lu\n",
+                "stores %lu | private %lu batched %lu elided %lu wide %lu rmw %lu grouped %lu | polls %lu versioned loops %lu warnings %lu\n",
                 in, st.loads, st.stores, st.atomics, st.memops, st.checked_loads, st.checked_stores,
-                st.private_, st.batched, st.elided, st.wide, st.rmw, st.grouped, st.polls, st.warnings);
+                st.private_, st.batched, st.elided, st.wide, st.rmw, st.grouped, st.polls, st.versioned, st.warnings);
     LLVMDisposeTargetData(TD);
     LLVMDisposeTargetMachine(tm);
     LLVMDisposeBuilder(B);
