@@ -269,7 +269,9 @@ static int dsm_map(void)
     }
     close(fd);
 
-    kumi_dsm.state_bytes = size >> KUMI_DSM_LINE_SHIFT;
+    /* (+8: the translator's loop test reads the state of up to eight
+     * lines as one 8-byte word, which may run past the last line) */
+    kumi_dsm.state_bytes = (size >> KUMI_DSM_LINE_SHIFT) + 8;
     void *st = mmap(NULL, kumi_dsm.state_bytes, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     kumi_dsm.sharer_words = (unsigned)((npes + 63) / 64);

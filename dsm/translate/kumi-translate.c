@@ -1084,7 +1084,6 @@ static LLVMValueRef map_get(pmap *m, LLVMValueRef v)
     return p ? (LLVMValueRef)(intptr_t)*p : v;
 }
 
-#define REJECT do { if (getenv("KT_DEBUG")) fprintf(stderr, "reject %d in %s\n", __LINE__, LLVMGetValueName(fn)); goto out; } while (0)
 static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, const edge *e, size_t ne,
                         LLVMValueRef *terms, size_t nterms)
 {
@@ -1113,35 +1112,35 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
                 if (nwl == cwl) wl = xrealloc(wl, (cwl *= 2) * sizeof *wl);
                 wl[nwl++] = e[i].from;
             }
-        if (nbody > 64) REJECT;
+        if (nbody > 64) goto out;
     }
     /* one way in (through P), one latch, no inner loop */
     V_PRE = NULL;
     for (size_t i = 0; i < ne; i++) {
         int fin = pmap_find(&V_BODY, e[i].from) != NULL, tin = pmap_find(&V_BODY, e[i].to) != NULL;
         if (!tin || fin) {
-            if (fin && tin && e[i].to == H && e[i].from != L) REJECT;   /* a second latch */
+            if (fin && tin && e[i].to == H && e[i].from != L) goto out;   /* a second latch */
             continue;
         }
-        if (e[i].to != H || V_PRE) REJECT;   /* a second entry */
+        if (e[i].to != H || V_PRE) goto out;   /* a second entry */
         V_PRE = e[i].from;
     }
-    if (V_PRE == NULL) REJECT;
+    if (V_PRE == NULL) goto out;
     {
         LLVMValueRef pt = LLVMGetBasicBlockTerminator(V_PRE);
         unsigned     hits = 0, pn = LLVMGetNumSuccessors(pt);
         for (unsigned s = 0; s < pn; s++) hits += LLVMGetSuccessor(pt, s) == H;
-        if (hits != 1 || LLVMGetInstructionOpcode(pt) != LLVMBr) REJECT;
+        if (hits != 1 || LLVMGetInstructionOpcode(pt) != LLVMBr) goto out;
     }
     for (size_t i = 0; i < nterms; i++)
-        if (terms[i] != latch_term && in_body(terms[i])) REJECT;
+        if (terms[i] != latch_term && in_body(terms[i])) goto out;
     /* the exit test at the latch: an induction variable (or its next
      * value) against a loop-invariant bound */
     V_H = H;
     V_LATCH = L;
     nvmemo = 0;
     LLVMValueRef cond = LLVMGetCondition(latch_term);
-    if (!LLVMIsAICmpInst(cond)) REJECT;
+    if (!LLVMIsAICmpInst(cond)) goto out;
     LLVMIntPredicate pred = LLVMGetICmpPredicate(cond);
     LLVMValueRef     N = NULL, next = NULL, start = NULL, iv = NULL;
     long             step = 0;
@@ -1160,7 +1159,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         on_next = c == next;
         if (s == 1) pred = swap_pred(pred);
     }
-    if (!iv) REJECT;
+    if (!iv) goto out;
     if (LLVMGetSuccessor(latch_term, 0) != H) pred = not_pred(pred);   /* now: go on while pred */
     int up = step > 0, uns = pred == LLVMIntULT || pred == LLVMIntULE || pred == LLVMIntUGT || pred == LLVMIntUGE;
     long extra;   /* the last iv is at most N + extra (up) or at least N + extra (down) */
@@ -1168,12 +1167,12 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         if (pred == LLVMIntSLT || pred == LLVMIntULT) extra = on_next ? -1 : step - 1;
         else if (pred == LLVMIntSLE || pred == LLVMIntULE) extra = on_next ? 0 : step;
         else if (pred == LLVMIntNE) extra = on_next ? -1 : 0;
-        else REJECT;
+        else goto out;
     } else {
         if (pred == LLVMIntSGT || pred == LLVMIntUGT) extra = on_next ? 1 : step + 1;
         else if (pred == LLVMIntSGE || pred == LLVMIntUGE) extra = on_next ? 0 : step;
         else if (pred == LLVMIntNE) extra = on_next ? 1 : 0;
-        else REJECT;
+        else goto out;
     }
 
     /* values of the loop used after it only by the exits' phis (LCSSA):
@@ -1184,11 +1183,11 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
             for (LLVMUseRef u = LLVMGetFirstUse(I); u; u = LLVMGetNextUse(u)) {
                 LLVMValueRef U = LLVMGetUser(u);
                 if (in_body(U)) continue;
-                if (!LLVMIsAPHINode(U)) REJECT;
+                if (!LLVMIsAPHINode(U)) goto out;
                 unsigned n = LLVMCountIncoming(U);
                 for (unsigned j = 0; j < n; j++)
                     if (LLVMGetIncomingValue(U, j) == I && !pmap_find(&V_BODY, LLVMGetIncomingBlock(U, j)))
-                        REJECT;
+                        goto out;
             }
     }
 
@@ -1205,7 +1204,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
             LLVMOpcode op = LLVMGetInstructionOpcode(I);
             if (op == LLVMCall) {
                 const char *n = callee_name(I);
-                if (!n || !starts(n, "llvm.") || is_memintr(n) || starts(n, "llvm.masked.")) { fail = 1; if (getenv("KT_DEBUG")) fprintf(stderr, "call %s\n", n ? n : "?"); }
+                if (!n || !starts(n, "llvm.") || is_memintr(n) || starts(n, "llvm.masked.")) fail = 1;
                 continue;
             }
             if (op == LLVMInvoke || op == LLVMFence || op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg ||
@@ -1217,7 +1216,6 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
             if (LLVMGetVolatile(I) || LLVMGetOrdering(I) != LLVMAtomicOrderingNotAtomic) { fail = 1; continue; }
             aff a;
             if (!aff_of(p, 0, &a)) {
-                if (getenv("KT_DEBUG")) { char *t = LLVMPrintValueToString(I); fprintf(stderr, "not affine: %s\n", t); LLVMDisposeMessage(t); }
                 fail = 1; continue; }
             long n = (long)LLVMStoreSizeOfType(TD, store ? LLVMTypeOf(LLVMGetOperand(I, 0)) : LLVMTypeOf(I));
             size_t r;
@@ -1232,7 +1230,18 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
             }
         }
     }
-    if (getenv("KT_DEBUG")) fprintf(stderr, "fail %d nrg %zu\n", fail, nrg);
+    /* a range read and written (a[i] += ...): one test for E (E implies
+     * readable) */
+    for (size_t r = 0; r < nrg; r++) {
+        if (rg[r].write) continue;
+        for (size_t q = 0; q < nrg; q++)
+            if (rg[q].write && rg[q].coef == rg[r].coef && rg[q].inv == rg[r].inv) {
+                if (rg[r].lo < rg[q].lo) rg[q].lo = rg[r].lo;
+                if (rg[r].hi > rg[q].hi) rg[q].hi = rg[r].hi;
+                rg[r--] = rg[--nrg];
+                break;
+            }
+    }
     if (fail || nrg == 0 || nrg > 16) {
         for (LLVMValueRef I = LLVMGetLastInstruction(D), p; I; I = p) {
             p = LLVMGetPreviousInstruction(I);
@@ -1240,7 +1249,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         }
         LLVMDeleteBasicBlock(D);
         free(rg);
-        REJECT;
+        goto out;
     }
     /* the iterations: the tested variable runs from start to at most (at
      * least) N + extra, so t runs from 0 to tmax */
@@ -1259,28 +1268,30 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
             a2 = LLVMBuildAdd(MV, a2, LLVMBuildMul(MV, rg[r].coef, tmax, ""), "");
         LLVMValueRef lo = LLVMBuildAdd(MV, v_smax(a1, a2, 0), v_const(rg[r].lo), "kumi.lo");
         LLVMValueRef hi = LLVMBuildAdd(MV, v_smax(a1, a2, 1), v_const(rg[r].hi), "kumi.hi");
-        /* a range of one or two lines in the region: its two state bytes
-         * inline; else kumi_dsm_ready */
+        /* a range of at most eight lines in the region: their state bytes
+         * as one word, inline (dsm.c pads the table); else kumi_dsm_ready */
         LLVMValueRef base = field_global(MV, OFF_BASE, T64), size = field_global(MV, OFF_SIZE, T64);
         LLVMValueRef o0 = LLVMBuildSub(MV, lo, base, ""), o1 = LLVMBuildSub(MV, LLVMBuildSub(MV, hi, v_const(1), ""), base, "");
         LLVMValueRef l0 = LLVMBuildLShr(MV, o0, v_const(LINE_SHIFT), ""), l1 = LLVMBuildLShr(MV, o1, v_const(LINE_SHIFT), "");
+        LLVMValueRef nl = LLVMBuildSub(MV, l1, l0, "");
         LLVMValueRef small = LLVMBuildAnd(MV, LLVMBuildAnd(MV, LLVMBuildICmp(MV, LLVMIntULT, o0, size, ""),
                                                            LLVMBuildICmp(MV, LLVMIntULT, o1, size, ""), ""),
-                                          LLVMBuildICmp(MV, LLVMIntULT, LLVMBuildSub(MV, l1, l0, ""), v_const(2), ""), "");
+                                          LLVMBuildICmp(MV, LLVMIntULT, nl, v_const(8), ""), "");
         LLVMBasicBlockRef bs = new_block_after(Dend, "kumi.ver.small");
         LLVMBasicBlockRef bc = new_block_after(bs, "kumi.ver.call");
         LLVMBasicBlockRef bj = new_block_after(bc, "kumi.ver.join");
         LLVMBuildCondBr(MV, small, bs, bc);
         LLVMPositionBuilderAtEnd(MV, bs);
-        LLVMValueRef stp = field_global(MV, OFF_STATE, TP8), good = NULL;
-        for (int e2 = 0; e2 < 2; e2++) {
-            LLVMValueRef ix = e2 ? l1 : l0;
-            LLVMValueRef sv = LLVMBuildLoad2(MV, T8, LLVMBuildGEP2(MV, T8, stp, &ix, 1, ""), "");
-            LLVMValueRef g1 = rg[r].write ? LLVMBuildICmp(MV, LLVMIntEQ, sv, LLVMConstInt(T8, STATE_E, 0), "")
-                                          : LLVMBuildICmp(MV, LLVMIntULT, LLVMBuildSub(MV, sv, LLVMConstInt(T8, 1, 0), ""),
-                                                          LLVMConstInt(T8, 2, 0), "");   /* S or E */
-            good = good ? LLVMBuildAnd(MV, good, g1, "") : g1;
-        }
+        LLVMValueRef stp = field_global(MV, OFF_STATE, TP8);
+        LLVMValueRef wp  = LLVMBuildBitCast(MV, LLVMBuildGEP2(MV, T8, stp, &l0, 1, ""), LLVMPointerType(T64, 0), "");
+        LLVMValueRef w8  = LLVMBuildLoad2(MV, T64, wp, "kumi.states");
+        LLVMSetAlignment(w8, 1);
+        LLVMValueRef mask = LLVMBuildLShr(MV, v_const(-1), LLVMBuildMul(MV, LLVMBuildSub(MV, v_const(7), nl, ""),
+                                                                        v_const(8), ""), "");
+        LLVMValueRef bad = rg[r].write ? LLVMBuildXor(MV, w8, v_const(0x0202020202020202L), "")
+                                       : LLVMBuildAnd(MV, LLVMBuildSub(MV, w8, v_const(0x0101010101010101L), ""),
+                                                      v_const((long)0xfefefefefefefefeull), "");   /* S or E */
+        LLVMValueRef good = LLVMBuildICmp(MV, LLVMIntEQ, LLVMBuildAnd(MV, bad, mask, ""), v_const(0), "");
         LLVMBuildBr(MV, bj);
         LLVMPositionBuilderAtEnd(MV, bc);
         LLVMValueRef args[3] = {lo, hi, LLVMConstInt(T32, (unsigned long long)rg[r].write, 0)};

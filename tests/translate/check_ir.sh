@@ -11,9 +11,11 @@ ll="$out/$name.ll"
 "$kt" "$src/$name.ll" -o "$out/$name.o" -O2 --no-warn || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.o"; exit 1; }
 cat "$out/$name.stats"
 fail=0
-# opt_loop: what the optimizer makes of the checks: expectations on the -O2 IR
+# opt_loop: what the optimizer makes of the checks of the checked loop
+# (--no-version: without the unchecked copy and its test, opt_version's
+# subject): expectations on the -O2 IR
 case "$name" in opt_loop)
-    "$kt" "$src/$name.ll" -o "$out/$name.O2.ll" -O2 --no-warn || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.O2.ll"; exit 1; }
+    "$kt" "$src/$name.ll" -o "$out/$name.O2.ll" -O2 --no-warn --no-version || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.O2.ll"; exit 1; }
     ll="$out/$name.O2.ll" ;;
 esac
 # fn NAME: the body of function NAME in the output
@@ -139,6 +141,28 @@ opt_loop)
     expect 1 'load i32, i32\* getelementptr inbounds (%kumi.dsm_g, %kumi.dsm_g\* @kumi_dsm_g, i64 0, i32 3)' axpy
     expect 1 'store i32 %[a-z.0-9]*, i32\* getelementptr inbounds (%kumi.dsm_g, %kumi.dsm_g\* @kumi_dsm_g, i64 0, i32 3).*!tbaa' axpy
     expect 1 '!"kumi dsm tick"' ;;
+opt_version)
+    grep -q 'versioned loops 2 ' "$out/$name.stats" || { echo "FAIL: opt_version: expected 2 versioned loops"; fail=1; }
+    # fastblk FUNCTION: the unchecked copy's blocks of FUNCTION
+    fastblk() { fn "$1" | awk '/^kumi\.fast[0-9]*:/ { p = 1; next } /^[a-z.0-9]*:/ { p = 0 } p'; }
+    for f in axpy column; do
+        some '^kumi\.fast[0-9]*:' $f
+        some '^kumi\.ver\.poll[0-9]*:' $f
+        [ "$(fastblk $f | grep -c -e 'kumi_dsm' -e '%kumi\.off' -e 'kumi\.tick')" = 0 ] ||
+            { echo "FAIL: opt_version: a check, poll or tick in @$f's unchecked copy"; fail=1; }
+    done
+    expect 2 'call i32 @kumi_dsm_ready(i64 %kumi.lo[0-9]*, i64 %kumi.hi[0-9]*, i32 [01])' axpy
+    expect 1 'call i32 @kumi_dsm_ready(.*, i32 1)' axpy
+    expect 2 '%kumi.states[0-9]* = load i64, i64\* %[0-9]*, align 1' axpy
+    [ "$(fastblk axpy | grep -c -e '= load double' -e 'store double')" = 3 ] ||
+        { echo "FAIL: opt_version: @axpy's copy lacks its two loads and store"; fail=1; }
+    expect 1 'call i32 @kumi_dsm_ready(.*, i32 0)' column
+    some 'mul i64 %stride' column
+    some '%r = phi double .*, %kumi[.]fast[0-9]* ]' column
+    for f in with_call scatter spin; do
+        expect 0 'kumi\.fast' $f
+        expect 0 'kumi_dsm_ready' $f
+    done ;;
 warn)
     n=$(grep -c "in warn: warning: argument 1 of 'ext_use' may point to DSM memory.*kumi_dsm_acquire" "$out/$name.stats")
     [ "$n" = 1 ] || { echo "FAIL: warn: expected one warning for ext_use, found $n"; fail=1; }

@@ -7,7 +7,7 @@
 #                         the same source with KUMI_TRANSLATE=0 on 1 PE
 set(_tdir ${PROJECT_SOURCE_DIR}/tests/translate)
 foreach(t load_arg load_alloca load_global batch loop store memcpy atomic wide warn
-          opt_align opt_rmw opt_group opt_root opt_loop)
+          opt_align opt_rmw opt_group opt_root opt_loop opt_version)
   add_test(NAME translate.ir.${t}
     COMMAND sh ${_tdir}/check_ir.sh $<TARGET_FILE:kumi-translate> ${_tdir} ${t}
             ${CMAKE_CURRENT_BINARY_DIR}/ir)
