@@ -843,6 +843,18 @@ typedef struct { LLVMValueRef coef, inv; long lo, hi; } aff;
 
 static pmap              V_BODY;   /* the loop's blocks                */
 static struct vers { LLVMBasicBlockRef d; LLVMValueRef tmax; } *VERS;   /* test block, tmax (in it, or constant) */
+static struct vfield { LLVMValueRef load; int k; } *VFIELDS;   /* the tests' loads of base/size/state */
+static size_t            nvfields, cvfields;
+
+/* base (k 0), size (1) or state (2) for a loop's test: from kumi_dsm_g
+ * now, from the function's shadows once they exist (step 4) */
+static LLVMValueRef v_field(unsigned off, LLVMTypeRef ty)
+{
+    LLVMValueRef l = field_global(MV, off, ty);
+    if (nvfields == cvfields) VFIELDS = xrealloc(VFIELDS, (cvfields = cvfields ? 2 * cvfields : 16) * sizeof *VFIELDS);
+    VFIELDS[nvfields++] = (struct vfield){l, (int)(off / 8)};
+    return l;
+}
 static size_t            nvers, cvers;
 static LLVMBasicBlockRef V_H, V_PRE, V_LATCH;   /* header, the way in, latch */
 
@@ -1270,7 +1282,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         LLVMValueRef hi = LLVMBuildAdd(MV, v_smax(a1, a2, 1), v_const(rg[r].hi), "kumi.hi");
         /* a range of at most eight lines in the region: their state bytes
          * as one word, inline (dsm.c pads the table); else kumi_dsm_ready */
-        LLVMValueRef base = field_global(MV, OFF_BASE, T64), size = field_global(MV, OFF_SIZE, T64);
+        LLVMValueRef base = v_field(OFF_BASE, T64), size = v_field(OFF_SIZE, T64);
         LLVMValueRef o0 = LLVMBuildSub(MV, lo, base, ""), o1 = LLVMBuildSub(MV, LLVMBuildSub(MV, hi, v_const(1), ""), base, "");
         LLVMValueRef l0 = LLVMBuildLShr(MV, o0, v_const(LINE_SHIFT), ""), l1 = LLVMBuildLShr(MV, o1, v_const(LINE_SHIFT), "");
         LLVMValueRef nl = LLVMBuildSub(MV, l1, l0, "");
@@ -1282,7 +1294,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         LLVMBasicBlockRef bj = new_block_after(bc, "kumi.ver.join");
         LLVMBuildCondBr(MV, small, bs, bc);
         LLVMPositionBuilderAtEnd(MV, bs);
-        LLVMValueRef stp = field_global(MV, OFF_STATE, TP8);
+        LLVMValueRef stp = v_field(OFF_STATE, TP8);
         LLVMValueRef wp  = LLVMBuildBitCast(MV, LLVMBuildGEP2(MV, T8, stp, &l0, 1, ""), LLVMPointerType(T64, 0), "");
         LLVMValueRef w8  = LLVMBuildLoad2(MV, T64, wp, "kumi.states");
         LLVMSetAlignment(w8, 1);
@@ -1570,7 +1582,7 @@ static void do_function(LLVMValueRef fn)
 
     /* 1b. loop versions, before any check goes in (the copies stay as the
      *     optimizer left them); the checked loops keep their back edges */
-    nvers = 0;
+    nvers = nvfields = 0;
     if (opt_version && nback) {
         LLVMValueRef *terms = xrealloc(NULL, nback * sizeof *terms);
         for (size_t i = 0; i < nback; i++) terms[i] = back[i].term;
@@ -1837,6 +1849,15 @@ static void do_function(LLVMValueRef fn)
      *    would */
     for (size_t i = 0; i < nback; i++)
         poll_on_edge(back[i].term, back[i].k);
+    for (size_t i = 0; i < nvfields; i++) {   /* (in registers, hoistable) */
+        LLVMValueRef l = VFIELDS[i].load;
+        if (SHADOW[VFIELDS[i].k] == NULL) continue;
+        LLVMPositionBuilderBefore(MV, l);
+        LLVMSetCurrentDebugLocation2(MV, NULL);
+        LLVMValueRef r = LLVMBuildLoad2(MV, LLVMTypeOf(l), SHADOW[VFIELDS[i].k], "");
+        LLVMReplaceAllUsesWith(l, r);
+        LLVMInstructionEraseFromParent(l);
+    }
     for (size_t i = 0; i < nvers; i++) {
         LLVMValueRef      tm = VERS[i].tmax;
         LLVMBasicBlockRef d1 = VERS[i].d;
