@@ -36,7 +36,7 @@
 #define DSM_READ    1
 #define DSM_WRITE   2
 #define WARN_CAP    4      /* warnings per function */
-#define VERSION_MAX_TRIPS 65536   /* longest run of an unchecked loop copy */
+#define VERSION_POLL_EVERY 1024   /* iterations of an unchecked loop copy between polls */
 
 /* ------------------------------------------------------------ state */
 static LLVMContextRef    C;
@@ -842,7 +842,7 @@ static void poll_on_edge(LLVMValueRef term, unsigned idx)
 typedef struct { LLVMValueRef coef, inv; long lo, hi; } aff;
 
 static pmap              V_BODY;   /* the loop's blocks                */
-static struct vers { LLVMBasicBlockRef d; LLVMValueRef tmax; } *VERS;   /* test block, tmax (in it, or constant) */
+static struct vers { LLVMBasicBlockRef d; LLVMValueRef tmax; LLVMMetadataRef dbg; } *VERS;   /* test block, tmax (in it, or constant) */
 static struct vfield { LLVMValueRef load; int k; } *VFIELDS;   /* the tests' loads of base/size/state */
 static size_t            nvfields, cvfields;
 
@@ -1205,6 +1205,11 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
 
     /* the test block D on the edge P -> H; the analysis builds its values there */
     LLVMBasicBlockRef D = LLVMInsertBasicBlockInContext(C, H, "kumi.ver");
+    /* the calls the test and the bail make carry the loop's location (a
+     * call in a function with debug info must have one) */
+    LLVMMetadataRef dbg = LLVMInstructionGetDebugLoc(latch_term);
+    for (LLVMValueRef I = LLVMGetFirstInstruction(H); I && !dbg; I = LLVMGetNextInstruction(I))
+        dbg = LLVMInstructionGetDebugLoc(I);
     LLVMPositionBuilderAtEnd(MV, D);
     LLVMSetCurrentDebugLocation2(MV, NULL);
     vrange *rg = NULL;
@@ -1269,11 +1274,13 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
     LLVMValueRef tmax = LLVMBuildSDiv(MV, up ? LLVMBuildSub(MV, lim, start, "") : LLVMBuildSub(MV, start, lim, ""),
                                       v_const(up ? step : -step), "");
     tmax = v_smax(tmax, v_const(0), 1);
-    LLVMValueRef ready = LLVMBuildICmp(MV, LLVMIntSLT, tmax, v_const(VERSION_MAX_TRIPS), "");
+    LLVMValueRef ready = LLVMConstInt(T1, 1, 0);
     if (uns)   /* an unsigned bound above 2^63 is no bound here */
         ready = LLVMBuildAnd(MV, ready, LLVMBuildAnd(MV, LLVMBuildICmp(MV, LLVMIntSGE, start, v_const(0), ""),
                                                      LLVMBuildICmp(MV, LLVMIntSGE, N, v_const(0), ""), ""), "");
     LLVMBasicBlockRef Dend = D;   /* the test's last block */
+    LLVMValueRef     *vargs = xrealloc(NULL, 3 * nrg * sizeof *vargs);   /* each range's lo, hi, write */
+    size_t            nargs = nrg;
     for (size_t r = 0; r < nrg; r++) {
         LLVMValueRef a1 = rg[r].inv ? rg[r].inv : v_const(0), a2 = a1;
         if (rg[r].coef)
@@ -1307,7 +1314,9 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         LLVMBuildBr(MV, bj);
         LLVMPositionBuilderAtEnd(MV, bc);
         LLVMValueRef args[3] = {lo, hi, LLVMConstInt(T32, (unsigned long long)rg[r].write, 0)};
+        memcpy(&vargs[3 * r], args, sizeof args);
         LLVMValueRef c = LLVMBuildCall2(MV, FT_READY, F_READY, args, 3, "");
+        LLVMInstructionSetDebugLoc(c, dbg);
         LLVMValueRef good2 = LLVMBuildICmp(MV, LLVMIntNE, c, LLVMConstInt(T32, 0, 0), "");
         LLVMBuildBr(MV, bj);
         LLVMPositionBuilderAtEnd(MV, bj);
@@ -1386,6 +1395,63 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         }
     }
     LLVMBasicBlockRef Hc = LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(H)));
+    /* every VERSION_POLL_EVERY iterations the copy leaves its loop: poll,
+     * test the ranges again, and go on in the copy if all are still ready,
+     * else in the checked loop at the same iteration (the header's phis
+     * take the copy's next values) */
+    {
+        LLVMBasicBlockRef Lc = LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(L)));
+        LLVMValueRef      lt = LLVMGetBasicBlockTerminator(Lc);
+        unsigned          bk = LLVMGetSuccessor(lt, 0) == Hc ? 0 : 1;
+        LLVMBasicBlockRef cnt_b = new_block_after(Lc, "kumi.fast.count");
+        LLVMBasicBlockRef bail  = new_block_after(cnt_b, "kumi.ver.bail");
+        LLVMSetSuccessor(lt, bk, cnt_b);
+        phi_retarget(Hc, Lc, cnt_b, ~0u);
+        LLVMPositionBuilder(MV, Hc, LLVMGetFirstInstruction(Hc));
+        LLVMSetCurrentDebugLocation2(MV, NULL);
+        LLVMValueRef cnt = LLVMBuildPhi(MV, T64, "kumi.fast.n");
+        LLVMPositionBuilderAtEnd(MV, cnt_b);
+        LLVMValueRef c1 = LLVMBuildAdd(MV, cnt, v_const(1), "");
+        LLVMValueRef due = LLVMBuildICmp(MV, LLVMIntEQ, LLVMBuildAnd(MV, c1, v_const(VERSION_POLL_EVERY - 1), ""),
+                                         v_const(0), "");
+        LLVMSetMetadata(LLVMBuildCondBr(MV, due, bail, Hc), MD_PROF, UNLIKELY);
+        LLVMPositionBuilderAtEnd(MV, bail);
+        LLVMInstructionSetDebugLoc(LLVMBuildCall2(MV, FT_POLL, F_POLL, NULL, 0, ""), dbg);
+        LLVMValueRef again = LLVMConstInt(T1, 1, 0);
+        for (size_t r = 0; r < nargs; r++) {
+            LLVMValueRef c = LLVMBuildCall2(MV, FT_READY, F_READY, &vargs[3 * r], 3, "");
+            LLVMInstructionSetDebugLoc(c, dbg);
+            again = LLVMBuildAnd(MV, again, LLVMBuildICmp(MV, LLVMIntNE, c, LLVMConstInt(T32, 0, 0), ""), "");
+        }
+        LLVMSetMetadata(LLVMBuildCondBr(MV, again, Hc, H), MD_PROF, LIKELY);
+        /* the copy's header: from the count block and the bail the same
+         * values; the counter from 0 on entry and after a bail */
+        for (LLVMValueRef ph = LLVMGetFirstInstruction(Hc); ph && LLVMIsAPHINode(ph); ph = LLVMGetNextInstruction(ph)) {
+            if (ph == cnt) continue;
+            unsigned n = LLVMCountIncoming(ph);
+            for (unsigned j = 0; j < n; j++)
+                if (LLVMGetIncomingBlock(ph, j) == cnt_b) {
+                    LLVMValueRef      v  = LLVMGetIncomingValue(ph, j);
+                    LLVMBasicBlockRef ib = bail;
+                    LLVMAddIncoming(ph, &v, &ib, 1);
+                }
+        }
+        LLVMValueRef      cv[3] = {v_const(0), c1, v_const(0)};
+        LLVMBasicBlockRef cbk[3] = {Dend, cnt_b, bail};
+        LLVMAddIncoming(cnt, cv, cbk, 3);
+        /* the checked loop's header: from the bail the copy's next values */
+        for (LLVMValueRef ph = LLVMGetFirstInstruction(H); ph && LLVMIsAPHINode(ph); ph = LLVMGetNextInstruction(ph)) {
+            unsigned n = LLVMCountIncoming(ph);
+            for (unsigned j = 0; j < n; j++)
+                if (LLVMGetIncomingBlock(ph, j) == L) {
+                    LLVMValueRef      v  = map_get(&vm, LLVMGetIncomingValue(ph, j));
+                    LLVMBasicBlockRef ib = bail;
+                    LLVMAddIncoming(ph, &v, &ib, 1);
+                    break;
+                }
+        }
+    }
+    free(vargs);
     free(bb);
     free(cb);
     pmap_free(&vm);
@@ -1399,7 +1465,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
     phi_retarget(H, V_PRE, Dend, ~0u);
     /* the poll budget is charged in D once the tick's home is known (step 4) */
     if (nvers == cvers) VERS = xrealloc(VERS, (cvers = cvers ? 2 * cvers : 16) * sizeof *VERS);
-    VERS[nvers++] = (struct vers){D, tmax};
+    VERS[nvers++] = (struct vers){D, tmax, dbg};
     ok = 1;
 out:
     free(wl);
@@ -1868,7 +1934,7 @@ static void do_function(LLVMValueRef fn)
         LLVMSetCurrentDebugLocation2(MV, NULL);
         LLVMValueRef tp = SHADOW_TICK ? SHADOW_TICK : tick_global_ptr(MV);
         LLVMValueRef t0 = LLVMBuildLoad2(MV, T32, tp, "");
-        LLVMValueRef n  = v_smax(LLVMBuildAdd(MV, tm, v_const(1), ""), v_const(VERSION_MAX_TRIPS), 0);
+        LLVMValueRef n  = v_smax(LLVMBuildAdd(MV, tm, v_const(1), ""), v_const(VERSION_POLL_EVERY), 0);
         LLVMValueRef t1 = LLVMBuildAdd(MV, t0, LLVMBuildTrunc(MV, n, T32, ""), "kumi.tick");
         LLVMValueRef ts = LLVMBuildStore(MV, t1, tp);
         if (!SHADOW_TICK) {
@@ -1879,7 +1945,7 @@ static void do_function(LLVMValueRef fn)
         LLVMSetMetadata(LLVMBuildCondBr(MV, LLVMBuildICmp(MV, LLVMIntNE, x, LLVMConstInt(T32, 0, 0), ""), pc, d2),
                         MD_PROF, UNLIKELY);
         LLVMPositionBuilderAtEnd(MV, pc);
-        LLVMBuildCall2(MV, FT_POLL, F_POLL, NULL, 0, "");
+        LLVMInstructionSetDebugLoc(LLVMBuildCall2(MV, FT_POLL, F_POLL, NULL, 0, ""), VERS[i].dbg);
         LLVMBuildBr(MV, d2);
     }
     free(back);

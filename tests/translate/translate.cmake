@@ -5,6 +5,9 @@
 #   translate.e2e.*       tests/translate/spmd_sum.c compiled by kumicc
 #                         (translated) and run on 2 PEs over shm and tcp;
 #                         the same source with KUMI_TRANSLATE=0 on 1 PE
+#   translate.version.*   tests/translate/version.c (loop versions under
+#                         concurrent writes) translated at 2 PEs (shm, tcp)
+#                         and 1 PE; untranslated at 2 PEs it must fail
 set(_tdir ${PROJECT_SOURCE_DIR}/tests/translate)
 foreach(t load_arg load_alloca load_global batch loop store memcpy atomic wide warn
           opt_align opt_rmw opt_group opt_root opt_loop opt_version)
@@ -36,7 +39,19 @@ add_custom_command(OUTPUT ${_memcopy}
   COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1 ${_kumicc} -O2 -g ${_tdir}/memcopy.c -o ${_memcopy}
   DEPENDS ${_tdir}/memcopy.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
   COMMENT "kumicc (translated) memcopy.c")
-add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain} ${_memcopy})
+# loop versions under concurrent writes (version.c); -w: its clock_gettime
+# on a local struct is warned as a possible DSM pointer
+set(_version ${CMAKE_CURRENT_BINARY_DIR}/version)
+set(_version_plain ${CMAKE_CURRENT_BINARY_DIR}/version_plain)
+add_custom_command(OUTPUT ${_version}
+  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1 ${_kumicc} -O2 -g -w ${_tdir}/version.c -o ${_version}
+  DEPENDS ${_tdir}/version.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+  COMMENT "kumicc (translated) version.c")
+add_custom_command(OUTPUT ${_version_plain}
+  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=0 ${_kumicc} -O2 ${_tdir}/version.c -o ${_version_plain}
+  DEPENDS ${_tdir}/version.c kumi ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+  COMMENT "kumicc (KUMI_TRANSLATE=0) version.c")
+add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain} ${_memcopy} ${_version} ${_version_plain})
 
 set(_kumirun ${CMAKE_BINARY_DIR}/bin/kumirun)
 add_test(NAME translate.e2e.n2 COMMAND ${_kumirun} -n 2 --timeout 120 ${_e2e})
@@ -57,6 +72,19 @@ foreach(t n2 tcp.n2 n1)
     FAIL_REGULAR_EXPRESSION "BAD")
 endforeach()
 set_property(TEST translate.memcopy.tcp.n2 APPEND PROPERTY LABELS tcp)
+add_test(NAME translate.version.n2 COMMAND ${_kumirun} -n 2 --timeout 60 ${_version})
+add_test(NAME translate.version.tcp.n2 COMMAND ${_kumirun} -n 2 --transport tcp --timeout 60 ${_version})
+add_test(NAME translate.version.n1 COMMAND ${_kumirun} -n 1 --timeout 60 ${_version})
+foreach(t n2 tcp.n2 n1)
+  set_tests_properties(translate.version.${t} PROPERTIES LABELS "translate;dsm" TIMEOUT 90
+    PASS_REGULAR_EXPRESSION "version: PE 0: [0-9]+ scans, [0-9]+ mixed, 0 bad ok"
+    FAIL_REGULAR_EXPRESSION "BAD")
+endforeach()
+set_property(TEST translate.version.tcp.n2 APPEND PROPERTY LABELS tcp)
+# the negative control: untranslated, PE 0 reads its stale copies and fails
+add_test(NAME translate.version.plain.n2 COMMAND ${_kumirun} -n 2 --timeout 60 ${_version_plain})
+set_tests_properties(translate.version.plain.n2 PROPERTIES LABELS "translate;dsm" TIMEOUT 90
+  PASS_REGULAR_EXPRESSION "version: BAD")
 
 # litmus tests as plain C through kumicc (tests/translate/litmus.cmake)
 include(${_tdir}/litmus.cmake OPTIONAL)
