@@ -671,7 +671,10 @@ static LLVMValueRef check_vload(LLVMValueRef L, LLVMValueRef in)
     ld_open(&d, L, "kumi.vld.cont", "kumi.vld.chk", "kumi.vld.miss");
     LLVMValueRef ptr = d.ptr;
     LLVMTypeRef  vt    = LLVMVectorType(T32, n / 4);
-    LLVMValueRef words = LLVMBuildBitCast(B, L, vt, "");
+    LLVMValueRef bits  = L;
+    if (LLVMGetTypeKind(LLVMGetElementType(ty)) == LLVMPointerTypeKind)   /* no bitcast of pointers */
+        bits = LLVMBuildPtrToInt(B, L, LLVMVectorType(T64, LLVMGetVectorSize(ty)), "");
+    LLVMValueRef words = LLVMBuildBitCast(B, bits, vt, "");
     LLVMValueRef f32[64];
     for (unsigned i = 0; i < n / 4; i++) f32[i] = LLVMConstInt(T32, (unsigned)FLAG64, 0);
     LLVMValueRef flag  = LLVMConstVector(f32, n / 4);

@@ -99,7 +99,9 @@ wide)
     expect 1 'add i64 %kumi.a[0-9]*, 15' wide
     expect 0 'kumi.vflag' unal
     expect 2 '%kumi.notSE[0-9]* = icmp ugt i8' unal
-    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 1)' unal ;;
+    expect 1 'call i32 @kumi_dsm_acquire(i8\* %[^,]*, i64 16, i32 1)' unal
+    expect 1 'ptrtoint <2 x i8\*> %v to <2 x i64>' ptrs
+    expect 1 '%kumi.vflag[0-9]* = icmp eq <4 x i32>' ptrs ;;
 opt_align)
     expect 0 'kumi.cross' al
     expect 2 '%kumi.cross[0-9]* = icmp ugt i64 %[0-9]*, 56' mis ;;

@@ -16,3 +16,12 @@ entry:
   %v = load <2 x double>, <2 x double>* %p, align 1
   ret <2 x double> %v
 }
+
+; @ptrs: a vector of pointers (the vectorizer makes them from loops over
+; pointer arrays): lanes as integers first (a bitcast of pointers to
+; <4 x i32> does not verify), then the lane-wise flag test
+define <2 x i8*> @ptrs(<2 x i8*>* %p) {
+entry:
+  %v = load <2 x i8*>, <2 x i8*>* %p, align 16
+  ret <2 x i8*> %v
+}
