@@ -37,6 +37,7 @@
 #define KUMI_DSM_FLAG32 0x7fa5c3e7u
 #define KUMI_DSM_FLAG64 0x7fa5c3e77fa5c3e7ull
 #define KUMI_DSM_POLL_EVERY 1024u
+#define KUMI_DSM_PAGE_SHIFT 12
 
 /* Read by the inline checks; base/size are 0 until the region exists, so
  * every range check fails and untouched programs pay one compare. */
@@ -45,6 +46,9 @@ struct kumi_dsm_g {
     uintptr_t size;
     uint8_t  *state;      /* one byte per 64-byte line of the region */
     unsigned  tick;       /* back-edge poll counter                  */
+    uint8_t  *pstate;     /* one byte per 4 KiB page: 1 when every line
+                           * of the page is E (the translator's first
+                           * test for a store; dsm/translate/README.md) */
 };
 extern struct kumi_dsm_g kumi_dsm_g;
 

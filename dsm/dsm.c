@@ -201,9 +201,10 @@ static void dsm_unmap(void)
         munmap(kumi_dsm_g.state, kumi_dsm.state_bytes);
     if (kumi_dsm.dir != NULL)
         munmap(kumi_dsm.dir, kumi_dsm.dir_bytes);
-    kumi_dsm.base    = NULL;
-    kumi_dsm_g.state = NULL;
-    kumi_dsm.dir     = NULL;
+    kumi_dsm.base     = NULL;
+    kumi_dsm_g.state  = NULL;
+    kumi_dsm_g.pstate = NULL;
+    kumi_dsm.dir      = NULL;
 }
 
 static int dsm_map(void)
@@ -269,9 +270,11 @@ static int dsm_map(void)
     }
     close(fd);
 
-    /* (+8: the translator's loop test reads the state of up to eight
-     * lines as one 8-byte word, which may run past the last line) */
-    kumi_dsm.state_bytes = (size >> KUMI_DSM_LINE_SHIFT) + 8;
+    /* the line states, then the page summary (pstate); +8 after the
+     * lines: the translator's loop test reads the state of up to eight
+     * lines as one 8-byte word, which may run past the last line */
+    size_t lines = size >> KUMI_DSM_LINE_SHIFT;
+    kumi_dsm.state_bytes = lines + 8 + (size >> KUMI_DSM_PAGE_SHIFT) + 1;
     void *st = mmap(NULL, kumi_dsm.state_bytes, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     kumi_dsm.sharer_words = (unsigned)((npes + 63) / 64);
@@ -288,8 +291,9 @@ static int dsm_map(void)
         dsm_unmap();
         return setup_fail(KUMI_ERR_NOMEM, "DSM state tables: %s", strerror(err));
     }
-    kumi_dsm_g.state = st;
-    kumi_dsm.dir     = dir;
+    kumi_dsm_g.state  = st;
+    kumi_dsm_g.pstate = (uint8_t *)st + lines + 8;
+    kumi_dsm.dir      = dir;
     return KUMI_OK;
 }
 
@@ -836,6 +840,7 @@ void *kumi_dsm_malloc_block(size_t size, size_t block_bytes)
         }
         memset(kumi_dsm_g.state + (start >> KUMI_DSM_LINE_SHIFT), KUMI_DSM_E,
                len >> KUMI_DSM_LINE_SHIFT);
+        kumi_dsm_pstate_sync(start, len);
         return kumi_dsm.base + start;
     }
 nomem:

@@ -125,6 +125,7 @@ void kumi_dsm_send(int pe, int type, int r, int acks, int need_done, uint64_t of
 _Noreturn void kumi_dsm_violation(const char *what, int src, uint64_t off, int role,
                                   unsigned state, unsigned event);
 void kumi_dsm_set_block_state(uint64_t block, unsigned bshift, uint8_t state);
+void kumi_dsm_pstate_sync(uint64_t off, uint64_t len);
 void kumi_dsm_flag_fill(uint64_t block, unsigned bshift);
 
 /* dsm.c */

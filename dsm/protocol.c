@@ -59,6 +59,28 @@ void kumi_dsm_set_block_state(uint64_t block, unsigned bshift, uint8_t state)
 {
     memset(kumi_dsm_g.state + (block >> KUMI_DSM_LINE_SHIFT), state,
            (size_t)1 << (bshift - KUMI_DSM_LINE_SHIFT));
+    kumi_dsm_pstate_sync(block, (uint64_t)1 << bshift);
+}
+
+/* After the line states of [off, off+len) changed: each page's summary
+ * byte is 1 exactly when all its 64 lines are E. Every write of a state
+ * byte goes through here (set_block_state, malloc, a NACK), so the
+ * translator's store test may trust a 1. */
+void kumi_dsm_pstate_sync(uint64_t off, uint64_t len)
+{
+    const uint64_t e8 = 0x0202020202020202ull;
+    uint64_t       pg = off >> KUMI_DSM_PAGE_SHIFT, last = (off + len - 1) >> KUMI_DSM_PAGE_SHIFT;
+
+    for (; pg <= last; pg++) {
+        const uint8_t *s = kumi_dsm_g.state + (pg << (KUMI_DSM_PAGE_SHIFT - KUMI_DSM_LINE_SHIFT));
+        uint8_t        all = 1;
+        for (unsigned i = 0; i < (1u << (KUMI_DSM_PAGE_SHIFT - KUMI_DSM_LINE_SHIFT)) && all; i += 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            all = w == e8;
+        }
+        kumi_dsm_g.pstate[pg] = all;
+    }
 }
 
 void kumi_dsm_flag_fill(uint64_t block, unsigned bshift)
@@ -498,6 +520,7 @@ int kumi_dsm_handle(struct kumi_dsm_node *n)
             kumi_dsm_violation("NACK for no pending miss", src, m->off, KUMI_DSM_CACHE, 0,
                                m->type);
         kumi_dsm_g.state[p->line >> KUMI_DSM_LINE_SHIFT] = KUMI_DSM_I;
+        kumi_dsm_pstate_sync(p->line, KUMI_DSM_LINE);
         p->nack   = 1;
         p->active = 0;
         __atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);

@@ -33,6 +33,8 @@
 #define OFF_SIZE    8
 #define OFF_STATE   16
 #define OFF_TICK    24
+#define OFF_PSTATE  32
+#define PAGE_SHIFT  12
 #define DSM_READ    1
 #define DSM_WRITE   2
 #define WARN_CAP    4      /* warnings per function */
@@ -56,7 +58,7 @@ static unsigned          MD_PROF, MD_TBAA;
 static LLVMValueRef      TBAA_G, TBAA_TICK;
 /* per function: allocas shadowing base, size and state (NULL: load the
  * global each time), reloaded only after calls that may change them */
-static LLVMValueRef      SHADOW[3];
+static LLVMValueRef      SHADOW[4];   /* base, size, state, pstate */
 /* per function: the poll counter in a register (NULL: the global each
  * time); written back before calls and returns, reloaded after calls */
 static LLVMValueRef      SHADOW_TICK;
@@ -453,6 +455,8 @@ static LLVMValueRef field(unsigned off, LLVMTypeRef ty)
         return LLVMBuildLoad2(B, ty, SHADOW_TICK, "");
     if (off <= OFF_STATE && SHADOW[off / 8])
         return LLVMBuildLoad2(B, ty, SHADOW[off / 8], "");
+    if (off == OFF_PSTATE && SHADOW[3])
+        return LLVMBuildLoad2(B, ty, SHADOW[3], "");
     return field_global(B, off, ty);
 }
 
@@ -631,8 +635,20 @@ static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMV
     if (in == NULL) in = emit_range_of(ptr);
     range_br(in, chk, cont);
 
+    /* first the page's summary (1: all 64 lines E; a 64 times smaller
+     * table than the line states, which scattered stores keep in L1),
+     * then the line's state */
     LLVMPositionBuilderAtEnd(B, chk);
     LLVMValueRef off   = LLVMBuildSub(B, addr, field(OFF_BASE, T64), "");
+    LLVMValueRef page  = LLVMBuildLShr(B, off, LLVMConstInt(T64, PAGE_SHIFT, 0), "");
+    LLVMValueRef pp    = LLVMBuildInBoundsGEP2(B, T8, field(OFF_PSTATE, TP8), &page, 1, "");
+    LLVMValueRef pv    = LLVMBuildLoad2(B, T8, pp, "kumi.pstate");
+    LLVMValueRef allE  = LLVMBuildICmp(B, LLVMIntNE, pv, LLVMConstInt(T8, 0, 0), "kumi.pageE");
+    if (may_cross(S, w))   /* (a crossing access may leave the page) */
+        allE = LLVMBuildAnd(B, allE, LLVMBuildNot(B, emit_crosses(addr, w), ""), "");
+    LLVMBasicBlockRef lchk = new_block_after(chk, "kumi.st.line");
+    LLVMSetMetadata(LLVMBuildCondBr(B, allE, cont, lchk), MD_PROF, LIKELY);
+    LLVMPositionBuilderAtEnd(B, lchk);
     LLVMValueRef line  = LLVMBuildLShr(B, off, LLVMConstInt(T64, LINE_SHIFT, 0), "");
     LLVMValueRef state = field(OFF_STATE, TP8);
     LLVMValueRef sp    = LLVMBuildInBoundsGEP2(B, T8, state, &line, 1, "");
@@ -1332,15 +1348,22 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
     }
     free(rg);
 
-    /* the copy: blocks after the function's last, same instructions */
-    pmap vm = {0};
+    /* two copies (blocks after the function's last, same instructions):
+     * kumi.fast for runs of fewer than VERSION_POLL_EVERY iterations, with
+     * nothing added; kumi.fastl for longer runs, which leaves its loop
+     * every VERSION_POLL_EVERY iterations to poll (a call in the one copy
+     * for all runs made the register allocator slow short loops down, sor
+     * 1.2x -> 2.2x); Dsel picks one */
+    LLVMBasicBlockRef  Dsel = new_block_after(Dend, "kumi.ver.sel"), Hcs[2];
     LLVMBasicBlockRef *bb = xrealloc(NULL, nbody * sizeof *bb);
     size_t             nb = 0;
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
         if (pmap_find(&V_BODY, b)) bb[nb++] = b;
     LLVMBasicBlockRef *cb = xrealloc(NULL, nbody * sizeof *cb);
+    for (int cp = 0; cp < 2; cp++) {
+    pmap vm = {0};
     for (size_t i = 0; i < nb; i++) {
-        cb[i] = LLVMAppendBasicBlockInContext(C, fn, "kumi.fast");
+        cb[i] = LLVMAppendBasicBlockInContext(C, fn, cp ? "kumi.fastl" : "kumi.fast");
         pmap_put(&vm, LLVMBasicBlockAsValue(bb[i]), (long)(intptr_t)LLVMBasicBlockAsValue(cb[i]));
     }
     for (size_t i = 0; i < nb; i++) {
@@ -1365,7 +1388,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
                 for (unsigned j = 0; j < n; j++) {
                     LLVMBasicBlockRef ib = LLVMGetIncomingBlock(I, j);
                     LLVMValueRef      iv = map_get(&vm, LLVMGetIncomingValue(I, j));
-                    ib = ib == V_PRE ? Dend : LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(ib)));
+                    ib = ib == V_PRE ? Dsel : LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(ib)));
                     LLVMAddIncoming(c, &iv, &ib, 1);
                 }
                 continue;
@@ -1398,11 +1421,12 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         }
     }
     LLVMBasicBlockRef Hc = LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(H)));
-    /* every VERSION_POLL_EVERY iterations the copy leaves its loop: poll,
+    Hcs[cp] = Hc;
+    /* every VERSION_POLL_EVERY iterations the long copy leaves its loop: poll,
      * test the ranges again, and go on in the copy if all are still ready,
      * else in the checked loop at the same iteration (the header's phis
      * take the copy's next values) */
-    {
+    if (cp == 1) {
         LLVMBasicBlockRef Lc = LLVMValueAsBasicBlock(map_get(&vm, LLVMBasicBlockAsValue(L)));
         LLVMValueRef      lt = LLVMGetBasicBlockTerminator(Lc);
         unsigned          bk = LLVMGetSuccessor(lt, 0) == Hc ? 0 : 1;
@@ -1440,7 +1464,7 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
                 }
         }
         LLVMValueRef      cv[3] = {v_const(0), c1, v_const(0)};
-        LLVMBasicBlockRef cbk[3] = {Dend, cnt_b, bail};
+        LLVMBasicBlockRef cbk[3] = {Dsel, cnt_b, bail};
         LLVMAddIncoming(cnt, cv, cbk, 3);
         /* the checked loop's header: from the bail the copy's next values */
         for (LLVMValueRef ph = LLVMGetFirstInstruction(H); ph && LLVMIsAPHINode(ph); ph = LLVMGetNextInstruction(ph)) {
@@ -1454,17 +1478,20 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
                 }
         }
     }
+    pmap_free(&vm);
+    }
     free(vargs);
     free(bb);
     free(cb);
-    pmap_free(&vm);
     /* wire: P -> D -> (ready ? copy : loop) */
     LLVMValueRef pt = LLVMGetBasicBlockTerminator(V_PRE);
     unsigned     pn = LLVMGetNumSuccessors(pt);
     for (unsigned s = 0; s < pn; s++)
         if (LLVMGetSuccessor(pt, s) == H) LLVMSetSuccessor(pt, s, D);
     LLVMPositionBuilderAtEnd(MV, Dend);
-    LLVMSetMetadata(LLVMBuildCondBr(MV, ready, Hc, H), MD_PROF, LIKELY);
+    LLVMSetMetadata(LLVMBuildCondBr(MV, ready, Dsel, H), MD_PROF, LIKELY);
+    LLVMPositionBuilderAtEnd(MV, Dsel);
+    LLVMBuildCondBr(MV, LLVMBuildICmp(MV, LLVMIntSLT, tmax, v_const(VERSION_POLL_EVERY), ""), Hcs[0], Hcs[1]);
     phi_retarget(H, V_PRE, Dend, ~0u);
     /* the poll budget is charged in D once the tick's home is known (step 4) */
     if (nvers == cvers) VERS = xrealloc(VERS, (cvers = cvers ? 2 * cvers : 16) * sizeof *VERS);
@@ -1751,7 +1778,7 @@ static void do_function(LLVMValueRef fn)
      *     again after every call that may move the region (kumi_init,
      *     kumi_finalize, or anything that calls them); SROA turns them into
      *     registers, loop-invariant in loops without such calls */
-    SHADOW[0] = SHADOW[1] = SHADOW[2] = NULL;
+    SHADOW[0] = SHADOW[1] = SHADOW[2] = SHADOW[3] = NULL;
     int checks = 0;
     for (size_t i = 0; i < nacc; i++) {
         LLVMValueRef I = acc[i].I;
@@ -1765,10 +1792,11 @@ static void do_function(LLVMValueRef fn)
         LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
         LLVMPositionBuilder(MV, entry, LLVMGetFirstInstruction(entry));
         LLVMSetCurrentDebugLocation2(MV, NULL);
-        LLVMTypeRef ty[3] = {T64, T64, TP8};
-        static const char *nm[3] = {"kumi.base", "kumi.size", "kumi.statep"};
-        for (int k = 0; k < 3; k++) SHADOW[k] = LLVMBuildAlloca(MV, ty[k], nm[k]);
-        for (int k = 0; k < 3; k++) LLVMBuildStore(MV, field_global(MV, 8u * k, ty[k]), SHADOW[k]);
+        LLVMTypeRef ty[4] = {T64, T64, TP8, TP8};
+        static const char *nm[4] = {"kumi.base", "kumi.size", "kumi.statep", "kumi.pstatep"};
+        static const unsigned offs[4] = {OFF_BASE, OFF_SIZE, OFF_STATE, OFF_PSTATE};
+        for (int k = 0; k < 4; k++) SHADOW[k] = LLVMBuildAlloca(MV, ty[k], nm[k]);
+        for (int k = 0; k < 4; k++) LLVMBuildStore(MV, field_global(MV, offs[k], ty[k]), SHADOW[k]);
         for (size_t c = 0; c < ncalls; c++) {
             LLVMValueRef nx = LLVMGetNextInstruction(calls[c]);
             if (nx == NULL || LLVMGetInstructionOpcode(nx) == LLVMRet ||
@@ -1776,7 +1804,7 @@ static void do_function(LLVMValueRef fn)
                 continue;   /* nothing after it to check (and a musttail must stay last) */
             LLVMPositionBuilderBefore(MV, nx);
             LLVMSetCurrentDebugLocation2(MV, NULL);
-            for (int k = 0; k < 3; k++) LLVMBuildStore(MV, field_global(MV, 8u * k, ty[k]), SHADOW[k]);
+            for (int k = 0; k < 4; k++) LLVMBuildStore(MV, field_global(MV, offs[k], ty[k]), SHADOW[k]);
         }
     }
     /* the poll counter in a register: a loop's back-edge then costs an add,
@@ -1974,9 +2002,9 @@ static void setup(void)
     TVOID = LLVMVoidTypeInContext(C);
     LLVMValueRef g = LLVMGetNamedGlobal(M, "kumi_dsm_g");
     if (g == NULL) {
-        LLVMTypeRef f[4] = {T64, T64, TP8, T32};
+        LLVMTypeRef f[5] = {T64, T64, TP8, T32, TP8};
         LLVMTypeRef sty = LLVMStructCreateNamed(C, "kumi.dsm_g");
-        LLVMStructSetBody(sty, f, 4, 0);
+        LLVMStructSetBody(sty, f, 5, 0);
         g = LLVMAddGlobal(M, sty, "kumi_dsm_g");
         LLVMSetLinkage(g, LLVMExternalLinkage);
     }

@@ -1,5 +1,6 @@
 ; Loop versions: an innermost loop whose accesses are affine in its
-; induction variables gets an unchecked copy (blocks kumi.fast) behind a test
+; induction variables gets unchecked copies (kumi.fast for short runs,
+; kumi.fastl with a poll every 1024 iterations for long ones) behind a test
 ; of every line the accesses can reach (inline state word for up to eight
 ; lines, kumi_dsm_ready beyond), with the loop's iterations charged to the
 ; poll counter first. Loops with a call, an access that is not affine, or a
