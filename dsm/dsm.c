@@ -270,11 +270,11 @@ static int dsm_map(void)
     }
     close(fd);
 
-    /* the line states, then the page summary (pstate); +8 after the
-     * lines: the translator's loop test reads the state of up to eight
-     * lines as one 8-byte word, which may run past the last line */
+    /* the line states, then the page summary (pstate); +8 after each:
+     * the translator's loop test reads the states of up to eight lines or
+     * pages as one 8-byte word, which may run past the last */
     size_t lines = size >> KUMI_DSM_LINE_SHIFT;
-    kumi_dsm.state_bytes = lines + 8 + (size >> KUMI_DSM_PAGE_SHIFT) + 1;
+    kumi_dsm.state_bytes = lines + 8 + (size >> KUMI_DSM_PAGE_SHIFT) + 8;
     void *st = mmap(NULL, kumi_dsm.state_bytes, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     kumi_dsm.sharer_words = (unsigned)((npes + 63) / 64);

@@ -644,8 +644,9 @@ static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMV
     LLVMValueRef pp    = LLVMBuildInBoundsGEP2(B, T8, field(OFF_PSTATE, TP8), &page, 1, "");
     LLVMValueRef pv    = LLVMBuildLoad2(B, T8, pp, "kumi.pstate");
     LLVMValueRef allE  = LLVMBuildICmp(B, LLVMIntNE, pv, LLVMConstInt(T8, 0, 0), "kumi.pageE");
-    if (may_cross(S, w))   /* (a crossing access may leave the page) */
-        allE = LLVMBuildAnd(B, allE, LLVMBuildNot(B, emit_crosses(addr, w), ""), "");
+    LLVMValueRef cross = may_cross(S, w) ? emit_crosses(addr, w) : NULL;
+    if (cross)   /* (a crossing access may leave the page) */
+        allE = LLVMBuildAnd(B, allE, LLVMBuildNot(B, cross, ""), "");
     LLVMBasicBlockRef lchk = new_block_after(chk, "kumi.st.line");
     LLVMSetMetadata(LLVMBuildCondBr(B, allE, cont, lchk), MD_PROF, LIKELY);
     LLVMPositionBuilderAtEnd(B, lchk);
@@ -654,7 +655,7 @@ static LLVMValueRef check_store(LLVMValueRef S, unsigned pidx, unsigned w, LLVMV
     LLVMValueRef sp    = LLVMBuildInBoundsGEP2(B, T8, state, &line, 1, "");
     LLVMValueRef sv    = LLVMBuildLoad2(B, T8, sp, "kumi.state");
     LLVMValueRef slow  = LLVMBuildICmp(B, LLVMIntNE, sv, LLVMConstInt(T8, STATE_E, 0), "kumi.notE");
-    if (may_cross(S, w)) slow = LLVMBuildOr(B, slow, emit_crosses(addr, w), "");
+    if (cross) slow = LLVMBuildOr(B, slow, cross, "");
     unlikely_br(slow, miss, cont);
 
     LLVMPositionBuilderAtEnd(B, miss);
@@ -871,7 +872,7 @@ static LLVMValueRef v_field(unsigned off, LLVMTypeRef ty)
 {
     LLVMValueRef l = field_global(MV, off, ty);
     if (nvfields == cvfields) VFIELDS = xrealloc(VFIELDS, (cvfields = cvfields ? 2 * cvfields : 16) * sizeof *VFIELDS);
-    VFIELDS[nvfields++] = (struct vfield){l, (int)(off / 8)};
+    VFIELDS[nvfields++] = (struct vfield){l, off == OFF_PSTATE ? 3 : (int)(off / 8)};
     return l;
 }
 static size_t            nvers, cvers;
@@ -1306,19 +1307,37 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
             a2 = LLVMBuildAdd(MV, a2, LLVMBuildMul(MV, rg[r].coef, tmax, ""), "");
         LLVMValueRef lo = LLVMBuildAdd(MV, v_smax(a1, a2, 0), v_const(rg[r].lo), "kumi.lo");
         LLVMValueRef hi = LLVMBuildAdd(MV, v_smax(a1, a2, 1), v_const(rg[r].hi), "kumi.hi");
-        /* a range of at most eight lines in the region: their state bytes
-         * as one word, inline (dsm.c pads the table); else kumi_dsm_ready */
+        /* inline, in the region: a range within eight 4 KiB pages whose
+         * summaries say "all E" (one word of pstate); else a range of at
+         * most eight lines by their state bytes (one word of state); else
+         * kumi_dsm_ready (dsm.c pads both tables by 8 bytes) */
         LLVMValueRef base = v_field(OFF_BASE, T64), size = v_field(OFF_SIZE, T64);
         LLVMValueRef o0 = LLVMBuildSub(MV, lo, base, ""), o1 = LLVMBuildSub(MV, LLVMBuildSub(MV, hi, v_const(1), ""), base, "");
+        LLVMValueRef inreg = LLVMBuildAnd(MV, LLVMBuildICmp(MV, LLVMIntULT, o0, size, ""),
+                                          LLVMBuildICmp(MV, LLVMIntULT, o1, size, ""), "");
+        LLVMValueRef p0 = LLVMBuildLShr(MV, o0, v_const(PAGE_SHIFT), "");
+        LLVMValueRef np = LLVMBuildSub(MV, LLVMBuildLShr(MV, o1, v_const(PAGE_SHIFT), ""), p0, "");
         LLVMValueRef l0 = LLVMBuildLShr(MV, o0, v_const(LINE_SHIFT), ""), l1 = LLVMBuildLShr(MV, o1, v_const(LINE_SHIFT), "");
         LLVMValueRef nl = LLVMBuildSub(MV, l1, l0, "");
-        LLVMValueRef small = LLVMBuildAnd(MV, LLVMBuildAnd(MV, LLVMBuildICmp(MV, LLVMIntULT, o0, size, ""),
-                                                           LLVMBuildICmp(MV, LLVMIntULT, o1, size, ""), ""),
-                                          LLVMBuildICmp(MV, LLVMIntULT, nl, v_const(8), ""), "");
-        LLVMBasicBlockRef bs = new_block_after(Dend, "kumi.ver.small");
+        LLVMBasicBlockRef bp = new_block_after(Dend, "kumi.ver.pages");
+        LLVMBasicBlockRef bl = new_block_after(bp, "kumi.ver.lines");
+        LLVMBasicBlockRef bs = new_block_after(bl, "kumi.ver.small");
         LLVMBasicBlockRef bc = new_block_after(bs, "kumi.ver.call");
         LLVMBasicBlockRef bj = new_block_after(bc, "kumi.ver.join");
-        LLVMBuildCondBr(MV, small, bs, bc);
+        LLVMBuildCondBr(MV, LLVMBuildAnd(MV, inreg, LLVMBuildICmp(MV, LLVMIntULT, np, v_const(8), ""), ""), bp, bl);
+        LLVMPositionBuilderAtEnd(MV, bp);
+        LLVMValueRef pw = LLVMBuildBitCast(MV, LLVMBuildGEP2(MV, T8, v_field(OFF_PSTATE, TP8), &p0, 1, ""),
+                                           LLVMPointerType(T64, 0), "");
+        LLVMValueRef p8 = LLVMBuildLoad2(MV, T64, pw, "kumi.pstates");
+        LLVMSetAlignment(p8, 1);
+        LLVMValueRef pmask = LLVMBuildLShr(MV, v_const(-1), LLVMBuildMul(MV, LLVMBuildSub(MV, v_const(7), np, ""),
+                                                                         v_const(8), ""), "");
+        LLVMValueRef pall = LLVMBuildICmp(MV, LLVMIntEQ,
+                                          LLVMBuildAnd(MV, LLVMBuildXor(MV, p8, v_const(0x0101010101010101L), ""),
+                                                       pmask, ""), v_const(0), "");
+        LLVMBuildCondBr(MV, pall, bj, bl);
+        LLVMPositionBuilderAtEnd(MV, bl);
+        LLVMBuildCondBr(MV, LLVMBuildAnd(MV, inreg, LLVMBuildICmp(MV, LLVMIntULT, nl, v_const(8), ""), ""), bs, bc);
         LLVMPositionBuilderAtEnd(MV, bs);
         LLVMValueRef stp = v_field(OFF_STATE, TP8);
         LLVMValueRef wp  = LLVMBuildBitCast(MV, LLVMBuildGEP2(MV, T8, stp, &l0, 1, ""), LLVMPointerType(T64, 0), "");
@@ -1340,9 +1359,9 @@ static int version_loop(LLVMValueRef fn, LLVMValueRef latch_term, unsigned k, co
         LLVMBuildBr(MV, bj);
         LLVMPositionBuilderAtEnd(MV, bj);
         LLVMValueRef      ph = LLVMBuildPhi(MV, T1, "");
-        LLVMValueRef      iv2[2] = {good, good2};
-        LLVMBasicBlockRef ib2[2] = {bs, bc};
-        LLVMAddIncoming(ph, iv2, ib2, 2);
+        LLVMValueRef      iv2[3] = {LLVMConstInt(T1, 1, 0), good, good2};
+        LLVMBasicBlockRef ib2[3] = {bp, bs, bc};
+        LLVMAddIncoming(ph, iv2, ib2, 3);
         ready = LLVMBuildAnd(MV, ready, ph, "");
         Dend = bj;
     }

@@ -72,6 +72,9 @@ store)
     expect 1 "$range"
     expect 1 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2'
     expect 1 'call void @kumi_dsm_store_miss(i8\* %[^,]*, i32 8)'
+    # first the page's summary: all E goes straight to the store
+    expect 1 '%kumi.pageE[0-9]* = icmp ne i8 %kumi.pstate[0-9]*, 0'
+    expect 1 'br i1 %kumi.pageE[0-9]*, label %kumi.st.cont, label %kumi.st.line'
     # the program's store comes after the check
     awk '/kumi.st.cont:/ { c = 1 } c && /store double %v, double\* %p/ { ok = 1 } END { exit !ok }' "$ll" ||
         { echo "FAIL: store: the store is not in the continuation block"; fail=1; } ;;
@@ -163,6 +166,7 @@ opt_version)
     expect 4 'call i32 @kumi_dsm_ready(i64 %kumi.lo[0-9]*, i64 %kumi.hi[0-9]*, i32 [01])' axpy
     expect 2 'call i32 @kumi_dsm_ready(.*, i32 1)' axpy
     expect 2 '%kumi.states[0-9]* = load i64, i64\* %[0-9]*, align 1' axpy
+    expect 2 '%kumi.pstates[0-9]* = load i64, i64\* %[0-9]*, align 1' axpy
     [ "$(fastblk axpy | grep -c -e '= load double' -e 'store double')" = 6 ] ||
         { echo "FAIL: opt_version: @axpy's copies lack their two loads and store"; fail=1; }
     expect 2 'call i32 @kumi_dsm_ready(.*, i32 0)' column
