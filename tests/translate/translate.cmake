@@ -23,34 +23,33 @@ if(KUMI_SANITIZE)
   return()
 endif()
 set(_kumicc ${CMAKE_BINARY_DIR}/bin/kumicc)
+# _kumicc_prog(OUT SRC TRANSLATE [FLAGS...]): OUT built from SRC by
+# kumicc -O2 FLAGS with KUMI_TRANSLATE=TRANSLATE (1: translated, 0: plain)
+function(_kumicc_prog out src tr)
+  set(_deps kumi)
+  set(_what "KUMI_TRANSLATE=0")
+  if(tr)
+    set(_deps kumi kumi-translate)
+    set(_what "translated")
+  endif()
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=${tr} ${_kumicc} -O2 ${ARGN} ${_tdir}/${src} -o ${out}
+    DEPENDS ${_tdir}/${src} ${_deps} ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+    COMMENT "kumicc (${_what}) ${src}")
+endfunction()
 set(_e2e ${CMAKE_CURRENT_BINARY_DIR}/spmd_sum)
 set(_e2e_plain ${CMAKE_CURRENT_BINARY_DIR}/spmd_sum_plain)
-add_custom_command(OUTPUT ${_e2e}
-  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1 ${_kumicc} -O2 -g ${_tdir}/spmd_sum.c -o ${_e2e}
-  DEPENDS ${_tdir}/spmd_sum.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
-  COMMENT "kumicc (translated) spmd_sum.c")
-add_custom_command(OUTPUT ${_e2e_plain}
-  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=0 ${_kumicc} -O2 ${_tdir}/spmd_sum.c -o ${_e2e_plain}
-  DEPENDS ${_tdir}/spmd_sum.c kumi ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
-  COMMENT "kumicc (KUMI_TRANSLATE=0) spmd_sum.c")
+_kumicc_prog(${_e2e} spmd_sum.c 1 -g)
+_kumicc_prog(${_e2e_plain} spmd_sum.c 0)
 # memcpy/memmove with both pointers in DSM under false sharing (memcopy.c)
 set(_memcopy ${CMAKE_CURRENT_BINARY_DIR}/memcopy)
-add_custom_command(OUTPUT ${_memcopy}
-  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1 ${_kumicc} -O2 -g ${_tdir}/memcopy.c -o ${_memcopy}
-  DEPENDS ${_tdir}/memcopy.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
-  COMMENT "kumicc (translated) memcopy.c")
+_kumicc_prog(${_memcopy} memcopy.c 1 -g)
 # loop versions under concurrent writes (version.c); -w: its clock_gettime
 # on a local struct is warned as a possible DSM pointer
 set(_version ${CMAKE_CURRENT_BINARY_DIR}/version)
 set(_version_plain ${CMAKE_CURRENT_BINARY_DIR}/version_plain)
-add_custom_command(OUTPUT ${_version}
-  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1 ${_kumicc} -O2 -g -w ${_tdir}/version.c -o ${_version}
-  DEPENDS ${_tdir}/version.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
-  COMMENT "kumicc (translated) version.c")
-add_custom_command(OUTPUT ${_version_plain}
-  COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=0 ${_kumicc} -O2 ${_tdir}/version.c -o ${_version_plain}
-  DEPENDS ${_tdir}/version.c kumi ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
-  COMMENT "kumicc (KUMI_TRANSLATE=0) version.c")
+_kumicc_prog(${_version} version.c 1 -g -w)
+_kumicc_prog(${_version_plain} version.c 0)
 add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain} ${_memcopy} ${_version} ${_version_plain})
 
 set(_kumirun ${CMAKE_BINARY_DIR}/bin/kumirun)
