@@ -13,6 +13,11 @@
  *   counter, which everyone polls (or rank 0 alone, releasing by kicks).
  * mcast: Cenju-4 method D, the arrival is "multicast": every member adds
  *   one to every member's counter and polls its own.
+ * a2a: Cenju-4 method A, all-to-all single-cast: every member kicks its
+ *   phase byte into every member's arrival word and polls its own (teams
+ *   of up to 8: one word, one masked load). One step deep, like mcast, but
+ *   plain stores instead of atomics: when PEs take turns on a core, each
+ *   needs to run once per barrier, not once per tree level.
  * auto: measured once per team (its first collective), the fastest kept;
  *   team rank 0's measurement decides and the tree carries it to everyone.
  *
@@ -27,6 +32,7 @@
 
 #define KUMI_CALIBRATE_WARMUP 20
 #define KUMI_CALIBRATE_ITERS  200
+#define KUMI_CALIBRATE_PASSES 3
 
 static inline uint64_t kumi_phase_word(uint64_t mask, uint8_t phase)
 {
@@ -137,6 +143,30 @@ static int kumi_barrier_mcast(const char *call, struct kumi_team *t, struct kumi
                         round * (uint64_t)t->size);
 }
 
+/* Cenju-4 A. Consecutive rounds use the two words in turn: a member one
+ * barrier ahead writes the other word, and it cannot get two ahead (that
+ * needs my arrival at the next one). A word's phase byte differs from the
+ * one two rounds before, so what is left there never matches. */
+static int kumi_barrier_a2a(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
+{
+    struct kumi_tp *tp    = &kumi_rt.tp;
+    const uint64_t  round = ++st->a2a_round;
+    const uint8_t   phase = (uint8_t)round;
+    const size_t    word  = KUMI_COLL_A2A + 8 * (size_t)(round & 1);
+    const uint64_t  mask  = t->size == 8 ? ~0ull : (1ull << (8 * t->size)) - 1;
+    volatile uint8_t *mine = kumi_coll_llcm(t, word);
+    int             rc;
+
+    for (int k = 1; k < t->size; k++) {   /* staggered */
+        rc = tp->ops->kick(tp, t->pes[(t->rank + k) % t->size],
+                           t->llcm_off + word + (size_t)t->rank, phase, 1);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    __atomic_store_n(&mine[t->rank], phase, __ATOMIC_RELEASE);
+    return kumi_rt_wait_mask(call, mine, 8, KUMI_CMP_EQ, kumi_phase_word(mask, phase), mask);
+}
+
 int kumi_coll_barrier_run(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                           int algo)
 {
@@ -144,12 +174,18 @@ int kumi_coll_barrier_run(const char *call, struct kumi_team *t, struct kumi_col
     case KUMI_BARRIER_DISSEM:  return kumi_barrier_dissem(call, t, st);
     case KUMI_BARRIER_COUNTER: return kumi_barrier_counter(call, t, st);
     case KUMI_BARRIER_MCAST:   return kumi_barrier_mcast(call, t, st);
+    case KUMI_BARRIER_A2A:     /* larger teams: dissemination, its log-depth cousin */
+        return t->size <= KUMI_COLL_A2A_MAX ? kumi_barrier_a2a(call, t, st)
+                                            : kumi_barrier_dissem(call, t, st);
     default:                   return kumi_coll_tree(call, t, st);
     }
 }
 
 /* Times every algorithm on this team; rank 0's figures decide. The tree
- * (with kick release, which every transport has) carries the choice. */
+ * (with kick release, which every transport has) carries the choice. The
+ * candidates take turns over KUMI_CALIBRATE_PASSES passes and each keeps
+ * its best pass: one pass of a few hundred barriers is a few microseconds,
+ * short enough for one interrupt or a cold line to pick the wrong one. */
 int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
 {
     static const char call[] = "kumi_barrier";
@@ -157,39 +193,49 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
         { KUMI_BARRIER_TREE, KUMI_RELEASE_KICK },   { KUMI_BARRIER_TREE, KUMI_RELEASE_POLL },
         { KUMI_BARRIER_DISSEM, KUMI_RELEASE_KICK }, { KUMI_BARRIER_COUNTER, KUMI_RELEASE_KICK },
         { KUMI_BARRIER_COUNTER, KUMI_RELEASE_POLL }, { KUMI_BARRIER_MCAST, KUMI_RELEASE_KICK },
+        { KUMI_BARRIER_A2A, KUMI_RELEASE_KICK },
     };
+    enum { NCAND = sizeof(cand) / sizeof(cand[0]) };
     const int fixed_release = kumi_rt.cfg.tree_release != KUMI_RELEASE_AUTO;
     /* polling a peer's word rings no doorbell of ours, but waits sleep only
      * after yielding for milliseconds, and then with a short timeout */
     const int can_poll = st->root_llcm != NULL;
-    double    best = 1e30;
+    double    time[NCAND], best = 1e30;
     uint64_t  pick = 0;
     int       rc;
 
     st->barrier = KUMI_BARRIER_TREE;
     if (t->size == 1)
         return KUMI_OK;
-    for (uint64_t c = 0; c < sizeof(cand) / sizeof(cand[0]); c++) {
-        if (cand[c].release == KUMI_RELEASE_POLL && (!can_poll || fixed_release))
-            continue;
-        int saved = st->release;
-        if (!fixed_release)
-            st->release = cand[c].release;
-        double t0 = 0;
-        for (int i = 0; i < KUMI_CALIBRATE_WARMUP + KUMI_CALIBRATE_ITERS; i++) {
-            if (i == KUMI_CALIBRATE_WARMUP)
-                t0 = kumi_wtime();
-            rc = kumi_coll_barrier_run(call, t, st, cand[c].algo);
-            if (rc != KUMI_OK)
-                return rc;
-        }
-        double dt = kumi_wtime() - t0;
-        st->release = saved;
-        if (dt < best) {
-            best = dt;
-            pick = c;
+    for (int pass = 0; pass < KUMI_CALIBRATE_PASSES; pass++) {
+        for (uint64_t c = 0; c < NCAND; c++) {
+            if (pass == 0)
+                time[c] = 1e30;
+            if ((cand[c].release == KUMI_RELEASE_POLL && (!can_poll || fixed_release))
+                || (cand[c].algo == KUMI_BARRIER_A2A && t->size > KUMI_COLL_A2A_MAX))
+                continue;
+            int saved = st->release;
+            if (!fixed_release)
+                st->release = cand[c].release;
+            double t0 = 0;
+            for (int i = 0; i < KUMI_CALIBRATE_WARMUP + KUMI_CALIBRATE_ITERS; i++) {
+                if (i == KUMI_CALIBRATE_WARMUP)
+                    t0 = kumi_wtime();
+                rc = kumi_coll_barrier_run(call, t, st, cand[c].algo);
+                if (rc != KUMI_OK)
+                    return rc;
+            }
+            double dt = kumi_wtime() - t0;
+            st->release = saved;
+            if (dt < time[c])
+                time[c] = dt;
         }
     }
+    for (uint64_t c = 0; c < NCAND; c++)
+        if (time[c] < best) {
+            best = time[c];
+            pick = c;
+        }
     st->release = KUMI_RELEASE_KICK;
     rc = kumi_coll_tree_data(call, t, st, &pick, sizeof(pick), NULL, 1);
     if (rc != KUMI_OK)
@@ -216,7 +262,10 @@ int kumi_barrier(kumi_team_t team)
     rc = kumi_coll_state(call, team, &st);
     if (rc != KUMI_OK)
         return rc;
-    rc = kumi_rt.tp.ops->quiet(&kumi_rt.tp);
+    /* my puts complete before anyone leaves: a quiet, unless the barrier's
+     * own release stores already publish them (transport.h) */
+    if (!kumi_rt.tp.kicks_publish)
+        rc = kumi_rt.tp.ops->quiet(&kumi_rt.tp);
     if (rc != KUMI_OK || team->size == 1)
         return rc;
     rc = kumi_coll_barrier_run(call, team, st, st->barrier);

@@ -24,6 +24,8 @@
 #define KUMI_COLL_MCAST       32    /* u64: multicast barrier arrivals (mine)   */
 #define KUMI_COLL_DISSEM      40    /* u64[KUMI_COLL_DISSEM_MAX]: rounds        */
 #define KUMI_COLL_DISSEM_MAX  16
+#define KUMI_COLL_A2A         168   /* u64[2]: all-to-all arrivals, by parity   */
+#define KUMI_COLL_A2A_MAX     8     /* one byte per member                      */
 #define KUMI_COLL_VALUES      192   /* [8] lines: children's partials + tag     */
 #define KUMI_COLL_RESULT      (KUMI_COLL_VALUES + 8 * 64)  /* line: result + tag (704) */
 #define KUMI_COLL_SMALL       56    /* bytes that ride the tree: a value and its
@@ -34,7 +36,11 @@
 #define KUMI_COLL_RD          768   /* [2 rounds][2 parities] lines: recursive doubling */
 #define KUMI_COLL_RESULT1     1024  /* the second result line (odd tags)        */
 #define KUMI_COLL_ACK         1088  /* u64[8]: child c consumed results up to tag */
-_Static_assert(KUMI_COLL_ACK + 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
+#define KUMI_COLL_XCHG        1152  /* [2 parities][7] lines: all-exchange values */
+#define KUMI_COLL_XCHG_MAX    8     /* members of the largest all-exchange team */
+_Static_assert(KUMI_COLL_ACK + 64 <= KUMI_COLL_XCHG, "team area");
+_Static_assert(KUMI_COLL_XCHG + 2 * (KUMI_COLL_XCHG_MAX - 1) * 64 <= KUMI_TEAM_LLCM_BYTES,
+               "team area");
 
 /* Result lines alternate by tag parity: an eager broadcast lets a parent
  * run one call ahead of a child, never two: before it reuses a line it
@@ -44,7 +50,8 @@ static inline size_t kumi_coll_result_line(uint64_t tag)
 {
     return (tag & 1) ? KUMI_COLL_RESULT1 : KUMI_COLL_RESULT;
 }
-_Static_assert(KUMI_COLL_DISSEM + 8 * KUMI_COLL_DISSEM_MAX <= KUMI_COLL_VALUES, "dissem");
+_Static_assert(KUMI_COLL_DISSEM + 8 * KUMI_COLL_DISSEM_MAX <= KUMI_COLL_A2A, "dissem");
+_Static_assert(KUMI_COLL_A2A + 16 <= KUMI_COLL_VALUES, "a2a");
 
 /* ---------------------------------------------------- per-team state */
 struct kumi_coll_team {
@@ -59,9 +66,14 @@ struct kumi_coll_team {
     /* monotone counters, the same sequence on every member */
     uint64_t epoch;            /* tree barrier and dissemination phases   */
     uint64_t tag;              /* small reductions/broadcasts on the tree */
+    /* recursive doubling and all-exchange calls, each its own sequence:
+     * their lines alternate by parity, which must alternate from one call
+     * of theirs to the next whatever other collectives run in between */
+    uint64_t rd_tag, xchg_tag;
     uint64_t result_tag[2];    /* last tag sent down in each result line  */
     uint64_t counter_round;    /* counter barrier rounds                  */
     uint64_t mcast_round;      /* multicast barrier rounds                */
+    uint64_t a2a_round;        /* all-to-all barrier rounds               */
     uint64_t step;             /* scratch flag values                     */
     /* shm fast paths, decided once per team (kumi_coll_state) */
     volatile uint8_t *root_llcm; /* team rank 0's LLCM area where every member
@@ -122,6 +134,19 @@ static inline int kumi_coll_rd_ok(const struct kumi_team *t)
 {
     return t->size == 2 || t->size == 4;
 }
+
+/* All-exchange with data (teams of up to KUMI_COLL_XCHG_MAX): every member
+ * sends its value line to every other and folds all of them in rank order,
+ * so every member computes the same bits. One step deep: when PEs take
+ * turns on cores, a member needs to run once after the last arrival, not
+ * once per tree level. Lines alternate by the call's parity (a member may
+ * be one call ahead, never two: to finish a call it needs my value of it,
+ * which I send only after I have read all of the call before). */
+int kumi_coll_xchg_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
+
+/* Which small-data reduction a team uses (KUMI_REDUCE_SMALL_*, never AUTO). */
+int kumi_coll_small_algo(const struct kumi_team *t);
 
 /* Scratch flags: set member r's flag f to v (ordered after my earlier
  * puts and local writes); wait until my flag f from member r reaches v. */

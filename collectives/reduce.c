@@ -5,7 +5,9 @@
  * the barrier tree as values in LLCM slots; each node folds its children's
  * in a fixed order; the root's result comes down the tree. On teams of a
  * power-of-two size, recursive doubling over the same LLCM lines instead:
- * log2(n) one-way steps rather than a round trip per tree level.
+ * log2(n) one-way steps rather than a round trip per tree level; on
+ * oversubscribed teams of up to 8, the all-exchange (one step: each member
+ * folds everyone's value itself). KUMI_REDUCE_SMALL chooses.
  * Large: reduce-scatter + allgather through the team's heap scratch, in
  * blocks of half the data area: every member publishes its block in its
  * half A; member r folds slice r of everyone's block in rank order (reading
@@ -160,8 +162,16 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
     if (bytes <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
         memcpy(acc, src, bytes);
-        rc = kumi_coll_rd_ok(team) ? kumi_coll_rd_data(call, team, st, acc, bytes, fn, count)
-                                   : kumi_coll_tree_data(call, team, st, acc, bytes, fn, count);
+        switch (kumi_coll_small_algo(team)) {
+        case KUMI_REDUCE_SMALL_RD:
+            rc = kumi_coll_rd_data(call, team, st, acc, bytes, fn, count);
+            break;
+        case KUMI_REDUCE_SMALL_XCHG:
+            rc = kumi_coll_xchg_data(call, team, st, acc, bytes, fn, count);
+            break;
+        default:
+            rc = kumi_coll_tree_data(call, team, st, acc, bytes, fn, count);
+        }
         if (rc == KUMI_OK && (root < 0 || team->rank == root))
             memcpy(dst, acc, bytes);
         return rc;

@@ -2,8 +2,8 @@
  * tree.c -- the trees that carry small data (<= KUMI_COLL_SMALL bytes) over
  * the team's LLCM lines: the DIMMnet global sum (partials up the barrier
  * tree's shape, folded at each node in a fixed order, the result down),
- * the eager broadcast down the same tree, and recursive doubling on teams
- * of 2 and 4. A value and its 8-byte tag share one cache line, so each edge
+ * the eager broadcast down the same tree, recursive doubling on teams
+ * of 2 and 4, and the all-exchange on teams of up to 8. A value and its 8-byte tag share one cache line, so each edge
  * costs one line transfer. Result lines alternate by tag parity and
  * children acknowledge what they took, so a parent runs at most one call
  * ahead of a child.
@@ -106,7 +106,7 @@ int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_te
                       size_t len, kumi_coll_op_fn fn, size_t count)
 {
     struct kumi_tp *tp  = &kumi_rt.tp;
-    const uint64_t  tag = ++st->tag;
+    const uint64_t  tag = ++st->rd_tag;
     uint64_t        tmp[KUMI_COLL_SMALL / 8];
     int             rc;
 
@@ -133,3 +133,57 @@ int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_te
     return KUMI_OK;
 }
 
+
+int kumi_coll_xchg_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count)
+{
+    struct kumi_tp *tp     = &kumi_rt.tp;
+    const uint64_t  tag    = ++st->xchg_tag;
+    const size_t    parity = KUMI_COLL_XCHG + (size_t)(tag & 1) * (KUMI_COLL_XCHG_MAX - 1) * 64;
+    const int       me     = t->rank;
+    uint64_t        res[KUMI_COLL_SMALL / 8];
+    int             rc;
+
+    /* staggered: member r sends to r+1, r+2, ...; in the receiver's lines
+     * a sender's slot is its rank, less one above the receiver's own */
+    for (int k = 1; k < t->size; k++) {
+        int to = (me + k) % t->size;
+        rc = kumi_coll_send_line(tp, t->pes[to],
+                                 t->llcm_off + parity + 64 * (size_t)(me - (me > to)), acc, len,
+                                 tag);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    /* fold in rank order: res = v0 op v1 op ... (mine at my rank) */
+    for (int r = 0; r < t->size; r++) {
+        const void *v = acc;
+        if (r != me) {
+            volatile uint8_t *line = kumi_coll_llcm(t, parity + 64 * (size_t)(r - (r > me)));
+            rc = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+            if (rc != KUMI_OK)
+                return rc;
+            v = (const void *)line;
+        }
+        if (r == 0)
+            memcpy(res, v, len);
+        else
+            fn(res, v, count);
+    }
+    memcpy(acc, res, len);
+    return KUMI_OK;
+}
+
+int kumi_coll_small_algo(const struct kumi_team *t)
+{
+    int algo = kumi_rt.cfg.reduce_small;
+
+    if (algo == KUMI_REDUCE_SMALL_AUTO)
+        algo = kumi_rt.wait_policy != KUMI_WAIT_SPIN && t->size <= KUMI_COLL_XCHG_MAX
+                   ? KUMI_REDUCE_SMALL_XCHG
+                   : KUMI_REDUCE_SMALL_RD;
+    /* what a team's size does not allow falls back to the tree */
+    if ((algo == KUMI_REDUCE_SMALL_RD && !kumi_coll_rd_ok(t))
+        || (algo == KUMI_REDUCE_SMALL_XCHG && t->size > KUMI_COLL_XCHG_MAX))
+        algo = KUMI_REDUCE_SMALL_TREE;
+    return algo;
+}

@@ -131,6 +131,12 @@ struct kumi_tp {
     /* waits call progress() when (iteration & progress_mask) == 0: shm
      * delivers by stores and polls rarely (63), tcp every time (0) */
     unsigned progress_mask;
+    /* set by a transport whose puts, kicks and atomics are stores to mapped
+     * memory, each kick a release store (shm): whoever sees a kick, directly
+     * or through a chain of kicks, also sees every put its sender issued
+     * before it, so a barrier needs no quiet() first (on x86 quiet is a
+     * full fence, ~15% of a 2-PE barrier) */
+    int    kicks_publish;
     struct {
         kumi_tp_am_fn fn;
         void         *arg;

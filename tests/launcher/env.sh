@@ -57,17 +57,19 @@ expect_rc $RC 0 "-n 4"
 check_env 4
 check_report 4
 
-# more PEs than PUs (so than cores): oversubscribed, not bound by default
+# more PEs than PUs (so than cores): oversubscribed, bound round-robin
+# by default, without a warning
 n=$((ncpu + 1))
 kr_bg -n $n --report-bindings sh -c "$pe" <"$TMP/in" >"$out" 2>"$err"
 wait_exit $KPID 10
 expect_rc $RC 0 "-n $n (oversubscribed)"
 check_env $n
 [ "$(cut -d' ' -f5 "$out" | sort -u)" = 1 ] || fail "-n $n on $ncpu CPUs: KUMI_OVERSUBSCRIBED is not 1"
-expect_lines "$err" 'not bound$' $n
+expect_lines "$err" 'bound to core' $n
+grep -q warning "$err" && fail "-n $n: a warning without --bind core: $(grep warning "$err")"
 check_report $n
 
-# ... unless --bind core insists: a warning, then round-robin
+# --bind core asked for explicitly: a warning, then the same round-robin
 kr_bg -n $n --bind core --report-bindings sh -c "$pe" <"$TMP/in" >"$out" 2>"$err"
 wait_exit $KPID 10
 expect_rc $RC 0 "-n $n --bind core"

@@ -213,6 +213,7 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     tp->failed                  = p->failed;
     tp->fail_status             = p->fail_status;
     tp->progress_mask           = 63;   /* peers' stores need no progress */
+    tp->kicks_publish           = 1;    /* release stores: see transport.h */
     tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
     tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
     tp->local[KUMI_SEG_LLCM]    = s->base + KUMI_SHM_HDR_SIZE;
