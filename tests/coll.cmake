@@ -19,6 +19,14 @@ kumi_pe_test(coll_small_rd   coll.c NPES 2 3 4 8 ARGS 0 1 7 ENV KUMI_REDUCE_SMAL
 kumi_pe_test(coll_small_xchg coll.c NPES 2 3 5 8 9 ARGS 0 1 7 TCP_NPES 2 5 8
   ENV KUMI_REDUCE_SMALL=xchg)
 
+# small collectives of every kind interleaved, fresh values each round;
+# at 2 PEs with each small-reduction algorithm (rd is auto's choice there)
+foreach(algo auto tree rd xchg)
+  kumi_pe_test(coll_mix_${algo} coll_mix.c NPES 2 ARGS 200000 TCP_ARGS 3000
+    ENV KUMI_REDUCE_SMALL=${algo})
+endforeach()
+kumi_pe_test(coll_mix coll_mix.c NPES 3 4 8 ARGS 3000 TCP_ARGS 500)
+
 # 10^5 back-to-back barriers per algorithm (fewer when 8 PEs share 2 cores;
 # over tcp, where a barrier is socket round trips, 5000 and 1000)
 foreach(algo tree dissem counter mcast a2a auto)

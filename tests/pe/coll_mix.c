@@ -1,0 +1,53 @@
+/*
+ * coll_mix.c -- ROUNDS rounds of small collectives of different kinds back
+ * to back, each round's values new: an allreduce (doubles, SUM), a
+ * broadcast from a rotating root, a reduce to another root, an allreduce
+ * of 7 int64 (MAX). Collectives that share a team's LLCM lines must not
+ * take one call's value for another's: recursive doubling once alternated
+ * its lines by a sequence the broadcast also advanced, so with a broadcast
+ * between two allreduces a fast partner overwrote a value not yet read
+ * (2 PEs: a wrong sum every ~10^4-10^5 rounds).
+ *
+ *   coll_mix ROUNDS
+ */
+#include <stdint.h>
+
+#include "pe_test.h"
+
+int main(int argc, char **argv)
+{
+    long rounds = argc > 1 ? atol(argv[1]) : 100000;
+
+    OK(kumi_init());
+    int         me = kumi_rank(), n = kumi_size();
+    kumi_team_t w  = kumi_team_world();
+
+    for (long r = 0; r < rounds; r++) {
+        double x = me + r, sum = -1, want = (double)n * r + (double)n * (n - 1) / 2;
+        OK(kumi_allreduce(w, &sum, &x, 1, KUMI_DOUBLE, KUMI_SUM));
+        CHECK(sum == want, "round %ld: allreduce sum %.17g, expected %.17g", r, sum, want);
+
+        int  root = (int)(r % n);
+        long b    = me == root ? r : -1;
+        OK(kumi_broadcast(w, &b, sizeof b, root));
+        CHECK(b == r, "round %ld: broadcast from %d carried %ld", r, root, b);
+
+        int  rroot = (int)((r + 1) % n);
+        long v = (long)me * r, red = -1;
+        OK(kumi_reduce(w, &red, &v, 1, KUMI_INT64, KUMI_SUM, rroot));
+        if (me == rroot)
+            CHECK(red == r * (long)n * (n - 1) / 2, "round %ld: reduce to %d gave %ld", r,
+                  rroot, red);
+
+        int64_t m[7], mx[7];
+        for (int i = 0; i < 7; i++)
+            m[i] = (int64_t)((me + i) % n) * 1000 + r;
+        OK(kumi_allreduce(w, mx, m, 7, KUMI_INT64, KUMI_MAX));
+        for (int i = 0; i < 7; i++)
+            CHECK(mx[i] == (int64_t)(n - 1) * 1000 + r, "round %ld: max[%d] %lld", r, i,
+                  (long long)mx[i]);
+    }
+    OK(kumi_barrier(w));
+    OK(kumi_finalize());
+    return 0;
+}
