@@ -4,7 +4,7 @@
  * works on every transport; where a transport maps peer memory (peer_ptr),
  * the large-data paths read it in place instead of copying first.
  *
- * Each team has, on every member, a 1 KiB LLCM area (layout below) and a
+ * Each team has, on every member, a 4 KiB LLCM area (layout below) and a
  * heap scratch area (KUMI_COLL_SCRATCH bytes: flag words, then data).
  */
 #ifndef KUMI_COLL_H
@@ -39,8 +39,13 @@
 #define KUMI_COLL_XCHG        1152  /* [2 parities][7] lines: all-exchange values */
 #define KUMI_COLL_XCHG_MAX    8     /* members of the largest all-exchange team */
 _Static_assert(KUMI_COLL_ACK + 64 <= KUMI_COLL_XCHG, "team area");
-_Static_assert(KUMI_COLL_XCHG + 2 * (KUMI_COLL_XCHG_MAX - 1) * 64 <= KUMI_TEAM_LLCM_BYTES,
+#define KUMI_COLL_BRING       2048  /* [KUMI_COLL_BRING_N] lines: eager broadcast */
+#define KUMI_COLL_BRING_N     16    /* ring depth: calls a parent may run ahead */
+#define KUMI_COLL_BACK        (KUMI_COLL_BRING + 64 * KUMI_COLL_BRING_N)  /* u64[8]:
+                                       child c consumed broadcasts up to tag    */
+_Static_assert(KUMI_COLL_XCHG + 2 * (KUMI_COLL_XCHG_MAX - 1) * 64 <= KUMI_COLL_BRING,
                "team area");
+_Static_assert(KUMI_COLL_BACK + 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
 
 /* Result lines alternate by tag parity: an eager broadcast lets a parent
  * run one call ahead of a child, never two: before it reuses a line it
@@ -70,6 +75,7 @@ struct kumi_coll_team {
      * their lines alternate by parity, which must alternate from one call
      * of theirs to the next whatever other collectives run in between */
     uint64_t rd_tag, xchg_tag;
+    uint64_t btag;             /* eager broadcasts (their ring's sequence) */
     uint64_t result_tag[2];    /* last tag sent down in each result line  */
     uint64_t counter_round;    /* counter barrier rounds                  */
     uint64_t mcast_round;      /* multicast barrier rounds                */
@@ -117,9 +123,11 @@ int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
 
 /* Eager broadcast of len <= KUMI_COLL_SMALL bytes from team rank 0 down
- * the tree: no upward round; children acknowledge into their parent's
- * value line, and a parent waits only for the acknowledgement of the call
- * before the previous one. */
+ * the tree: no upward round. Each member has a ring of KUMI_COLL_BRING_N
+ * lines, call t in line t % N; a child acknowledges every N/2 calls into
+ * its parent's KUMI_COLL_BACK word, and a parent writes call t only once
+ * the child has acknowledged t - N. So a parent runs up to N calls ahead:
+ * when PEs take turns on cores, each turn carries many broadcasts. */
 int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                          void *acc, size_t len);
 

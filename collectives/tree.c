@@ -2,11 +2,12 @@
  * tree.c -- the trees that carry small data (<= KUMI_COLL_SMALL bytes) over
  * the team's LLCM lines: the DIMMnet global sum (partials up the barrier
  * tree's shape, folded at each node in a fixed order, the result down),
- * the eager broadcast down the same tree, recursive doubling on teams
- * of 2 and 4, and the all-exchange on teams of up to 8. A value and its 8-byte tag share one cache line, so each edge
- * costs one line transfer. Result lines alternate by tag parity and
- * children acknowledge what they took, so a parent runs at most one call
- * ahead of a child.
+ * the eager broadcast down the same tree (a ring of lines per member),
+ * recursive doubling on teams of 2 and 4, and the all-exchange on teams of
+ * up to 8. A value and its 8-byte tag share one cache line, so each edge
+ * costs one line transfer. The global sum's result lines alternate by tag
+ * parity and children acknowledge what they took, so a parent runs at most
+ * one call ahead of a child there.
  */
 #include "coll.h"
 
@@ -91,15 +92,41 @@ int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_
 int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                          void *acc, size_t len)
 {
-    const uint64_t tag = ++st->tag;
-    int            rc;
+    struct kumi_tp   *tp   = &kumi_rt.tp;
+    const uint64_t    tag  = ++st->btag;
+    const size_t      line = KUMI_COLL_BRING + 64 * (size_t)(tag % KUMI_COLL_BRING_N);
+    volatile uint8_t *ack  = kumi_coll_llcm(t, KUMI_COLL_BACK);
+    int               rc;
 
     if (st->parent >= 0) {
-        rc = kumi_coll_take_result(call, t, acc, len, tag, st);
+        /* the parent cannot have written tag + N here: I have not
+         * acknowledged tag yet */
+        volatile uint8_t *mine = kumi_coll_llcm(t, line);
+        rc = kumi_rt_wait(call, mine + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        if (rc != KUMI_OK)
+            return rc;
+        memcpy(acc, (const void *)mine, len);
+        if (tag % (KUMI_COLL_BRING_N / 2) == 0) {
+            rc = tp->ops->kick(tp, t->pes[st->parent],
+                               t->llcm_off + KUMI_COLL_BACK + 8 * (size_t)st->index, tag, 8);
+            if (rc != KUMI_OK)
+                return rc;
+        }
+    }
+    for (int c = 0; c < st->nchild; c++) {
+        /* the child has taken call tag - N out of this line (it acknowledges
+         * every N/2 calls, so it has acknowledged at least tag - N once it
+         * has taken everything sent before this call) */
+        if (tag > KUMI_COLL_BRING_N) {
+            rc = kumi_rt_wait(call, ack + 8 * (size_t)c, 8, KUMI_CMP_GE, tag - KUMI_COLL_BRING_N);
+            if (rc != KUMI_OK)
+                return rc;
+        }
+        rc = kumi_coll_send_line(tp, t->pes[st->child0 + c], t->llcm_off + line, acc, len, tag);
         if (rc != KUMI_OK)
             return rc;
     }
-    return kumi_coll_send_down(call, t, st, acc, len, tag);
+    return KUMI_OK;
 }
 
 int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st, void *acc,

@@ -121,9 +121,9 @@ int kumi_atomic_cswap_u32    (uint32_t *dst_sym, uint32_t expected, uint32_t des
 
 /* ------------------------------------------------ AOTF/LLCM low-latency path
  * Every PE has an LLCM ("low-latency common memory", KUMI_LLCM_SIZE bytes,
- * default 128k as DIMMnet-1): a small region peers write into with kicks
- * and the owner polls. kumi keeps its own flags at the start of it; programs
- * allocate the rest. */
+ * default 256k; DIMMnet-1 had 128 KB on the card): a small region peers
+ * write into with kicks and the owner polls. kumi keeps its own flags and a
+ * quarter of it for team areas (4 KiB a team); programs allocate the rest. */
 
 /* Collective: returns the same offset on every PE, or (size_t)-1 when the
  * LLCM is full (KUMI_LLCM_SIZE). Aligned to the size rounded up to a power

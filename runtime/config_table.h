@@ -13,7 +13,7 @@ KUMI_CFG(transport, "KUMI_TRANSPORT", CHOICE, "shm", 0, 0, "shm|tcp",
          "Transport between PEs: shm (shared memory, one host) or tcp (sockets)")
 KUMI_CFG(heap_size, "KUMI_HEAP_SIZE", SIZE, "256m", 1ull << 20, 1ull << 40, NULL,
          "Symmetric heap bytes per PE (suffix k, m, g, t)")
-KUMI_CFG(llcm_size, "KUMI_LLCM_SIZE", SIZE, "128k", 16ull << 10, 64ull << 20, NULL,
+KUMI_CFG(llcm_size, "KUMI_LLCM_SIZE", SIZE, "256k", 16ull << 10, 64ull << 20, NULL,
          "Low-latency common memory (LLCM) bytes per PE; a multiple of 4k")
 KUMI_CFG(wait, "KUMI_WAIT", CHOICE, "auto", 0, 0, "auto|spin|yield|block",
          "How waits wait: auto spins while PEs fit the cores, else yields then blocks")

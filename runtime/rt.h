@@ -14,7 +14,7 @@
 #include "launch.h"
 #include "../transport/transport.h"
 
-#define KUMI_TEAM_LLCM_BYTES 2048
+#define KUMI_TEAM_LLCM_BYTES 4096
 
 /* A team occupies one slot (0 is the world) on each of its members: slot s
  * owns KUMI_TEAM_LLCM_BYTES of LLCM at llcm_teams_off + s * that, and

@@ -30,7 +30,8 @@ int kumi_rt_team_world_init(void)
     struct kumi_team *w = &kumi_rt.world;
     size_t            llcm = kumi_rt.tp.seg_size[KUMI_SEG_LLCM];
 
-    /* a quarter of the LLCM at most goes to team areas */
+    /* a quarter of the LLCM at most goes to team areas (16 with the
+     * default 256k); programs keep more than half of it */
     kumi_rt.team_slots = (int)(llcm / 4 / KUMI_TEAM_LLCM_BYTES);
     if (kumi_rt.team_slots > KUMI_TEAM_MAX)
         kumi_rt.team_slots = KUMI_TEAM_MAX;

@@ -2,7 +2,8 @@
  * coll_mix.c -- ROUNDS rounds of small collectives of different kinds back
  * to back, each round's values new: an allreduce (doubles, SUM), a
  * broadcast from a rotating root, a reduce to another root, an allreduce
- * of 7 int64 (MAX). Collectives that share a team's LLCM lines must not
+ * of 7 int64 (MAX); every 1000 rounds a burst of broadcasts from root 0
+ * that the last PE joins late. Collectives that share a team's LLCM lines must not
  * take one call's value for another's: recursive doubling once alternated
  * its lines by a sequence the broadcast also advanced, so with a broadcast
  * between two allreduces a fast partner overwrote a value not yet read
@@ -11,6 +12,7 @@
  *   coll_mix ROUNDS
  */
 #include <stdint.h>
+#include <unistd.h>
 
 #include "pe_test.h"
 
@@ -46,6 +48,19 @@ int main(int argc, char **argv)
         for (int i = 0; i < 7; i++)
             CHECK(mx[i] == (int64_t)(n - 1) * 1000 + r, "round %ld: max[%d] %lld", r, i,
                   (long long)mx[i]);
+
+        /* now and then a burst from root 0 (the eager ring) that the last
+         * PE starts late: the root runs ahead until the ring is full and
+         * must then wait for it, never overwrite what it has not taken */
+        if (r % 1000 == 0) {
+            if (me == n - 1)
+                usleep(2000);
+            for (long k = 0; k < 3 * 16 + 5; k++) {
+                long v = me == 0 ? r * 100 + k : -1;
+                OK(kumi_broadcast(w, &v, sizeof v, 0));
+                CHECK(v == r * 100 + k, "round %ld: burst broadcast %ld carried %ld", r, k, v);
+            }
+        }
     }
     OK(kumi_barrier(w));
     OK(kumi_finalize());

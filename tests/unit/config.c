@@ -80,7 +80,7 @@ static void test_defaults(void **state)
     assert_int_equal(kumi_cfg_parse(&cfg, vars_get, &none, err, sizeof(err)), KUMI_OK);
     assert_int_equal(cfg.transport, KUMI_TRANSPORT_SHM);
     assert_int_equal(cfg.heap_size, 256ull << 20);
-    assert_int_equal(cfg.llcm_size, 128ull << 10);
+    assert_int_equal(cfg.llcm_size, 256ull << 10);
     assert_int_equal(cfg.wait, KUMI_WAIT_AUTO);
     assert_int_equal(cfg.log, KUMI_LOG_WARN);
     assert_int_equal(cfg.abort_on_error, 0);
