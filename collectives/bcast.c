@@ -2,8 +2,8 @@
  * bcast.c -- kumi_broadcast and kumi_allgather through the team's scratch
  * (see the half-A rule in coll.h).
  *
- * broadcast: small messages from team rank 0 ride the tree (one line per
- * edge). Otherwise a two-slot pipeline in the root's half A: the root
+ * broadcast: small messages ride the tree from team rank 0 (one line per
+ * edge; another root hands its value to rank 0 first). Otherwise a two-slot pipeline in the root's half A: the root
  * copies block i in and raises FLAG_A at every member; each member copies
  * it out and raises FLAG_B at the root, which reuses a slot only once every
  * member has acknowledged the block that was in it.
@@ -34,12 +34,12 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
     rc = kumi_coll_state(call, team, &st);
     if (rc != KUMI_OK)
         return rc;
-    if (root == 0 && n <= KUMI_COLL_SMALL) {
+    if (n <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
-        if (team->rank == 0)
+        if (team->rank == root)
             memcpy(acc, buf, n);
-        rc = kumi_coll_tree_bcast(call, team, st, acc, n);
-        if (rc == KUMI_OK && team->rank != 0)
+        rc = kumi_coll_tree_bcast(call, team, st, acc, n, root);
+        if (rc == KUMI_OK && team->rank != root)
             memcpy(buf, acc, n);
         return rc;
     }

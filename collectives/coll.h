@@ -45,7 +45,9 @@ _Static_assert(KUMI_COLL_ACK + 64 <= KUMI_COLL_XCHG, "team area");
                                        child c consumed broadcasts up to tag    */
 _Static_assert(KUMI_COLL_XCHG + 2 * (KUMI_COLL_XCHG_MAX - 1) * 64 <= KUMI_COLL_BRING,
                "team area");
-_Static_assert(KUMI_COLL_BACK + 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
+#define KUMI_COLL_HAND        (KUMI_COLL_BACK + 64)  /* [2 parities] lines: a root
+                                       other than rank 0 hands its value to 0   */
+_Static_assert(KUMI_COLL_HAND + 2 * 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
 
 /* Result lines alternate by tag parity: an eager broadcast lets a parent
  * run one call ahead of a child, never two: before it reuses a line it
@@ -123,13 +125,15 @@ int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
 
 /* Eager broadcast of len <= KUMI_COLL_SMALL bytes from team rank 0 down
- * the tree: no upward round. Each member has a ring of KUMI_COLL_BRING_N
+ * the tree: no upward round (another root first hands its value to rank 0
+ * in a line of rank 0's, by the call's parity, and then takes it back from
+ * the ring like everyone: so it cannot run two calls ahead of rank 0). Each member has a ring of KUMI_COLL_BRING_N
  * lines, call t in line t % N; a child acknowledges every N/2 calls into
  * its parent's KUMI_COLL_BACK word, and a parent writes call t only once
  * the child has acknowledged t - N. So a parent runs up to N calls ahead:
  * when PEs take turns on cores, each turn carries many broadcasts. */
 int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
-                         void *acc, size_t len);
+                         void *acc, size_t len, int root);
 
 /* Recursive doubling with data (teams of 2 or 4): log2(n) exchanges, each
  * one line transfer each way at once; partials are combined lower rank

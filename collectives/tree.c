@@ -90,7 +90,7 @@ int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_
 }
 
 int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
-                         void *acc, size_t len)
+                         void *acc, size_t len, int root)
 {
     struct kumi_tp   *tp   = &kumi_rt.tp;
     const uint64_t    tag  = ++st->btag;
@@ -98,6 +98,22 @@ int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll
     volatile uint8_t *ack  = kumi_coll_llcm(t, KUMI_COLL_BACK);
     int               rc;
 
+    if (root != 0) {
+        /* the hand-off line of this parity was last used two calls ago; its
+         * root has since taken call tag - 1 from the ring, which rank 0
+         * sends only after it has read that line */
+        const size_t hand = KUMI_COLL_HAND + 64 * (size_t)(tag & 1);
+        if (t->rank == root)
+            rc = kumi_coll_send_line(tp, t->pes[0], t->llcm_off + hand, acc, len, tag);
+        else if (t->rank == 0)
+            rc = kumi_rt_wait(call, kumi_coll_llcm(t, hand) + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        else
+            rc = KUMI_OK;
+        if (rc != KUMI_OK)
+            return rc;
+        if (t->rank == 0)
+            memcpy(acc, (const void *)kumi_coll_llcm(t, hand), len);
+    }
     if (st->parent >= 0) {
         /* the parent cannot have written tag + N here: I have not
          * acknowledged tag yet */

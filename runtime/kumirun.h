@@ -67,6 +67,12 @@ struct kumi_run_job {
     /* owned by kumirun_supervise.c */
     pid_t           *pids;           /* per rank; 0 once reaped               */
     struct kumi_run_exit { int rank; pid_t pid; int status; } *exits; /* reap's batch */
+    /* the first PE that exited non-zero while the others live: judged
+     * only after KUMI_RUN_CAUSE_GRACE_S, in case a PE killed by a signal
+     * turns up meanwhile (then that is the cause, and this a consequence) */
+    struct kumi_run_exit pending;
+    int              pending_set;
+    struct timespec  pending_at;
     int              live;           /* PEs started and not yet reaped        */
     pid_t            pgid;           /* the PEs' process group (PE 0's pid)   */
     int              ending;         /* the job is being terminated           */

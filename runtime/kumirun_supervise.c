@@ -44,6 +44,7 @@
 #define KUMI_RUN_GRACE_S      1                /* SIGTERM .. SIGKILL             */
 #define KUMI_RUN_NOTICE_NS    (300 * 1000000L) /* failure flag .. SIGTERM        */
 #define KUMI_RUN_EXEC_WAIT_MS 10000            /* bound on "did every exec work" */
+#define KUMI_RUN_CAUSE_GRACE_S 0.2             /* exit code .. judged, see below */
 #define KUMI_RUN_LOST_GRACE_S 0.5              /* EOF .. "lost", if it has not
                                                   exited with a status by then  */
 
@@ -57,6 +58,16 @@ struct kumi_run_exec_err {
 static int kumi_run_ts_reached(const struct timespec *now, const struct timespec *t)
 {
     return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+/* t += s seconds, s < 1 */
+static void kumi_run_ts_add(struct timespec *t, double s)
+{
+    t->tv_nsec += (long)(s * 1e9);
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
 }
 
 const char *kumi_run_pe_name(const struct kumi_run_job *j, int rank, pid_t pid, char *buf,
@@ -357,13 +368,49 @@ static int kumi_run_left_unfinalized(const struct kumi_run_job *j, int r)
            !(j->rdv_pe[r].bye && j->rdv_pe[r].finalized);
 }
 
+static void kumi_run_pe_judge(struct kumi_run_job *j, int r, pid_t pid, int status);
+
+/* A PE's exit while the job is healthy. A non-zero exit code waits a
+ * little before it ends the job: when a PE is killed, its peers over tcp
+ * see the connection reset and may exit with an error before kumirun
+ * hears of the killed one (its exit is signalled only after its threads
+ * and memory are torn down), and the report must name the cause. */
 static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int status)
+{
+    if (j->ending)
+        return;   /* most likely our own SIGTERM */
+    if (WIFSIGNALED(status)) {
+        j->pending_set = 0;   /* the cause; a pending exit was its consequence */
+        kumi_run_pe_judge(j, r, pid, status);
+        return;
+    }
+    if (WEXITSTATUS(status) != 0 && j->live > 0) {
+        if (!j->pending_set) {
+            j->pending     = (struct kumi_run_exit){ .rank = r, .pid = pid, .status = status };
+            j->pending_set = 1;
+            clock_gettime(CLOCK_MONOTONIC, &j->pending_at);
+            kumi_run_ts_add(&j->pending_at, KUMI_RUN_CAUSE_GRACE_S);
+        }
+        return;
+    }
+    kumi_run_pe_judge(j, r, pid, status);
+}
+
+/* Judges a pending exit whose grace ran out (or once no PE is left). */
+static void kumi_run_check_pending(struct kumi_run_job *j, const struct timespec *now)
+{
+    if (j->pending_set && (j->live == 0 || kumi_run_ts_reached(now, &j->pending_at))) {
+        j->pending_set = 0;
+        if (!j->ending)
+            kumi_run_pe_judge(j, j->pending.rank, j->pending.pid, j->pending.status);
+    }
+}
+
+static void kumi_run_pe_judge(struct kumi_run_job *j, int r, pid_t pid, int status)
 {
     char name[16], who[320];
     int  code;
 
-    if (j->ending)
-        return;   /* most likely our own SIGTERM */
     kumi_run_pe_name(j, r, pid, who, sizeof(who));
     if (WIFSIGNALED(status)) {
         code = 128 + WTERMSIG(status);
@@ -459,11 +506,7 @@ void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int finalized)
             break;
         p->lost = (unsigned char)ev;
         clock_gettime(CLOCK_MONOTONIC, &p->lost_at);
-        p->lost_at.tv_nsec += (long)(KUMI_RUN_LOST_GRACE_S * 1e9);
-        if (p->lost_at.tv_nsec >= 1000000000L) {
-            p->lost_at.tv_sec++;
-            p->lost_at.tv_nsec -= 1000000000L;
-        }
+        kumi_run_ts_add(&p->lost_at, KUMI_RUN_LOST_GRACE_S);
         break;
     }
 }
@@ -571,9 +614,10 @@ int kumi_run_supervise(struct kumi_run_job *j)
 
     for (;;) {
         kumi_run_reap(j);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        kumi_run_check_pending(j, &now);
         if (j->live == 0)
             break;
-        clock_gettime(CLOCK_MONOTONIC, &now);
         kumi_run_check_lost(j, &now);
         if (j->ending && kumi_run_ts_reached(&now, &j->term_at))
             kumi_run_term(j);
