@@ -6,7 +6,8 @@
  * round. The order members are read in is Cenju-4's lesson: staggered
  * (member j starts with j+1, so at each step everyone reads a different
  * member) unless KUMI_ALLTOALL=naive (everyone reads member 0 first, then
- * 1, ...), kept for comparison.
+ * 1, ...), kept for comparison. Blocks of up to 56 bytes on teams of up
+ * to 8 take the all-exchange lines instead (tree.c: one line per pair).
  */
 #include "coll.h"
 
@@ -34,6 +35,8 @@ int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
     rc = kumi_coll_state(call, team, &st);
     if (rc != KUMI_OK)
         return rc;
+    if (kumi_coll_xchg_ok(team, n_each))   /* one line per pair, one step */
+        return kumi_coll_xchg_copy(call, team, st, dst, src, n_each, 1);
     chunk = (kumi_coll_block(st) / (size_t)n) & ~(size_t)7;
     if (chunk < 64)
         chunk = (kumi_coll_half(st) / (size_t)n) & ~(size_t)7;

@@ -7,7 +7,8 @@
  * copies block i in and raises FLAG_A at every member; each member copies
  * it out and raises FLAG_B at the root, which reuses a slot only once every
  * member has acknowledged the block that was in it.
- * allgather: each member publishes its block in its half A; after the
+ * allgather: small blocks on teams of up to 8 go through the all-exchange
+ * lines (tree.c); otherwise each member publishes its block in its half A; after the
  * FLAG_A exchange everyone copies everyone's block (staggered: rank i
  * starts with i+1); a FLAG_B exchange closes the block.
  */
@@ -104,6 +105,8 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
     rc = kumi_coll_state(call, team, &st);
     if (rc != KUMI_OK)
         return rc;
+    if (kumi_coll_xchg_ok(team, n_each))
+        return kumi_coll_xchg_copy(call, team, st, dst, src, n_each, 0);
     half = kumi_coll_block(st);
     for (size_t o = 0; o < n_each && rc == KUMI_OK; o += half) {
         size_t c = n_each - o < half ? n_each - o : half;

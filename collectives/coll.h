@@ -157,6 +157,17 @@ static inline int kumi_coll_rd_ok(const struct kumi_team *t)
 int kumi_coll_xchg_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
 
+/* The same exchange carrying blocks (len <= KUMI_COLL_SMALL, teams of up
+ * to KUMI_COLL_XCHG_MAX): everyone's src lands in dst in rank order
+ * (allgather), or with per_dest block r of src goes to member r, whose
+ * dst gets it at my rank (alltoall). One step, one line per pair. */
+int kumi_coll_xchg_copy(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *dst, const void *src, size_t len, int per_dest);
+static inline int kumi_coll_xchg_ok(const struct kumi_team *t, size_t len)
+{
+    return t->size <= KUMI_COLL_XCHG_MAX && len <= KUMI_COLL_SMALL;
+}
+
 /* Which small-data reduction a team uses (KUMI_REDUCE_SMALL_*, never AUTO). */
 int kumi_coll_small_algo(const struct kumi_team *t);
 

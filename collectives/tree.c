@@ -177,43 +177,79 @@ int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_te
 }
 
 
-int kumi_coll_xchg_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
-                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count)
+/* The all-exchange's first half: sends my line of call tag to every other
+ * member (staggered: member r sends to r+1, r+2, ...): src, or with
+ * per_dest src + to * len, block "to" of an array of blocks. In the
+ * receiver's lines a sender's slot is its rank, less one above the
+ * receiver's own. Returns the offset of this call's lines. */
+static int kumi_coll_xchg_send(struct kumi_team *t, uint64_t tag, const void *src, size_t len,
+                               int per_dest, size_t *parity)
 {
-    struct kumi_tp *tp     = &kumi_rt.tp;
-    const uint64_t  tag    = ++st->xchg_tag;
-    const size_t    parity = KUMI_COLL_XCHG + (size_t)(tag & 1) * (KUMI_COLL_XCHG_MAX - 1) * 64;
-    const int       me     = t->rank;
-    uint64_t        res[KUMI_COLL_SMALL / 8];
-    int             rc;
+    struct kumi_tp *tp = &kumi_rt.tp;
+    const int       me = t->rank;
 
-    /* staggered: member r sends to r+1, r+2, ...; in the receiver's lines
-     * a sender's slot is its rank, less one above the receiver's own */
+    *parity = KUMI_COLL_XCHG + (size_t)(tag & 1) * (KUMI_COLL_XCHG_MAX - 1) * 64;
     for (int k = 1; k < t->size; k++) {
-        int to = (me + k) % t->size;
-        rc = kumi_coll_send_line(tp, t->pes[to],
-                                 t->llcm_off + parity + 64 * (size_t)(me - (me > to)), acc, len,
-                                 tag);
+        int         to   = (me + k) % t->size;
+        const void *data = per_dest ? (const uint8_t *)src + (size_t)to * len : src;
+        int         rc   = kumi_coll_send_line(tp, t->pes[to],
+                                               t->llcm_off + *parity + 64 * (size_t)(me - (me > to)),
+                                               data, len, tag);
         if (rc != KUMI_OK)
             return rc;
     }
-    /* fold in rank order: res = v0 op v1 op ... (mine at my rank) */
-    for (int r = 0; r < t->size; r++) {
-        const void *v = acc;
-        if (r != me) {
-            volatile uint8_t *line = kumi_coll_llcm(t, parity + 64 * (size_t)(r - (r > me)));
-            rc = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
-            if (rc != KUMI_OK)
-                return rc;
-            v = (const void *)line;
-        }
-        if (r == 0)
-            memcpy(res, v, len);
-        else
-            fn(res, v, count);
-    }
-    memcpy(acc, res, len);
     return KUMI_OK;
+}
+
+/* Waits for member r's line of call tag (r is not me). */
+static int kumi_coll_xchg_line(const char *call, struct kumi_team *t, size_t parity, int r,
+                               uint64_t tag, const volatile uint8_t **line)
+{
+    *line = kumi_coll_llcm(t, parity + 64 * (size_t)(r - (r > t->rank)));
+    return kumi_rt_wait(call, (volatile void *)(*line + KUMI_COLL_TAG), 8, KUMI_CMP_GE, tag);
+}
+
+int kumi_coll_xchg_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count)
+{
+    const uint64_t tag = ++st->xchg_tag;
+    uint64_t       res[KUMI_COLL_SMALL / 8];
+    size_t         parity;
+    int            rc = kumi_coll_xchg_send(t, tag, acc, len, 0, &parity);
+
+    /* fold in rank order: res = v0 op v1 op ... (mine at my rank) */
+    for (int r = 0; r < t->size && rc == KUMI_OK; r++) {
+        const volatile uint8_t *line = acc;
+        if (r != t->rank && (rc = kumi_coll_xchg_line(call, t, parity, r, tag, &line)) != KUMI_OK)
+            break;
+        if (r == 0)
+            memcpy(res, (const void *)line, len);
+        else
+            fn(res, (const void *)line, count);
+    }
+    if (rc == KUMI_OK)
+        memcpy(acc, res, len);
+    return rc;
+}
+
+int kumi_coll_xchg_copy(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *dst, const void *src, size_t len, int per_dest)
+{
+    const uint64_t tag = ++st->xchg_tag;
+    size_t         parity;
+    int            rc = kumi_coll_xchg_send(t, tag, src, len, per_dest, &parity);
+
+    if (rc != KUMI_OK)
+        return rc;
+    /* mine first: src is sent, so other blocks may then overwrite it */
+    memmove((uint8_t *)dst + (size_t)t->rank * len,
+            per_dest ? (const uint8_t *)src + (size_t)t->rank * len : src, len);
+    for (int r = 0; r < t->size && rc == KUMI_OK; r++) {
+        const volatile uint8_t *line;
+        if (r != t->rank && (rc = kumi_coll_xchg_line(call, t, parity, r, tag, &line)) == KUMI_OK)
+            memcpy((uint8_t *)dst + (size_t)r * len, (const void *)line, len);
+    }
+    return rc;
 }
 
 int kumi_coll_small_algo(const struct kumi_team *t)

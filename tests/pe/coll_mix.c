@@ -2,7 +2,7 @@
  * coll_mix.c -- ROUNDS rounds of small collectives of different kinds back
  * to back, each round's values new: an allreduce (doubles, SUM), a
  * broadcast from a rotating root, a reduce to another root, an allreduce
- * of 7 int64 (MAX); every 1000 rounds a burst of broadcasts from root 0
+ * of 7 int64 (MAX), an allgather and an alltoall of longs; every 1000 rounds a burst of broadcasts from root 0
  * that the last PE joins late. Collectives that share a team's LLCM lines must not
  * take one call's value for another's: recursive doubling once alternated
  * its lines by a sequence the broadcast also advanced, so with a broadcast
@@ -48,6 +48,18 @@ int main(int argc, char **argv)
         for (int i = 0; i < 7; i++)
             CHECK(mx[i] == (int64_t)(n - 1) * 1000 + r, "round %ld: max[%d] %lld", r, i,
                   (long long)mx[i]);
+
+        /* gathers through the same lines as the small reductions */
+        long g = r * 10 + me, all[KUMI_TEAM_MAX], a2a[KUMI_TEAM_MAX], got[KUMI_TEAM_MAX];
+        OK(kumi_allgather(w, all, &g, sizeof g));
+        for (int p = 0; p < n; p++)
+            CHECK(all[p] == r * 10 + p, "round %ld: allgather[%d] %ld", r, p, all[p]);
+        for (int p = 0; p < n; p++)
+            a2a[p] = r * 100 + me * 10 + p;   /* block p goes to PE p */
+        OK(kumi_alltoall(w, got, a2a, sizeof(long)));
+        for (int p = 0; p < n; p++)
+            CHECK(got[p] == r * 100 + p * 10 + me, "round %ld: alltoall from %d %ld", r, p,
+                  got[p]);
 
         /* now and then a burst from root 0 (the eager ring) that the last
          * PE starts late: the root runs ahead until the ring is full and
