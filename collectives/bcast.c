@@ -2,15 +2,16 @@
  * bcast.c -- kumi_broadcast and kumi_allgather through the team's scratch
  * (see the half-A rule in coll.h).
  *
- * broadcast: small messages ride the tree from team rank 0 (one line per
- * edge; another root hands its value to rank 0 first). Otherwise a two-slot pipeline in the root's half A: the root
- * copies block i in and raises FLAG_A at every member; each member copies
- * it out and raises FLAG_B at the root, which reuses a slot only once every
- * member has acknowledged the block that was in it.
+ * broadcast: small messages ride the eager tree from team rank 0 (one line
+ * per edge, tree.c; another root hands its value to rank 0 first).
+ * Otherwise a two-slot pipeline in the root's half A: the root copies block
+ * i in and raises FLAG_A at every member; each member copies it out and
+ * raises FLAG_B at the root, which reuses a slot only once every member has
+ * acknowledged the block that was in it.
  * allgather: small blocks on teams of up to 8 go through the all-exchange
- * lines (tree.c); otherwise each member publishes its block in its half A; after the
- * FLAG_A exchange everyone copies everyone's block (staggered: rank i
- * starts with i+1); a FLAG_B exchange closes the block.
+ * lines (tree.c); otherwise each member publishes its block in its half A;
+ * after the FLAG_A exchange everyone copies everyone's block (staggered:
+ * rank i starts with i+1); a FLAG_B exchange closes the block.
  */
 #include "coll.h"
 
