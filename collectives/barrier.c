@@ -153,7 +153,7 @@ static int kumi_barrier_a2a(const char *call, struct kumi_team *t, struct kumi_c
     const uint64_t  round = ++st->a2a_round;
     const uint8_t   phase = (uint8_t)round;
     const size_t    word  = KUMI_COLL_A2A + 8 * (size_t)(round & 1);
-    const uint64_t  mask  = t->size == 8 ? ~0ull : (1ull << (8 * t->size)) - 1;
+    const uint64_t  mask  = kumi_coll_byte_mask(t->size);
     volatile uint8_t *mine = kumi_coll_llcm(t, word);
     int             rc;
 

@@ -49,10 +49,10 @@ _Static_assert(KUMI_COLL_XCHG + 2 * (KUMI_COLL_XCHG_MAX - 1) * 64 <= KUMI_COLL_B
                                        other than rank 0 hands its value to 0   */
 _Static_assert(KUMI_COLL_HAND + 2 * 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
 
-/* Result lines alternate by tag parity: an eager broadcast lets a parent
- * run one call ahead of a child, never two: before it reuses a line it
- * waits for the child's acknowledgement (KUMI_COLL_ACK) of the tag that
- * last came down in that line. */
+/* The global sum's result lines alternate by tag parity: a parent runs one
+ * call ahead of a child, never two: before it reuses a line it waits for
+ * the child's acknowledgement (KUMI_COLL_ACK) of the tag that last came
+ * down in that line. */
 static inline size_t kumi_coll_result_line(uint64_t tag)
 {
     return (tag & 1) ? KUMI_COLL_RESULT1 : KUMI_COLL_RESULT;
@@ -70,6 +70,7 @@ struct kumi_coll_team {
     int      child0, nchild;   /* children are child0 .. child0+nchild-1  */
     int      index;            /* my byte in my parent's arrival word     */
     uint64_t child_mask;       /* bytes of my arrival word in use         */
+    int      small;            /* KUMI_REDUCE_SMALL_* for this team (never AUTO) */
     /* monotone counters, the same sequence on every member */
     uint64_t epoch;            /* tree barrier and dissemination phases   */
     uint64_t tag;              /* small reductions/broadcasts on the tree */
@@ -125,13 +126,14 @@ int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
 
 /* Eager broadcast of len <= KUMI_COLL_SMALL bytes from team rank 0 down
- * the tree: no upward round (another root first hands its value to rank 0
- * in a line of rank 0's, by the call's parity, and then takes it back from
- * the ring like everyone: so it cannot run two calls ahead of rank 0). Each member has a ring of KUMI_COLL_BRING_N
+ * the tree: no upward round. Each member has a ring of KUMI_COLL_BRING_N
  * lines, call t in line t % N; a child acknowledges every N/2 calls into
  * its parent's KUMI_COLL_BACK word, and a parent writes call t only once
  * the child has acknowledged t - N. So a parent runs up to N calls ahead:
- * when PEs take turns on cores, each turn carries many broadcasts. */
+ * when PEs take turns on cores, each turn carries many broadcasts. Another
+ * root first hands its value to rank 0 in a line of rank 0's, by the
+ * call's parity, and then takes it back from the ring like everyone (so it
+ * cannot run two calls ahead of rank 0). */
 int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                          void *acc, size_t len, int root);
 
@@ -168,8 +170,15 @@ static inline int kumi_coll_xchg_ok(const struct kumi_team *t, size_t len)
     return t->size <= KUMI_COLL_XCHG_MAX && len <= KUMI_COLL_SMALL;
 }
 
-/* Which small-data reduction a team uses (KUMI_REDUCE_SMALL_*, never AUTO). */
+/* Which small-data reduction a team uses (KUMI_REDUCE_SMALL_*, never
+ * AUTO): decided once, into st->small, when the team's state is made. */
 int kumi_coll_small_algo(const struct kumi_team *t);
+
+/* The low n bytes of an 8-byte word (n <= 8): one byte flag per member. */
+static inline uint64_t kumi_coll_byte_mask(int n)
+{
+    return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+}
 
 /* Scratch flags: set member r's flag f to v (ordered after my earlier
  * puts and local writes); wait until my flag f from member r reaches v. */

@@ -162,7 +162,7 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
     if (bytes <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
         memcpy(acc, src, bytes);
-        switch (kumi_coll_small_algo(team)) {
+        switch (st->small) {
         case KUMI_REDUCE_SMALL_RD:
             rc = kumi_coll_rd_data(call, team, st, acc, bytes, fn, count);
             break;

@@ -95,7 +95,8 @@ int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_t
     st->child0  = team->rank * st->radix + 1;
     st->nchild  = team->size - st->child0;
     st->nchild  = st->nchild < 0 ? 0 : st->nchild > st->radix ? st->radix : st->nchild;
-    st->child_mask = st->nchild == 8 ? ~0ull : (1ull << (8 * st->nchild)) - 1;
+    st->child_mask = kumi_coll_byte_mask(st->nchild);
+    st->small      = kumi_coll_small_algo(team);
     st->release = KUMI_RELEASE_KICK;   /* until the mapping is agreed */
     flags = ((size_t)KUMI_COLL_NFLAGS * (size_t)team->size * 8 + 63) & ~(size_t)63;
     st->flags_off  = team->scratch_off;

@@ -176,12 +176,11 @@ int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_te
     return KUMI_OK;
 }
 
-
 /* The all-exchange's first half: sends my line of call tag to every other
  * member (staggered: member r sends to r+1, r+2, ...): src, or with
  * per_dest src + to * len, block "to" of an array of blocks. In the
  * receiver's lines a sender's slot is its rank, less one above the
- * receiver's own. Returns the offset of this call's lines. */
+ * receiver's own. Sets *parity to the offset of this call's lines. */
 static int kumi_coll_xchg_send(struct kumi_team *t, uint64_t tag, const void *src, size_t len,
                                int per_dest, size_t *parity)
 {

@@ -123,13 +123,8 @@ static void kumi_run_end(struct kumi_run_job *j, uint32_t failed, int status)
     __atomic_store_n(&j->ctl->failed, failed, __ATOMIC_RELEASE);  /* status first */
     kumi_rdv_server_fail(j->rdv, failed, status);   /* for PEs without the segment */
     clock_gettime(CLOCK_MONOTONIC, &j->term_at);
-    if (failed != KUMI_CTL_FAIL_LAUNCHER) {
-        j->term_at.tv_nsec += KUMI_RUN_NOTICE_NS;
-        if (j->term_at.tv_nsec >= 1000000000L) {
-            j->term_at.tv_sec++;
-            j->term_at.tv_nsec -= 1000000000L;
-        }
-    }
+    if (failed != KUMI_CTL_FAIL_LAUNCHER)
+        kumi_run_ts_add(&j->term_at, KUMI_RUN_NOTICE_NS * 1e-9);
     j->kill_at = j->term_at;
     j->kill_at.tv_sec += KUMI_RUN_GRACE_S;
 }
@@ -368,44 +363,7 @@ static int kumi_run_left_unfinalized(const struct kumi_run_job *j, int r)
            !(j->rdv_pe[r].bye && j->rdv_pe[r].finalized);
 }
 
-static void kumi_run_pe_judge(struct kumi_run_job *j, int r, pid_t pid, int status);
-
-/* A PE's exit while the job is healthy. A non-zero exit code waits a
- * little before it ends the job: when a PE is killed, its peers over tcp
- * see the connection reset and may exit with an error before kumirun
- * hears of the killed one (its exit is signalled only after its threads
- * and memory are torn down), and the report must name the cause. */
-static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int status)
-{
-    if (j->ending)
-        return;   /* most likely our own SIGTERM */
-    if (WIFSIGNALED(status)) {
-        j->pending_set = 0;   /* the cause; a pending exit was its consequence */
-        kumi_run_pe_judge(j, r, pid, status);
-        return;
-    }
-    if (WEXITSTATUS(status) != 0 && j->live > 0) {
-        if (!j->pending_set) {
-            j->pending     = (struct kumi_run_exit){ .rank = r, .pid = pid, .status = status };
-            j->pending_set = 1;
-            clock_gettime(CLOCK_MONOTONIC, &j->pending_at);
-            kumi_run_ts_add(&j->pending_at, KUMI_RUN_CAUSE_GRACE_S);
-        }
-        return;
-    }
-    kumi_run_pe_judge(j, r, pid, status);
-}
-
-/* Judges a pending exit whose grace ran out (or once no PE is left). */
-static void kumi_run_check_pending(struct kumi_run_job *j, const struct timespec *now)
-{
-    if (j->pending_set && (j->live == 0 || kumi_run_ts_reached(now, &j->pending_at))) {
-        j->pending_set = 0;
-        if (!j->ending)
-            kumi_run_pe_judge(j, j->pending.rank, j->pending.pid, j->pending.status);
-    }
-}
-
+/* Reports PE r's exit and ends the job if it failed. */
 static void kumi_run_pe_judge(struct kumi_run_job *j, int r, pid_t pid, int status)
 {
     char name[16], who[320];
@@ -429,6 +387,42 @@ static void kumi_run_pe_judge(struct kumi_run_job *j, int r, pid_t pid, int stat
         return;   /* finalized, or a program that never used kumi */
     }
     kumi_run_end(j, (uint32_t)r + 1, code);
+}
+
+/* A PE's exit while the job is healthy. A non-zero exit code waits a
+ * little before it ends the job: when a PE is killed, its peers over tcp
+ * see the connection reset and may exit with an error before kumirun
+ * hears of the killed one (its exit is signalled only after its threads
+ * and memory are torn down), and the report must name the cause. */
+static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int status)
+{
+    if (j->ending)
+        return;   /* most likely our own SIGTERM */
+    if (WIFSIGNALED(status)) {
+        j->pending_set = 0;   /* the cause; a pending exit was its consequence */
+        kumi_run_pe_judge(j, r, pid, status);
+        return;
+    }
+    if (j->pending_set)
+        return;   /* after the pending one: its consequence, not the cause */
+    if (WEXITSTATUS(status) != 0 && j->live > 0) {
+        j->pending     = (struct kumi_run_exit){ .rank = r, .pid = pid, .status = status };
+        j->pending_set = 1;
+        clock_gettime(CLOCK_MONOTONIC, &j->pending_at);
+        kumi_run_ts_add(&j->pending_at, KUMI_RUN_CAUSE_GRACE_S);
+        return;
+    }
+    kumi_run_pe_judge(j, r, pid, status);
+}
+
+/* Judges a pending exit whose grace ran out (or once no PE is left). */
+static void kumi_run_check_pending(struct kumi_run_job *j, const struct timespec *now)
+{
+    if (j->pending_set && (j->live == 0 || kumi_run_ts_reached(now, &j->pending_at))) {
+        j->pending_set = 0;
+        if (!j->ending)
+            kumi_run_pe_judge(j, j->pending.rank, j->pending.pid, j->pending.status);
+    }
 }
 
 /* Reaps every PE that exited (and the PEs' orphans, ours as subreaper).
