@@ -47,7 +47,13 @@ _Static_assert(KUMI_COLL_XCHG + 2 * (KUMI_COLL_XCHG_MAX - 1) * 64 <= KUMI_COLL_B
                "team area");
 #define KUMI_COLL_HAND        (KUMI_COLL_BACK + 64)  /* [2 parities] lines: a root
                                        other than rank 0 hands its value to 0   */
-_Static_assert(KUMI_COLL_HAND + 2 * 64 <= KUMI_TEAM_LLCM_BYTES, "team area");
+#define KUMI_COLL_WORD        (KUMI_COLL_HAND + 2 * 64)  /* u64[2]: the shared-word
+                                       barrier's arrivals, by parity (rank 0's
+                                       are the ones in use), one line        */
+#define KUMI_COLL_SLINE       (KUMI_COLL_WORD + 64)  /* [2 parities] lines: the
+                                       shared-line reduction (rank 0's in use) */
+_Static_assert(KUMI_COLL_WORD % 64 == 0 && KUMI_COLL_SLINE + 2 * 64 <= KUMI_TEAM_LLCM_BYTES,
+               "team area");
 
 /* The global sum's result lines alternate by tag parity: a parent runs one
  * call ahead of a child, never two: before it reuses a line it waits for
@@ -70,19 +76,23 @@ struct kumi_coll_team {
     int      child0, nchild;   /* children are child0 .. child0+nchild-1  */
     int      index;            /* my byte in my parent's arrival word     */
     uint64_t child_mask;       /* bytes of my arrival word in use         */
-    int      small;            /* KUMI_REDUCE_SMALL_* for this team (never AUTO) */
+    int      small;            /* KUMI_REDUCE_SMALL_* for this team (never AUTO
+                                  nor LINE: what runs where the line does not) */
+    int      line;             /* small reductions take the shared line where
+                                  the values fit (kumi_coll_line_fits)     */
     /* monotone counters, the same sequence on every member */
     uint64_t epoch;            /* tree barrier and dissemination phases   */
     uint64_t tag;              /* small reductions/broadcasts on the tree */
     /* recursive doubling and all-exchange calls, each its own sequence:
      * their lines alternate by parity, which must alternate from one call
      * of theirs to the next whatever other collectives run in between */
-    uint64_t rd_tag, xchg_tag;
+    uint64_t rd_tag, xchg_tag, line_tag;
     uint64_t btag;             /* eager broadcasts (their ring's sequence) */
     uint64_t result_tag[2];    /* last tag sent down in each result line  */
     uint64_t counter_round;    /* counter barrier rounds                  */
     uint64_t mcast_round;      /* multicast barrier rounds                */
     uint64_t a2a_round;        /* all-to-all barrier rounds               */
+    uint64_t word_round;       /* shared-word barrier rounds              */
     uint64_t step;             /* scratch flag values                     */
     /* shm fast paths, decided once per team (kumi_coll_state) */
     volatile uint8_t *root_llcm; /* team rank 0's LLCM area where every member
@@ -99,10 +109,26 @@ enum { KUMI_COLL_FLAG_A, KUMI_COLL_FLAG_B, KUMI_COLL_NFLAGS };
 
 /* The team's state in *out, created (and the barrier measured) on first
  * use; errors are reported for call and returned. */
-int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_team **out);
+int kumi_coll_state_make(const char *call, struct kumi_team *team, struct kumi_coll_team **out);
+static inline int kumi_coll_state(const char *call, struct kumi_team *team,
+                                  struct kumi_coll_team **out)
+{
+    if (team->coll != NULL) {
+        *out = team->coll;
+        return KUMI_OK;
+    }
+    return kumi_coll_state_make(call, team, out);
+}
 
-/* Common argument checks of every collective: state, team, membership. */
-int kumi_coll_check(const char *call, struct kumi_team *team);
+/* Common argument checks of every collective: state, team, membership
+ * (the passing case inline; the function reports what fails). */
+int kumi_coll_check_report(const char *call, struct kumi_team *team);
+static inline int kumi_coll_check(const char *call, struct kumi_team *team)
+{
+    if (kumi_rt.state == 1 && team != NULL && team->rank >= 0)
+        return KUMI_OK;
+    return kumi_coll_check_report(call, team);
+}
 
 static inline volatile uint8_t *kumi_coll_llcm(const struct kumi_team *t, size_t off)
 {
@@ -170,9 +196,43 @@ static inline int kumi_coll_xchg_ok(const struct kumi_team *t, size_t len)
     return t->size <= KUMI_COLL_XCHG_MAX && len <= KUMI_COLL_SMALL;
 }
 
+/* The shared line (teams whose rank 0's LLCM every member maps): every
+ * member writes its value and the call's tag into its slot of one line of
+ * team rank 0's, polls that line until every slot holds the call's tag,
+ * and folds the slots in rank order (the same bits everywhere). The line
+ * is the only one that moves: a member arriving after the others finds
+ * their values in the line its own store took. Slots alternate by the
+ * call's parity, as in the all-exchange: both parities in one line where
+ * they fit (2 members of up to 8 bytes), else a line each. */
+int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                        void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
+static inline size_t kumi_coll_line_slot(size_t len)
+{
+    return ((len + 7) & ~(size_t)7) + 8;   /* the value, then its 8-byte tag */
+}
+static inline int kumi_coll_line_fits(const struct kumi_team *t, size_t len)
+{
+    return (size_t)t->size * kumi_coll_line_slot(len) <= 64;
+}
+
 /* Which small-data reduction a team uses (KUMI_REDUCE_SMALL_*, never
- * AUTO): decided once, into st->small, when the team's state is made. */
+ * AUTO nor LINE): decided once, into st->small, when the team's state is
+ * made; and whether it takes the shared line where it can (st->line,
+ * once rank 0's mapping is agreed). */
 int kumi_coll_small_algo(const struct kumi_team *t);
+int kumi_coll_line_wanted(const struct kumi_coll_team *st);
+
+/* memcpy for a small collective's few bytes: the common widths as
+ * constant-size copies the compiler inlines, libc's call for the rest */
+static inline void kumi_coll_copy(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 4:  memcpy(dst, src, 4); break;
+    case 8:  memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, n);
+    }
+}
 
 /* The low n bytes of an 8-byte word (n <= 8): one byte flag per member. */
 static inline uint64_t kumi_coll_byte_mask(int n)

@@ -161,8 +161,11 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
         return rc;
     if (bytes <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
-        memcpy(acc, src, bytes);
-        switch (st->small) {
+        kumi_coll_copy(acc, src, bytes);
+        switch (st->line && kumi_coll_line_fits(team, bytes) ? KUMI_REDUCE_SMALL_LINE : st->small) {
+        case KUMI_REDUCE_SMALL_LINE:
+            rc = kumi_coll_line_data(call, team, st, acc, bytes, fn, count);
+            break;
         case KUMI_REDUCE_SMALL_RD:
             rc = kumi_coll_rd_data(call, team, st, acc, bytes, fn, count);
             break;
@@ -173,7 +176,7 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
             rc = kumi_coll_tree_data(call, team, st, acc, bytes, fn, count);
         }
         if (rc == KUMI_OK && (root < 0 || team->rank == root))
-            memcpy(dst, acc, bytes);
+            kumi_coll_copy(dst, acc, bytes);
         return rc;
     }
     return kumi_reduce_large(call, team, st, dst, src, count, es, fn, root);

@@ -18,7 +18,7 @@ static void kumi_coll_team_free(struct kumi_team *team)
     team->coll = NULL;
 }
 
-int kumi_coll_check(const char *call, struct kumi_team *team)
+int kumi_coll_check_report(const char *call, struct kumi_team *team)
 {
     int rc = kumi_rt_check_state(call);
 
@@ -75,16 +75,12 @@ static int kumi_coll_mapping(const char *call, struct kumi_team *t, struct kumi_
     return rc;
 }
 
-int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_team **out)
+int kumi_coll_state_make(const char *call, struct kumi_team *team, struct kumi_coll_team **out)
 {
-    struct kumi_coll_team *st = team->coll;
+    struct kumi_coll_team *st;
     size_t                 flags;
     int                    rc;
 
-    if (st != NULL) {
-        *out = st;
-        return KUMI_OK;
-    }
     st = calloc(1, sizeof(*st));
     if (st == NULL)
         return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for collective state");
@@ -110,6 +106,7 @@ int kumi_coll_state(const char *call, struct kumi_team *team, struct kumi_coll_t
     }
     team->coll  = st;
     rc = kumi_coll_mapping(call, team, st);
+    st->line    = kumi_coll_line_wanted(st);
     st->release = kumi_coll_release_for(st, kumi_rt.cfg.tree_release);
     st->barrier = kumi_rt.cfg.barrier;
     if (rc == KUMI_OK && st->barrier == KUMI_BARRIER_AUTO)

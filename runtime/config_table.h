@@ -21,14 +21,14 @@ KUMI_CFG(log, "KUMI_LOG", CHOICE, "warn", 0, 0, "error|warn|info|debug",
          "Messages printed on stderr at this level and above")
 KUMI_CFG(abort_on_error, "KUMI_ABORT_ON_ERROR", BOOL, "0", 0, 1, NULL,
          "1: any error a kumi call reports ends the whole job")
-KUMI_CFG(barrier, "KUMI_BARRIER", CHOICE, "auto", 0, 0, "auto|tree|dissem|counter|mcast|a2a",
-         "Barrier algorithm: DIMMnet byte-flag tree, dissemination, Cenju-4 counter (C), multicast counter (D) or all-to-all byte kicks (A, teams up to 8); auto measures")
+KUMI_CFG(barrier, "KUMI_BARRIER", CHOICE, "auto", 0, 0, "auto|tree|dissem|counter|mcast|a2a|word",
+         "Barrier algorithm: DIMMnet byte-flag tree, dissemination, Cenju-4 counter (C), multicast counter (D), all-to-all byte kicks (A, teams up to 8) or byte kicks into one shared word that all poll (shm, teams up to 8); auto measures")
 KUMI_CFG(tree_radix, "KUMI_TREE_RADIX", UINT, "0", 0, 8, NULL,
          "Children per node of the barrier/reduction tree, 2..8 (0: from the topology, else 8)")
 KUMI_CFG(tree_release, "KUMI_TREE_RELEASE", CHOICE, "auto", 0, 0, "auto|kick|poll",
          "Tree barrier release: parents kick children, or all poll the root's word (shm)")
-KUMI_CFG(reduce_small, "KUMI_REDUCE_SMALL", CHOICE, "auto", 0, 0, "auto|tree|rd|xchg",
-         "Reductions of <= 56 bytes: tree (DIMMnet global sum), rd (recursive doubling, teams of 2 and 4) or xchg (every member sends to every other, teams up to 8); auto: xchg up to 8 PEs when oversubscribed, else rd on 2 and 4, else tree")
+KUMI_CFG(reduce_small, "KUMI_REDUCE_SMALL", CHOICE, "auto", 0, 0, "auto|tree|rd|xchg|line",
+         "Reductions of <= 56 bytes: tree (DIMMnet global sum), rd (recursive doubling, teams of 2 and 4), xchg (every member sends to every other, teams up to 8) or line (every member's value and tag in one cache line of rank 0's that all poll: shm, where the values fit, else tree); auto: line where it fits and PEs spin, else xchg up to 8 PEs when oversubscribed, else rd on 2 and 4, else tree")
 KUMI_CFG(alltoall, "KUMI_ALLTOALL", CHOICE, "staggered", 0, 0, "staggered|naive",
          "All-to-all send order: staggered (rank i to i+1, i+2, ...) or naive (everyone to 0 first)")
 KUMI_CFG(coll_scratch, "KUMI_COLL_SCRATCH", SIZE, "4m", 16ull << 10, 64ull << 20, NULL,

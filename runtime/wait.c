@@ -26,15 +26,6 @@
 
 int (*kumi_rt_poll_hook)(void);
 
-static inline void kumi_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 static inline uint64_t kumi_rt_load(volatile const void *addr, size_t width)
 {
     switch (width) {
@@ -123,7 +114,7 @@ int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int c
                 return kumi_rt_peer_error(call);
         }
         if (!yield || spins < KUMI_WAIT_SPINS_BEFORE_YIELD) {
-            kumi_cpu_relax();
+            kumi_rt_relax();
         } else if (!may_sleep) {
             if (block && yields % KUMI_WAIT_YIELD_CHECK == 0) {
                 double now = kumi_wtime();

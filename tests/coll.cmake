@@ -12,16 +12,23 @@ kumi_pe_test(coll_block    coll.c NPES 4 ARGS 0 7 1000 ENV KUMI_WAIT=block)
 kumi_pe_test(coll_naive    coll.c NPES 3 ARGS 7 1000 ENV KUMI_ALLTOALL=naive)
 kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=16k)
 # each small-reduction algorithm where auto would not pick it on this
-# machine (auto: xchg when oversubscribed, rd on 2 and 4 PEs otherwise);
-# rd on 3 and 8 and xchg on 9 run their fallback, the tree
+# machine (auto: the shared line where the values fit and PEs spin, xchg
+# when oversubscribed, rd on 2 and 4 PEs otherwise); rd on 3 and 8, xchg on
+# 9, line on 8 PEs and over tcp (not mapped) run their fallback, the tree;
+# line with KUMI_WAIT=block writes through the ops (doorbells)
 kumi_pe_test(coll_small_tree coll.c NPES 2 3 4 8 ARGS 0 1 7 ENV KUMI_REDUCE_SMALL=tree)
 kumi_pe_test(coll_small_rd   coll.c NPES 2 3 4 8 ARGS 0 1 7 ENV KUMI_REDUCE_SMALL=rd)
 kumi_pe_test(coll_small_xchg coll.c NPES 2 3 5 8 9 ARGS 0 1 7 TCP_NPES 2 5 8
   ENV KUMI_REDUCE_SMALL=xchg)
+kumi_pe_test(coll_small_line coll.c NPES 2 3 4 8 ARGS 0 1 7 TCP_NPES 2 3
+  ENV KUMI_REDUCE_SMALL=line)
+kumi_pe_test(coll_small_line_block coll.c NPES 2 3 ARGS 0 1 7 SHM_ONLY
+  ENV KUMI_REDUCE_SMALL=line KUMI_WAIT=block)
 
 # small collectives of every kind interleaved, fresh values each round;
-# at 2 PEs with each small-reduction algorithm (rd is auto's choice there)
-foreach(algo auto tree rd xchg)
+# at 2 PEs with each small-reduction algorithm (auto: the line for one
+# 8-byte value, rd for more)
+foreach(algo auto tree rd xchg line)
   kumi_pe_test(coll_mix_${algo} coll_mix.c NPES 2 ARGS 200000 TCP_ARGS 3000
     ENV KUMI_REDUCE_SMALL=${algo})
 endforeach()
@@ -29,7 +36,7 @@ kumi_pe_test(coll_mix coll_mix.c NPES 3 4 8 ARGS 3000 TCP_ARGS 500)
 
 # 10^5 back-to-back barriers per algorithm (fewer when 8 PEs share 2 cores;
 # over tcp, where a barrier is socket round trips, 5000 and 1000)
-foreach(algo tree dissem counter mcast a2a auto)
+foreach(algo tree dissem counter mcast a2a word auto)
   kumi_pe_test(barrier_${algo} barrier_storm.c NPES 2 4 ARGS 100000 TCP_ARGS 5000
     ENV KUMI_BARRIER=${algo})
   kumi_pe_test(barrier8_${algo} barrier_storm.c NPES 8 ARGS 10000 TCP_ARGS 1000
@@ -42,7 +49,12 @@ endforeach()
 # barrier_tree already runs
 kumi_pe_test(barrier_poll  barrier_storm.c NPES 2 4 ARGS 100000 SHM_ONLY
   ENV KUMI_BARRIER=tree KUMI_TREE_RELEASE=poll)
-# a2a on more than 8 PEs: its fallback, dissemination
+# a2a and word on more than 8 PEs: their fallback, dissemination (word over
+# tcp, where rank 0's word is not mapped: a2a, which barrier_word runs)
 kumi_pe_test(barrier9_a2a barrier_storm.c NPES 9 ARGS 2000 TCP_ARGS 300 ENV KUMI_BARRIER=a2a)
+kumi_pe_test(barrier9_word barrier_storm.c NPES 9 ARGS 2000 SHM_ONLY ENV KUMI_BARRIER=word)
+# word when waiters may sleep: members other than rank 0 kick through the ops
+kumi_pe_test(barrier_word_block barrier_storm.c NPES 3 ARGS 20000 SHM_ONLY
+  ENV KUMI_BARRIER=word KUMI_WAIT=block)
 kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 TCP_ARGS 1000
   ENV KUMI_BARRIER=tree KUMI_TREE_RADIX=2)
