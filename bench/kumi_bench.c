@@ -364,7 +364,7 @@ static long kb_iters_for(long base, size_t bytes)
 /* Every PE puts its sample into its slot on PE 0; after the barrier PE 0
  * turns them into a row: mean/min/max over the PEs that ran the loop. */
 static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
-                       const struct kb_limit *lim, struct kb_row *row)
+                       const struct kb_limit *lim, double oneway_us, struct kb_row *row)
 {
     double sum = 0, lo = INFINITY, hi = 0, ssum = 0;
     int    cnt = 0, scnt = 0, rc;
@@ -399,7 +399,9 @@ static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
         row->msgs_per_s = 1e6 / row->max_us;
         row->mb_per_s   = (double)run->bytes / row->max_us;
     }
-    row->ratio = kb_limit_ratio(lim, run->op, row);
+    row->ratio    = kb_limit_ratio(lim, run->op, row, oneway_us);
+    row->limit_us = !isnan(oneway_us) ? oneway_us : lim->oneway.iters > 0 ? lim->oneway.best_us
+                                                                           : NAN;
 }
 
 /* One op over its sizes. Returns 0, or 1 if the runtime lacks it. */
@@ -433,12 +435,16 @@ static int kb_run_op(const struct kb_op *op, const struct kb_opts *o, int tour,
         run.warmup = o->warmup >= 0 ? o->warmup : run.iters / 10;
         if (kb.me == 0 && !tour && n >= 5)
             fprintf(stderr, "kumi-bench: %s %zu bytes (%d/%d)\n", op->name, run.bytes, i + 1, n);
+        /* a latency row against the line measured around it */
+        int    window = op->kind == KB_LAT || (op->kind == KB_BW && run.bytes <= KB_LAT_MAX_BYTES);
+        double before = window ? kb_limit_oneway_now(lim) : NAN;
         if (op->fn(&run, &mine) == KUMI_ERR_UNSUPPORTED) {
             if (kb.me == 0)
                 kb_out_note(out, "op %s: not available (KUMI_ERR_UNSUPPORTED)", op->name);
             return 1;
         }
-        kb_collect(&run, &mine, lim, &row);
+        double after = window ? kb_limit_oneway_now(lim) : NAN;
+        kb_collect(&run, &mine, lim, isnan(before) || after < before ? after : before, &row);
         if (kb.me == 0) {
             kb_out_row(out, &row, op->kind, tour);
             kb_rows_add(rows, &row);

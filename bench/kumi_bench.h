@@ -87,6 +87,7 @@ struct kb_row {
     double      avg_us, min_us, max_us;
     double      msgs_per_s, mb_per_s;
     double      ratio;
+    double      limit_us;   /* the one-way latency ratio used (latency rows) */
 };
 
 /* min / mean / max of one hardware figure over its trials */
@@ -152,7 +153,11 @@ void   kb_stat_add(struct kb_stat *s, double us_per_unit, int trial);
 void   kb_stat_end(struct kb_stat *s, int trials, long units_per_trial);
 void   kb_limit_measure(struct kb_limit *lim, int full, long rounds);
 double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op,
-                      const struct kb_row *row);
+                      const struct kb_row *row, double oneway_us);
+/* The one-way latency measured again now (collective; NAN where peers are
+ * not mapped or there is one PE): latency rows are compared with the
+ * better of the figures taken just before and just after them. */
+double kb_limit_oneway_now(const struct kb_limit *lim);
 int    kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[KB_LIMIT_ROWS]);
 const struct kb_stat *kb_limit_bw(const struct kb_limit *lim, enum kb_bwref bwref);
 const char           *kb_limit_bw_name(const struct kb_limit *lim, enum kb_bwref bwref);

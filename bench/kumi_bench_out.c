@@ -125,6 +125,8 @@ static void kb_out_json(const struct kb_out *o, const struct kb_row *r)
     if (!isnan(r->mb_per_s))
         kb_json_num(f, "mb_per_s", r->mb_per_s);
     kb_json_num(f, "limit_ratio", r->ratio);
+    if (r->limit_us > 0)   /* latency rows: the one-way latency of limit_ratio */
+        kb_json_num(f, "limit_oneway_us", r->limit_us);
     fputs("}\n", f);
     fflush(f);
 }

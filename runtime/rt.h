@@ -117,9 +117,14 @@ static inline void kumi_rt_relax(void)
  * into the full wait and back costs 4-9 ns of a 25 ns exchange, measured
  * on the development VM), then the full wait: progress, failure, policy. */
 #define KUMI_RT_INLINE_SPINS 32
+static inline int kumi_rt_inline_spin(void)
+{
+    /* not where words arrive only through progress (tcp: mask 0) */
+    return kumi_rt.wait_policy == KUMI_WAIT_SPIN && kumi_rt.tp.progress_mask != 0;
+}
 static inline int kumi_rt_wait_eq8(const char *call, volatile const uint8_t *addr, uint8_t v)
 {
-    if (kumi_rt.wait_policy == KUMI_WAIT_SPIN)
+    if (kumi_rt_inline_spin())
         for (int i = 0; i < KUMI_RT_INLINE_SPINS; i++, kumi_rt_relax())
             if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) == v)
                 return KUMI_OK;
@@ -127,7 +132,7 @@ static inline int kumi_rt_wait_eq8(const char *call, volatile const uint8_t *add
 }
 static inline int kumi_rt_wait_ge64(const char *call, volatile const uint64_t *addr, uint64_t v)
 {
-    if (kumi_rt.wait_policy == KUMI_WAIT_SPIN)
+    if (kumi_rt_inline_spin())
         for (int i = 0; i < KUMI_RT_INLINE_SPINS; i++, kumi_rt_relax())
             if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) >= v)
                 return KUMI_OK;

@@ -152,6 +152,10 @@ int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, u
                                  "%zu-byte aligned", (void *)addr, sizeof(T));            \
         if (cmp < KUMI_CMP_EQ || cmp > KUMI_CMP_LE)                                       \
             return kumi_rt_error(KUMI_ERR_INVALID, call, "bad comparison %d", cmp);       \
+        if (kumi_rt_inline_spin())   /* rt.h: the first loads inline */                   \
+            for (int i_ = 0; i_ < KUMI_RT_INLINE_SPINS; i_++, kumi_rt_relax())            \
+                if (kumi_rt_cmp(__atomic_load_n(addr, __ATOMIC_ACQUIRE), cmp, value))     \
+                    return KUMI_OK;                                                       \
         return kumi_rt_wait(call, addr, sizeof(T), cmp, value);                           \
     }                                                                                     \
     int kumi_test_##SUFFIX(volatile T *addr, int cmp, T value)                            \
