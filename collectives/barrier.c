@@ -186,8 +186,8 @@ static int kumi_barrier_word(const char *call, struct kumi_team *t, struct kumi_
     volatile uint8_t *w     = st->root_llcm + word;
     int               rc;
 
-    if (t->rank == 0 || !tp->doorbells) {   /* no sleeper to wake: through the mapping */
-        __atomic_store_n(&w[t->rank], phase, __ATOMIC_RELEASE);
+    if (t->rank == 0) {   /* my own word */
+        __atomic_store_n(&w[0], phase, __ATOMIC_RELEASE);
     } else {
         rc = tp->ops->kick(tp, t->pes[0], t->llcm_off + word + (size_t)t->rank, phase, 1);
         if (rc != KUMI_OK)
@@ -200,7 +200,7 @@ static int kumi_barrier_word(const char *call, struct kumi_team *t, struct kumi_
     for (int r = 0; r < t->size; r++) {
         if (r == t->rank)
             continue;
-        rc = kumi_rt_wait_eq8(call, &w[r], phase);
+        rc = kumi_rt_wait_fast(call, &w[r], 1, KUMI_CMP_EQ, phase);
         if (rc != KUMI_OK)
             return rc;
     }
@@ -217,8 +217,7 @@ int kumi_coll_barrier_run(const char *call, struct kumi_team *t, struct kumi_col
     case KUMI_BARRIER_WORD:    /* needs rank 0's word mapped everywhere (agreed) */
         if (st->root_llcm != NULL && t->size <= KUMI_COLL_A2A_MAX)
             return kumi_barrier_word(call, t, st);
-        return t->size <= KUMI_COLL_A2A_MAX ? kumi_barrier_a2a(call, t, st)   /* its unmapped cousin */
-                                            : kumi_barrier_dissem(call, t, st);
+        return kumi_coll_barrier_run(call, t, st, KUMI_BARRIER_A2A);   /* its unmapped cousin */
     case KUMI_BARRIER_A2A:     /* larger teams: dissemination, its log-depth cousin */
         return t->size <= KUMI_COLL_A2A_MAX ? kumi_barrier_a2a(call, t, st)
                                             : kumi_barrier_dissem(call, t, st);

@@ -234,6 +234,18 @@ static inline void kumi_coll_copy(void *dst, const void *src, size_t n)
     }
 }
 
+/* One step of the rank-order fold every small reduction ends with:
+ * res = v0 op v1 op ... op vr, member r's value v (len bytes, count
+ * elements) taken in. Every member folds in the same order: same bits. */
+static inline void kumi_coll_fold(void *res, const volatile uint8_t *v, int r, size_t len,
+                                  kumi_coll_op_fn fn, size_t count)
+{
+    if (r == 0)
+        kumi_coll_copy(res, (const void *)v, len);
+    else
+        fn(res, (const void *)v, count);
+}
+
 /* The low n bytes of an 8-byte word (n <= 8): one byte flag per member. */
 static inline uint64_t kumi_coll_byte_mask(int n)
 {

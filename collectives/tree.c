@@ -221,10 +221,7 @@ int kumi_coll_xchg_data(const char *call, struct kumi_team *t, struct kumi_coll_
         const volatile uint8_t *line = acc;
         if (r != t->rank && (rc = kumi_coll_xchg_line(call, t, parity, r, tag, &line)) != KUMI_OK)
             break;
-        if (r == 0)
-            memcpy(res, (const void *)line, len);
-        else
-            fn(res, (const void *)line, count);
+        kumi_coll_fold(res, line, r, len, fn, count);
     }
     if (rc == KUMI_OK)
         memcpy(acc, res, len);
@@ -266,10 +263,8 @@ int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_
     uint64_t                res[KUMI_COLL_SMALL / 8];
     int                     rc;
 
-    /* where no waiter sleeps, my slot is written through the mapping:
-     * the ops' put and kick would store the same, plus a doorbell test */
-    if (t->rank == 0 || !tp->doorbells) {
-        volatile uint8_t *mine = (volatile uint8_t *)l + (size_t)t->rank * slot;
+    if (t->rank == 0) {   /* my own line: slot 0 */
+        volatile uint8_t *mine = kumi_coll_llcm(t, line);
         kumi_coll_copy((void *)(uintptr_t)mine, acc, len);
         __atomic_store_n((volatile uint64_t *)(mine + slot - 8), tag, __ATOMIC_RELEASE);
         rc = KUMI_OK;
@@ -282,13 +277,11 @@ int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_
     for (int r = 0; r < t->size && rc == KUMI_OK; r++) {
         const volatile uint8_t *v = l + (size_t)r * slot;
         if (r != t->rank)
-            rc = kumi_rt_wait_ge64(call, (volatile const uint64_t *)(v + slot - 8), tag);
+            rc = kumi_rt_wait_fast(call, (volatile void *)(uintptr_t)(v + slot - 8), 8,
+                                   KUMI_CMP_GE, tag);
         if (rc != KUMI_OK)
             break;
-        if (r == 0)
-            kumi_coll_copy(res, (const void *)v, len);
-        else
-            fn(res, (const void *)v, count);
+        kumi_coll_fold(res, v, r, len, fn, count);
     }
     if (rc == KUMI_OK)
         kumi_coll_copy(acc, res, len);

@@ -111,32 +111,43 @@ static inline void kumi_rt_relax(void)
 #endif
 }
 
-/* The waits of the 2-PE latency paths (a shared-line barrier or
- * reduction): a word that usually lands within a cache-line transfer.
- * Where PEs spin on their own cores, the first loads run inline (a call
- * into the full wait and back costs 4-9 ns of a 25 ns exchange, measured
- * on the development VM), then the full wait: progress, failure, policy. */
+static inline uint64_t kumi_rt_load(volatile const void *addr, size_t width)
+{
+    switch (width) {
+    case 1:  return __atomic_load_n((volatile const uint8_t *)addr, __ATOMIC_ACQUIRE);
+    case 4:  return __atomic_load_n((volatile const uint32_t *)addr, __ATOMIC_ACQUIRE);
+    default: return __atomic_load_n((volatile const uint64_t *)addr, __ATOMIC_ACQUIRE);
+    }
+}
+
+static inline int kumi_rt_cmp(uint64_t a, int cmp, uint64_t b)
+{
+    switch (cmp) {
+    case KUMI_CMP_EQ: return a == b;
+    case KUMI_CMP_NE: return a != b;
+    case KUMI_CMP_GT: return a > b;
+    case KUMI_CMP_GE: return a >= b;
+    case KUMI_CMP_LT: return a < b;
+    case KUMI_CMP_LE: return a <= b;
+    default:          return -1;
+    }
+}
+
+/* kumi_rt_wait for a word that usually lands within a cache-line transfer
+ * (the 2-PE latency paths, kumi_wait_until_*): where PEs spin on their own
+ * cores and words arrive by stores (not tcp: progress_mask 0), the first
+ * loads run inline (a call into the full wait and back costs 4-9 ns of a
+ * 25 ns exchange, measured on the development VM), then the full wait:
+ * progress, failure, policy. */
 #define KUMI_RT_INLINE_SPINS 32
-static inline int kumi_rt_inline_spin(void)
+static inline int kumi_rt_wait_fast(const char *call, volatile void *addr, size_t width, int cmp,
+                                    uint64_t value)
 {
-    /* not where words arrive only through progress (tcp: mask 0) */
-    return kumi_rt.wait_policy == KUMI_WAIT_SPIN && kumi_rt.tp.progress_mask != 0;
-}
-static inline int kumi_rt_wait_eq8(const char *call, volatile const uint8_t *addr, uint8_t v)
-{
-    if (kumi_rt_inline_spin())
+    if (kumi_rt.wait_policy == KUMI_WAIT_SPIN && kumi_rt.tp.progress_mask != 0)
         for (int i = 0; i < KUMI_RT_INLINE_SPINS; i++, kumi_rt_relax())
-            if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) == v)
+            if (kumi_rt_cmp(kumi_rt_load(addr, width), cmp, value))
                 return KUMI_OK;
-    return kumi_rt_wait(call, (volatile void *)(uintptr_t)addr, 1, KUMI_CMP_EQ, v);
-}
-static inline int kumi_rt_wait_ge64(const char *call, volatile const uint64_t *addr, uint64_t v)
-{
-    if (kumi_rt_inline_spin())
-        for (int i = 0; i < KUMI_RT_INLINE_SPINS; i++, kumi_rt_relax())
-            if (__atomic_load_n(addr, __ATOMIC_ACQUIRE) >= v)
-                return KUMI_OK;
-    return kumi_rt_wait(call, (volatile void *)(uintptr_t)addr, 8, KUMI_CMP_GE, v);
+    return kumi_rt_wait(call, addr, width, cmp, value);
 }
 
 /* ------------------------------------------------------- bootstrap sync */

@@ -26,28 +26,6 @@
 
 int (*kumi_rt_poll_hook)(void);
 
-static inline uint64_t kumi_rt_load(volatile const void *addr, size_t width)
-{
-    switch (width) {
-    case 1:  return __atomic_load_n((volatile const uint8_t *)addr, __ATOMIC_ACQUIRE);
-    case 4:  return __atomic_load_n((volatile const uint32_t *)addr, __ATOMIC_ACQUIRE);
-    default: return __atomic_load_n((volatile const uint64_t *)addr, __ATOMIC_ACQUIRE);
-    }
-}
-
-static inline int kumi_rt_cmp(uint64_t a, int cmp, uint64_t b)
-{
-    switch (cmp) {
-    case KUMI_CMP_EQ: return a == b;
-    case KUMI_CMP_NE: return a != b;
-    case KUMI_CMP_GT: return a > b;
-    case KUMI_CMP_GE: return a >= b;
-    case KUMI_CMP_LT: return a < b;
-    case KUMI_CMP_LE: return a <= b;
-    default:          return -1;
-    }
-}
-
 int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value)
 {
     return kumi_rt_cmp(kumi_rt_load(addr, width), cmp, value);
@@ -152,11 +130,7 @@ int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, u
                                  "%zu-byte aligned", (void *)addr, sizeof(T));            \
         if (cmp < KUMI_CMP_EQ || cmp > KUMI_CMP_LE)                                       \
             return kumi_rt_error(KUMI_ERR_INVALID, call, "bad comparison %d", cmp);       \
-        if (kumi_rt_inline_spin())   /* rt.h: the first loads inline */                   \
-            for (int i_ = 0; i_ < KUMI_RT_INLINE_SPINS; i_++, kumi_rt_relax())            \
-                if (kumi_rt_cmp(__atomic_load_n(addr, __ATOMIC_ACQUIRE), cmp, value))     \
-                    return KUMI_OK;                                                       \
-        return kumi_rt_wait(call, addr, sizeof(T), cmp, value);                           \
+        return kumi_rt_wait_fast(call, addr, sizeof(T), cmp, value);                      \
     }                                                                                     \
     int kumi_test_##SUFFIX(volatile T *addr, int cmp, T value)                            \
     {                                                                                     \

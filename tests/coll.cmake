@@ -15,7 +15,7 @@ kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=
 # machine (auto: the shared line where the values fit and PEs spin, xchg
 # when oversubscribed, rd on 2 and 4 PEs otherwise); rd on 3 and 8, xchg on
 # 9, line on 8 PEs and over tcp (not mapped) run their fallback, the tree;
-# line with KUMI_WAIT=block writes through the ops (doorbells)
+# line with KUMI_WAIT=block (the auto choice only where PEs spin)
 kumi_pe_test(coll_small_tree coll.c NPES 2 3 4 8 ARGS 0 1 7 ENV KUMI_REDUCE_SMALL=tree)
 kumi_pe_test(coll_small_rd   coll.c NPES 2 3 4 8 ARGS 0 1 7 ENV KUMI_REDUCE_SMALL=rd)
 kumi_pe_test(coll_small_xchg coll.c NPES 2 3 5 8 9 ARGS 0 1 7 TCP_NPES 2 5 8
@@ -53,7 +53,7 @@ kumi_pe_test(barrier_poll  barrier_storm.c NPES 2 4 ARGS 100000 SHM_ONLY
 # tcp, where rank 0's word is not mapped: a2a, which barrier_word runs)
 kumi_pe_test(barrier9_a2a barrier_storm.c NPES 9 ARGS 2000 TCP_ARGS 300 ENV KUMI_BARRIER=a2a)
 kumi_pe_test(barrier9_word barrier_storm.c NPES 9 ARGS 2000 SHM_ONLY ENV KUMI_BARRIER=word)
-# word when waiters may sleep: members other than rank 0 kick through the ops
+# word when waiters may sleep (members' kicks ring rank 0's doorbell)
 kumi_pe_test(barrier_word_block barrier_storm.c NPES 3 ARGS 20000 SHM_ONLY
   ENV KUMI_BARRIER=word KUMI_WAIT=block)
 kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 TCP_ARGS 1000
