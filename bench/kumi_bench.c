@@ -404,6 +404,79 @@ static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
                                                                            : NAN;
 }
 
+static int kb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The middle of v[0..n) (sorts v; the mean of the middle two when n is
+ * even), NAN if any is NAN or n is 0. */
+static double kb_median(double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (isnan(v[i]))
+            return NAN;
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, kb_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One row. A latency row on shm is run in up to KB_PAIR_BLOCKS blocks of
+ * its iterations between one-way measurements (L0 B0 L1 B1 ... Bk-1 Lk):
+ * block b is set against the better of Lb and Lb+1, and the row's x_limit
+ * is the median of the blocks' ratios, its limit_us the median of their
+ * one-way figures. On a VM whose line latency changes level within
+ * seconds, each block and its limit then ran under the same level (one
+ * block and one limit: what the pairing of farm-style A/B runs does for
+ * whole processes). avg_us stays the mean over all iterations. Returns the
+ * op's status (KUMI_ERR_UNSUPPORTED: not run). */
+static int kb_run_paired(const struct kb_run *run, const struct kb_limit *lim,
+                         struct kb_sample *mine, struct kb_row *row)
+{
+    const struct kb_op *op     = run->op;
+    const int           window = op->kind == KB_LAT
+                                 || (op->kind == KB_BW && run->bytes <= KB_LAT_MAX_BYTES);
+    const int           paired = window && lim->path == KB_PATH_SHM && kb.n >= 2;
+    long                nb     = paired ? run->iters / KB_PAIR_MIN_ITERS : 1;
+    double              ratio[KB_PAIR_BLOCKS], oneway[KB_PAIR_BLOCKS];
+    double              before = window ? kb_limit_oneway_now(lim) : NAN;
+
+    nb = nb < 1 ? 1 : nb > KB_PAIR_BLOCKS ? KB_PAIR_BLOCKS : nb;
+    *mine = (struct kb_sample){ 0 };
+    for (long b = 0; b < nb; b++) {
+        struct kb_run    blk = *run;
+        struct kb_sample s   = { 0 };
+        struct kb_row    r;
+
+        blk.iters  = run->iters / nb + (b == nb - 1 ? run->iters % nb : 0);
+        blk.warmup = b == 0 ? run->warmup : run->warmup / nb;
+        if (op->fn(&blk, &s) == KUMI_ERR_UNSUPPORTED)
+            return KUMI_ERR_UNSUPPORTED;
+        double after = window ? kb_limit_oneway_now(lim) : NAN;
+        double lim_b = isnan(before) || after < before ? after : before;
+        mine->us += s.us * (double)blk.iters / (double)run->iters;
+        mine->stream_us += s.stream_us * (double)blk.iters / (double)run->iters;
+        mine->ran = s.ran;
+        if (nb > 1) {
+            kb_collect(&blk, &s, lim, lim_b, &r);
+            ratio[b]  = r.ratio;
+            oneway[b] = r.limit_us;
+        } else {
+            oneway[b] = lim_b;
+        }
+        before = after;
+    }
+    kb_collect(run, mine, lim, oneway[0], row);
+    if (kb.me == 0 && nb > 1) {
+        row->ratio    = kb_median(ratio, (int)nb);
+        row->limit_us = kb_median(oneway, (int)nb);
+        row->blocks   = (int)nb;
+    }
+    return KUMI_OK;
+}
+
 /* One op over its sizes. Returns 0, or 1 if the runtime lacks it. */
 static int kb_run_op(const struct kb_op *op, const struct kb_opts *o, int tour,
                      const struct kb_limit *lim, const struct kb_out *out, struct kb_rows *rows)
@@ -435,16 +508,11 @@ static int kb_run_op(const struct kb_op *op, const struct kb_opts *o, int tour,
         run.warmup = o->warmup >= 0 ? o->warmup : run.iters / 10;
         if (kb.me == 0 && !tour && n >= 5)
             fprintf(stderr, "kumi-bench: %s %zu bytes (%d/%d)\n", op->name, run.bytes, i + 1, n);
-        /* a latency row against the line measured around it */
-        int    window = op->kind == KB_LAT || (op->kind == KB_BW && run.bytes <= KB_LAT_MAX_BYTES);
-        double before = window ? kb_limit_oneway_now(lim) : NAN;
-        if (op->fn(&run, &mine) == KUMI_ERR_UNSUPPORTED) {
+        if (kb_run_paired(&run, lim, &mine, &row) == KUMI_ERR_UNSUPPORTED) {
             if (kb.me == 0)
                 kb_out_note(out, "op %s: not available (KUMI_ERR_UNSUPPORTED)", op->name);
             return 1;
         }
-        double after = window ? kb_limit_oneway_now(lim) : NAN;
-        kb_collect(&run, &mine, lim, isnan(before) || after < before ? after : before, &row);
         if (kb.me == 0) {
             kb_out_row(out, &row, op->kind, tour);
             kb_rows_add(rows, &row);

@@ -37,4 +37,22 @@ if(NOT DEFINED BUILD_TESTING OR BUILD_TESTING)
     set_tests_properties(bench.dsm-${op}.n${np} PROPERTIES LABELS "bench;dsm" TIMEOUT 150
                          FAIL_REGULAR_EXPRESSION "protocol violation|wrong result")
   endforeach()
+
+  # kumi-bench's own rows (limits, paired latency rows, JSON keys) on both
+  # transports: tests/bench/rows.py
+  foreach(tp shm tcp)
+    add_test(NAME bench.rows.${tp}
+             COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/rows.py
+                     $<TARGET_FILE:kumirun> $<TARGET_FILE:kumi-bench> ${tp})
+    set_tests_properties(bench.rows.${tp} PROPERTIES LABELS "bench" TIMEOUT 200)
+    # the tour (`make demo`'s job) at 2 and 4 PEs: every op checks its
+    # result once; 600 iterations make two paired blocks per latency row
+    foreach(np 2 4)
+      add_test(NAME bench.all.${tp}.n${np}
+               COMMAND $<TARGET_FILE:kumirun> -n ${np} --transport ${tp} --timeout 120
+                       $<TARGET_FILE:kumi-bench> all --iters 600)
+      set_tests_properties(bench.all.${tp}.n${np} PROPERTIES LABELS "bench" TIMEOUT 150
+                           FAIL_REGULAR_EXPRESSION "wrong|failed|not available")
+    endforeach()
+  endforeach()
 endif()

@@ -33,6 +33,10 @@
 #define KB_DEFAULT_ITERS    10000
 #define KB_TOUR_ITERS       1000
 #define KB_MAX_SIZES        64
+/* Latency rows on shm: at most this many blocks, each between two one-way
+ * measurements, of at least this many iterations (kumi_bench.c) */
+#define KB_PAIR_BLOCKS      8
+#define KB_PAIR_MIN_ITERS   250
 
 enum kb_kind {
     KB_LAT,    /* fixed size; avg/min/max us (barrier, pingpong, atomic)        */
@@ -88,6 +92,7 @@ struct kb_row {
     double      msgs_per_s, mb_per_s;
     double      ratio;
     double      limit_us;   /* the one-way latency ratio used (latency rows) */
+    int         blocks;     /* > 1: ratio and limit_us are medians of blocks */
 };
 
 /* min / mean / max of one hardware figure over its trials */
@@ -104,12 +109,14 @@ enum kb_path {
     KB_PATH_TCP     /* peers not mapped (tcp): one loopback TCP socket    */
 };
 
-#define KB_LIMIT_ROWS 4
+#define KB_LIMIT_ROWS 6
 struct kb_limit {
     int            measured;
     enum kb_path   path;
     struct kb_stat oneway;    /* shm: half round trip of one cache line;
                                  tcp: of 8 bytes over the socket          */
+    struct kb_stat kick;      /* shm: half round trip, a line each way    */
+    struct kb_stat barrier;   /* shm: one two-PE barrier in one line      */
     struct kb_stat memcpy;    /* one 64 MiB copy, one core                */
     struct kb_stat pipeline;  /* shm: one 64 KiB block through a shared ring */
     struct kb_stat stream;    /* tcp: one 1 MiB message over the socket   */

@@ -103,6 +103,72 @@ static void kb_limit_oneway(struct kb_stat *st, uint64_t *word, int trials, long
     kb_trials(st, trials, rounds, 2, kb_oneway_trial, &o);
 }
 
+/* ------------------------------------------------------- kick and barrier */
+
+struct kb_pair {
+    volatile uint64_t *mine, *peer;   /* kick: my line, the peer's       */
+    volatile uint8_t  *w;             /* barrier: the shared line         */
+    uint64_t           v;
+};
+
+static void kb_kick_trial(void *arg, long n)
+{
+    struct kb_pair    *k = arg;
+    volatile uint64_t *mine = k->mine, *peer = k->peer;
+    uint64_t           v = k->v;
+
+    for (long i = 0; i < n; i++) {
+        v++;
+        if (kb.me == 0) {
+            __atomic_store_n(peer, v, __ATOMIC_RELEASE);
+            kb_spin_ge(mine, v);
+        } else {
+            kb_spin_ge(mine, v);
+            __atomic_store_n(peer, v, __ATOMIC_RELEASE);
+        }
+    }
+    k->v = v;
+}
+
+/* A member one barrier ahead writes the other parity's word; the phase
+ * byte in a word differs from the one two rounds before. */
+static void kb_barrier_trial(void *arg, long n)
+{
+    struct kb_pair *b = arg;
+    uint64_t        v = b->v;
+
+    for (long i = 0; i < n; i++) {
+        unsigned          spins = 0;
+        volatile uint8_t *w     = b->w + 8 * (++v & 1);
+        const uint8_t     phase = (uint8_t)v;
+
+        __atomic_store_n(&w[kb.me], phase, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&w[1 - kb.me], __ATOMIC_ACQUIRE) != phase)
+            if (++spins == KB_SPIN_YIELD) {
+                spins = 0;
+                sched_yield();
+            }
+    }
+    b->v = v;
+}
+
+/* lines: 2 symmetric 64-byte lines, zero on every PE (collective) */
+static void kb_limit_kick(struct kb_stat *st, uint64_t *lines, int trials, long rounds)
+{
+    struct kb_pair k = { .mine = lines, .peer = kb.me < 2 ? kumi_ptr(lines, 1 - kb.me) : NULL };
+
+    st->bytes = sizeof(uint64_t);
+    kb_trials(st, trials, rounds, 2, kb_kick_trial, &k);
+}
+
+static void kb_limit_barrier(struct kb_stat *st, uint64_t *line, int trials, long rounds)
+{
+    struct kb_pair b = { .w = kb.me == 0 ? (uint8_t *)line : kumi_ptr(line, 0) };
+
+    st->bytes = 0;
+    kb_trials(st, trials, rounds, 1, kb_barrier_trial, &b);
+}
+
 /* ----------------------------------------------------------------- memcpy */
 
 /* The copy buffers, faulted in by the kernel (MAP_POPULATE): in a VM,
@@ -215,25 +281,31 @@ static void kb_limit_pipeline(struct kb_stat *st, uint8_t *ring, int trials, lon
 
 void kb_limit_measure(struct kb_limit *lim, int full, long rounds)
 {
-    uint64_t *word = NULL;
+    uint64_t *word = NULL;   /* lines: one-way, kick (2), barrier */
     uint8_t  *ring = NULL;
     int       rc   = KUMI_ERR_UNSUPPORTED;
 
     memset(lim, 0, sizeof *lim);
     lim->measured = 1;
     if (kb.n >= 2) {
-        word = kumi_align(KB_LINE, KB_LINE);
+        word = kumi_align(KB_LINE, 4 * KB_LINE);
         ring = kumi_align(4096, 4096 + KB_SLOTS * KB_BLOCK);
         if (word == NULL || ring == NULL)
             kb_die("limit", "kumi_align", KUMI_ERR_NOMEM);
+        memset(word, 0, 4 * KB_LINE);   /* before the trials' first barrier */
         /* plain loads and stores need the peer's memory mapped here */
         int mapped = kb.me == 0 ? kumi_ptr(ring, 1) != NULL
                    : kb.me == 1 ? kumi_ptr(word, 0) != NULL : 1;
         rc = kb_agree("limit", "kumi_ptr", mapped ? KUMI_OK : KUMI_ERR_UNSUPPORTED);
     }
     lim->path = rc == KUMI_OK ? KB_PATH_SHM : KB_PATH_NONE;
-    if (lim->path == KB_PATH_SHM)
-        kb_limit_oneway(&lim->oneway, word, full ? 10 : 5, full ? rounds : 1000);
+    if (lim->path == KB_PATH_SHM) {
+        const int  trials = full ? 10 : 5;
+        const long n      = full ? rounds : 1000;
+        kb_limit_oneway(&lim->oneway, word, trials, n);
+        kb_limit_kick(&lim->kick, word + KB_LINE / 8, trials, n);
+        kb_limit_barrier(&lim->barrier, word + 3 * KB_LINE / 8, trials, n);
+    }
     kb_limit_memcpy(&lim->memcpy, full ? 10 : 3);
     if (lim->path == KB_PATH_SHM)
         kb_limit_pipeline(&lim->pipeline, ring, full ? 10 : 3, full ? 1024 : 256);
@@ -305,24 +377,30 @@ double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op, const 
     }
 }
 
-/* The limits as output rows (op limit-oneway, limit-memcpy,
- * limit-pipeline, limit-stream); returns how many were measured. */
+/* The limits as output rows (op limit-oneway, limit-kick, limit-barrier,
+ * limit-memcpy, limit-pipeline, limit-stream); returns how many were
+ * measured. The kick and barrier rows' ratio is their best over the
+ * one-way's: what the pattern itself costs above one line transfer. */
 int kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[KB_LIMIT_ROWS])
 {
-    static const char *const names[KB_LIMIT_ROWS] = { "limit-oneway", "limit-memcpy",
+    static const char *const names[KB_LIMIT_ROWS] = { "limit-oneway", "limit-kick",
+                                                      "limit-barrier", "limit-memcpy",
                                                       "limit-pipeline", "limit-stream" };
-    const struct kb_stat    *stats[KB_LIMIT_ROWS] = { &lim->oneway, &lim->memcpy,
-                                                      &lim->pipeline, &lim->stream };
+    const struct kb_stat    *stats[KB_LIMIT_ROWS] = { &lim->oneway, &lim->kick, &lim->barrier,
+                                                      &lim->memcpy, &lim->pipeline,
+                                                      &lim->stream };
     int                      n = 0;
 
     for (int i = 0; i < KB_LIMIT_ROWS; i++) {
         const struct kb_stat *s = stats[i];
         if (s->iters == 0)
             continue;
+        const int pattern = s == &lim->kick || s == &lim->barrier;
         rows[n] = (struct kb_row){
             .op = names[i], .bytes = s->bytes, .iters = s->iters,
             .avg_us = s->avg_us, .min_us = s->best_us, .max_us = s->worst_us,
-            .msgs_per_s = NAN, .mb_per_s = i == 0 ? NAN : kb_stat_mbs(s), .ratio = 1,
+            .msgs_per_s = NAN, .mb_per_s = i == 0 || pattern ? NAN : kb_stat_mbs(s),
+            .ratio = pattern ? s->best_us / lim->oneway.best_us : 1,
         };
         n++;
     }

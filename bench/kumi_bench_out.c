@@ -127,6 +127,8 @@ static void kb_out_json(const struct kb_out *o, const struct kb_row *r)
     kb_json_num(f, "limit_ratio", r->ratio);
     if (r->limit_us > 0)   /* latency rows: the one-way latency of limit_ratio */
         kb_json_num(f, "limit_oneway_us", r->limit_us);
+    if (r->blocks > 1)     /* paired blocks (kumi_bench.c: kb_run_paired) */
+        fprintf(f, ",\"limit_blocks\":%d", r->blocks);
     fputs("}\n", f);
     fflush(f);
 }
