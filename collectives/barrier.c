@@ -60,7 +60,7 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
 
     /* up: one masked 8-byte load sees every child's byte */
     if (st->nchild > 0) {
-        rc = kumi_rt_wait_mask(call, arrive, 8, KUMI_CMP_EQ,
+        rc = kumi_rt_wait_team(call, arrive, 8, KUMI_CMP_EQ,
                                kumi_phase_word(st->child_mask, phase), st->child_mask);
         if (rc != KUMI_OK)
             return rc;
@@ -71,8 +71,8 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
         if (rc != KUMI_OK)
             return rc;
         if (poll)   /* root_llcm is set: kumi_coll_release_for */
-            return kumi_rt_wait(call, st->root_llcm + KUMI_COLL_RELEASE, 8, KUMI_CMP_GE, epoch);
-        rc = kumi_rt_wait(call, release, 8, KUMI_CMP_GE, epoch);
+            return kumi_coll_wait(call, st->root_llcm + KUMI_COLL_RELEASE, KUMI_CMP_GE, epoch);
+        rc = kumi_coll_wait(call, release, KUMI_CMP_GE, epoch);
         if (rc != KUMI_OK)
             return rc;
     }
@@ -99,7 +99,7 @@ static int kumi_barrier_dissem(const char *call, struct kumi_team *t, struct kum
         int partner = t->pes[(t->rank + dist) % t->size];
         rc = tp->ops->kick(tp, partner, t->llcm_off + KUMI_COLL_DISSEM + 8 * (size_t)k, epoch, 8);
         if (rc == KUMI_OK)
-            rc = kumi_rt_wait(call, &slot[k], 8, KUMI_CMP_GE, epoch);
+            rc = kumi_coll_wait(call, &slot[k], KUMI_CMP_GE, epoch);
         if (rc != KUMI_OK)
             return rc;
     }
@@ -126,10 +126,10 @@ static int kumi_barrier_counter(const char *call, struct kumi_team *t, struct ku
     if (st->release == KUMI_RELEASE_POLL)
         shared = st->root_llcm + KUMI_COLL_COUNTER;
     if (shared != NULL)    /* the last to arrive knows from the add itself */
-        return old + 1 == target ? KUMI_OK : kumi_rt_wait(call, shared, 8, KUMI_CMP_GE, target);
+        return old + 1 == target ? KUMI_OK : kumi_coll_wait(call, shared, KUMI_CMP_GE, target);
     if (t->rank != 0)
-        return kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_CRELEASE), 8, KUMI_CMP_GE, round);
-    rc = kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_COUNTER), 8, KUMI_CMP_GE, target);
+        return kumi_coll_wait(call, kumi_coll_llcm(t, KUMI_COLL_CRELEASE), KUMI_CMP_GE, round);
+    rc = kumi_coll_wait(call, kumi_coll_llcm(t, KUMI_COLL_COUNTER), KUMI_CMP_GE, target);
     for (int r = 1; r < t->size && rc == KUMI_OK; r++)
         rc = tp->ops->kick(tp, t->pes[r], t->llcm_off + KUMI_COLL_CRELEASE, round, 8);
     return rc;
@@ -147,8 +147,8 @@ static int kumi_barrier_mcast(const char *call, struct kumi_team *t, struct kumi
                              t->llcm_off + KUMI_COLL_MCAST, KUMI_AMO_ADD, 8, 1, 0, NULL);
     if (rc != KUMI_OK)
         return rc;
-    return kumi_rt_wait(call, kumi_coll_llcm(t, KUMI_COLL_MCAST), 8, KUMI_CMP_GE,
-                        round * (uint64_t)t->size);
+    return kumi_coll_wait(call, kumi_coll_llcm(t, KUMI_COLL_MCAST), KUMI_CMP_GE,
+                          round * (uint64_t)t->size);
 }
 
 /* Cenju-4 A. Consecutive rounds use the two words in turn: a member one
@@ -172,7 +172,7 @@ static int kumi_barrier_a2a(const char *call, struct kumi_team *t, struct kumi_c
             return rc;
     }
     __atomic_store_n(&mine[t->rank], phase, __ATOMIC_RELEASE);
-    return kumi_rt_wait_mask(call, mine, 8, KUMI_CMP_EQ, kumi_phase_word(mask, phase), mask);
+    return kumi_rt_wait_team(call, mine, 8, KUMI_CMP_EQ, kumi_phase_word(mask, phase), mask);
 }
 
 /* The shared word (see the top): parities and phases as in a2a; a
@@ -200,7 +200,7 @@ static int kumi_barrier_word(const char *call, struct kumi_team *t, struct kumi_
     for (int r = 0; r < t->size; r++) {
         if (r == t->rank)
             continue;
-        rc = kumi_rt_wait_fast(call, &w[r], 1, KUMI_CMP_EQ, phase);
+        rc = kumi_rt_wait_fast(call, &w[r], 1, KUMI_CMP_EQ, phase, 1);
         if (rc != KUMI_OK)
             return rc;
     }

@@ -130,6 +130,13 @@ static inline int kumi_coll_check(const char *call, struct kumi_team *team)
     return kumi_coll_check_report(call, team);
 }
 
+/* A collective's wait on an 8-byte word: kumi_rt_wait_team (it ends only
+ * after every member has run; rt.h) */
+static inline int kumi_coll_wait(const char *call, volatile void *addr, int cmp, uint64_t value)
+{
+    return kumi_rt_wait_team(call, addr, 8, cmp, value, ~0ull);
+}
+
 static inline volatile uint8_t *kumi_coll_llcm(const struct kumi_team *t, size_t off)
 {
     return (volatile uint8_t *)kumi_rt.tp.local[KUMI_SEG_LLCM] + t->llcm_off + off;

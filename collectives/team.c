@@ -137,7 +137,7 @@ int kumi_coll_flag_wait(const char *call, struct kumi_team *t, struct kumi_coll_
                         int r, uint64_t v)
 {
     size_t off = st->flags_off + ((size_t)f * (size_t)t->size + (size_t)r) * 8;
-    return kumi_rt_wait(call, kumi_coll_heap(off), 8, KUMI_CMP_GE, v);
+    return kumi_coll_wait(call, kumi_coll_heap(off), KUMI_CMP_GE, v);
 }
 
 int kumi_coll_exchange(const char *call, struct kumi_team *t, struct kumi_coll_team *st, int f,

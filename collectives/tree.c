@@ -33,7 +33,7 @@ static int kumi_coll_send_down(const char *call, struct kumi_team *t, struct kum
 
     for (int c = 0; c < st->nchild; c++) {
         if (prev != 0) {
-            rc = kumi_rt_wait(call, ack + 8 * (size_t)c, 8, KUMI_CMP_GE, prev);
+            rc = kumi_coll_wait(call, ack + 8 * (size_t)c, KUMI_CMP_GE, prev);
             if (rc != KUMI_OK)
                 return rc;
         }
@@ -50,7 +50,7 @@ static int kumi_coll_take_result(const char *call, struct kumi_team *t, void *ac
                                  uint64_t tag, struct kumi_coll_team *st)
 {
     volatile uint8_t *line = kumi_coll_llcm(t, kumi_coll_result_line(tag));
-    int               rc   = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+    int               rc   = kumi_coll_wait(call, line + KUMI_COLL_TAG, KUMI_CMP_GE, tag);
 
     if (rc != KUMI_OK)
         return rc;
@@ -71,7 +71,7 @@ int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_
      * by index), so every run gives the same bits */
     for (int c = 0; c < st->nchild; c++) {
         volatile uint8_t *line = kumi_coll_llcm(t, KUMI_COLL_VALUES + 64 * (size_t)c);
-        rc = kumi_rt_wait(call, line + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        rc = kumi_coll_wait(call, line + KUMI_COLL_TAG, KUMI_CMP_GE, tag);
         if (rc != KUMI_OK)
             return rc;
         if (fn != NULL)
@@ -106,7 +106,7 @@ int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll
         if (t->rank == root)
             rc = kumi_coll_send_line(tp, t->pes[0], t->llcm_off + hand, acc, len, tag);
         else if (t->rank == 0)
-            rc = kumi_rt_wait(call, kumi_coll_llcm(t, hand) + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+            rc = kumi_coll_wait(call, kumi_coll_llcm(t, hand) + KUMI_COLL_TAG, KUMI_CMP_GE, tag);
         else
             rc = KUMI_OK;
         if (rc != KUMI_OK)
@@ -118,7 +118,7 @@ int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll
         /* the parent cannot have written tag + N here: I have not
          * acknowledged tag yet */
         volatile uint8_t *mine = kumi_coll_llcm(t, line);
-        rc = kumi_rt_wait(call, mine + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+        rc = kumi_coll_wait(call, mine + KUMI_COLL_TAG, KUMI_CMP_GE, tag);
         if (rc != KUMI_OK)
             return rc;
         memcpy(acc, (const void *)mine, len);
@@ -134,7 +134,7 @@ int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll
          * every N/2 calls, so it has acknowledged at least tag - N once it
          * has taken everything sent before this call) */
         if (tag > KUMI_COLL_BRING_N) {
-            rc = kumi_rt_wait(call, ack + 8 * (size_t)c, 8, KUMI_CMP_GE, tag - KUMI_COLL_BRING_N);
+            rc = kumi_coll_wait(call, ack + 8 * (size_t)c, KUMI_CMP_GE, tag - KUMI_COLL_BRING_N);
             if (rc != KUMI_OK)
                 return rc;
         }
@@ -160,7 +160,7 @@ int kumi_coll_rd_data(const char *call, struct kumi_team *t, struct kumi_coll_te
 
         rc = kumi_coll_send_line(tp, t->pes[partner], t->llcm_off + line, acc, len, tag);
         if (rc == KUMI_OK)
-            rc = kumi_rt_wait(call, mine + KUMI_COLL_TAG, 8, KUMI_CMP_GE, tag);
+            rc = kumi_coll_wait(call, mine + KUMI_COLL_TAG, KUMI_CMP_GE, tag);
         if (rc != KUMI_OK)
             return rc;
         /* the lower half's partial always comes first: both partners
@@ -205,7 +205,7 @@ static int kumi_coll_xchg_line(const char *call, struct kumi_team *t, size_t par
                                uint64_t tag, const volatile uint8_t **line)
 {
     *line = kumi_coll_llcm(t, parity + 64 * (size_t)(r - (r > t->rank)));
-    return kumi_rt_wait(call, (volatile void *)(*line + KUMI_COLL_TAG), 8, KUMI_CMP_GE, tag);
+    return kumi_coll_wait(call, (volatile void *)(*line + KUMI_COLL_TAG), KUMI_CMP_GE, tag);
 }
 
 int kumi_coll_xchg_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
@@ -278,7 +278,7 @@ int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_
         const volatile uint8_t *v = l + (size_t)r * slot;
         if (r != t->rank)
             rc = kumi_rt_wait_fast(call, (volatile void *)(uintptr_t)(v + slot - 8), 8,
-                                   KUMI_CMP_GE, tag);
+                                   KUMI_CMP_GE, tag, 1);
         if (rc != KUMI_OK)
             break;
         kumi_coll_fold(res, v, r, len, fn, count);

@@ -99,6 +99,12 @@ int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, u
 /* The same on (*addr & mask): the tree barrier's "all children arrived". */
 int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int cmp,
                       uint64_t value, uint64_t mask);
+/* The same inside a collective, where the wait ends only after every
+ * member of the team has run: on an oversubscribed job it learns how long
+ * to spin before yielding the core (wait.c); point-to-point waits (the
+ * ones above: kumi_wait_until_*, rings, DSM misses) always spin first. */
+int kumi_rt_wait_team(const char *call, volatile void *addr, size_t width, int cmp,
+                      uint64_t value, uint64_t mask);
 int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value);
 void kumi_rt_wait_setup(void);
 
@@ -133,7 +139,8 @@ static inline int kumi_rt_cmp(uint64_t a, int cmp, uint64_t b)
     }
 }
 
-/* kumi_rt_wait for a word that usually lands within a cache-line transfer
+/* kumi_rt_wait (team: kumi_rt_wait_team) for a word that usually lands
+ * within a cache-line transfer
  * (the 2-PE latency paths, kumi_wait_until_*): where PEs spin on their own
  * cores and words arrive by stores (not tcp: progress_mask 0), the first
  * loads run inline (a call into the full wait and back costs 4-9 ns of a
@@ -141,13 +148,14 @@ static inline int kumi_rt_cmp(uint64_t a, int cmp, uint64_t b)
  * progress, failure, policy. */
 #define KUMI_RT_INLINE_SPINS 32
 static inline int kumi_rt_wait_fast(const char *call, volatile void *addr, size_t width, int cmp,
-                                    uint64_t value)
+                                    uint64_t value, int team)
 {
     if (kumi_rt.wait_policy == KUMI_WAIT_SPIN && kumi_rt.tp.progress_mask != 0)
         for (int i = 0; i < KUMI_RT_INLINE_SPINS; i++, kumi_rt_relax())
             if (kumi_rt_cmp(kumi_rt_load(addr, width), cmp, value))
                 return KUMI_OK;
-    return kumi_rt_wait(call, addr, width, cmp, value);
+    return team ? kumi_rt_wait_team(call, addr, width, cmp, value, ~0ull)
+                : kumi_rt_wait(call, addr, width, cmp, value);
 }
 
 /* ------------------------------------------------------- bootstrap sync */
