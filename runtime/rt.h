@@ -96,13 +96,12 @@ int kumi_rt_peer_error(const char *call);
  * transport progress and watching for job failure. call names the public
  * function for messages. */
 int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value);
-/* The same on (*addr & mask): the tree barrier's "all children arrived". */
-int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int cmp,
-                      uint64_t value, uint64_t mask);
-/* The same inside a collective, where the wait ends only after every
- * member of the team has run: on an oversubscribed job it learns how long
- * to spin before yielding the core (wait.c); point-to-point waits (the
- * ones above: kumi_wait_until_*, rings, DSM misses) always spin first. */
+/* The same inside a collective, on (*addr & mask) (the tree barrier's
+ * "all children arrived"; ~0 for the whole word), where the wait ends only
+ * after every member of the team has run: on an oversubscribed job it
+ * learns how long to spin before yielding the core (wait.c); point-to-point
+ * waits (kumi_rt_wait: kumi_wait_until_*, rings, DSM misses) always spin
+ * first. */
 int kumi_rt_wait_team(const char *call, volatile void *addr, size_t width, int cmp,
                       uint64_t value, uint64_t mask);
 int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value);

@@ -72,7 +72,8 @@ static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t v
 }
 
 /* How long a yielding wait inside a collective (kumi_rt_wait_team) spins
- * before its first yield, learnt from the collective waits before it. A wait that ended while spinning sets the full
+ * before its first yield, learnt from the collective waits before it. A
+ * wait that ended while spinning sets the full
  * KUMI_WAIT_SPINS_BEFORE_YIELD for the next (a partner running on another
  * core answers within a few spins: an 8-PE pingpong on 2 cores takes 0.29
  * us with them, 4.7 us yielding at once); each wait that had to yield
@@ -148,12 +149,6 @@ static int kumi_rt_wait_loop(const char *call, volatile void *addr, size_t width
             kumi_rt_sleep(addr, width, cmp, value, mask);
         }
     }
-}
-
-int kumi_rt_wait_mask(const char *call, volatile void *addr, size_t width, int cmp,
-                      uint64_t value, uint64_t mask)
-{
-    return kumi_rt_wait_loop(call, addr, width, cmp, value, mask, 0);
 }
 
 int kumi_rt_wait_team(const char *call, volatile void *addr, size_t width, int cmp,
