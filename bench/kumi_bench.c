@@ -430,15 +430,19 @@ static double kb_median(double *v, int n)
  * one-way figures. On a VM whose line latency changes level within
  * seconds, each block and its limit then ran under the same level (one
  * block and one limit: what the pairing of farm-style A/B runs does for
- * whole processes). avg_us stays the mean over all iterations. Returns the
- * op's status (KUMI_ERR_UNSUPPORTED: not run). */
-static int kb_run_paired(const struct kb_run *run, const struct kb_limit *lim,
+ * whole processes). avg_us stays the mean over all iterations. Not when
+ * the PEs outnumber the cores: the one-way figure is then no floor, and
+ * each block's start (its PEs coming back from the others' barrier) would
+ * weigh on the row. Returns the op's status (KUMI_ERR_UNSUPPORTED: not
+ * run). */
+static int kb_run_paired(const struct kb_run *run, const struct kb_limit *lim, int cores,
                          struct kb_sample *mine, struct kb_row *row)
 {
     const struct kb_op *op     = run->op;
     const int           window = op->kind == KB_LAT
                                  || (op->kind == KB_BW && run->bytes <= KB_LAT_MAX_BYTES);
-    const int           paired = window && lim->path == KB_PATH_SHM && kb.n >= 2;
+    const int           paired = window && lim->path == KB_PATH_SHM && kb.n >= 2
+                                 && kb.n <= cores;
     long                nb     = paired ? run->iters / KB_PAIR_MIN_ITERS : 1;
     double              ratio[KB_PAIR_BLOCKS], oneway[KB_PAIR_BLOCKS];
     double              before = window ? kb_limit_oneway_now(lim) : NAN;
@@ -508,7 +512,7 @@ static int kb_run_op(const struct kb_op *op, const struct kb_opts *o, int tour,
         run.warmup = o->warmup >= 0 ? o->warmup : run.iters / 10;
         if (kb.me == 0 && !tour && n >= 5)
             fprintf(stderr, "kumi-bench: %s %zu bytes (%d/%d)\n", op->name, run.bytes, i + 1, n);
-        if (kb_run_paired(&run, lim, &mine, &row) == KUMI_ERR_UNSUPPORTED) {
+        if (kb_run_paired(&run, lim, out->cores, &mine, &row) == KUMI_ERR_UNSUPPORTED) {
             if (kb.me == 0)
                 kb_out_note(out, "op %s: not available (KUMI_ERR_UNSUPPORTED)", op->name);
             return 1;
