@@ -50,9 +50,13 @@ _Static_assert(KUMI_COLL_XCHG + 2 * (KUMI_COLL_XCHG_MAX - 1) * 64 <= KUMI_COLL_B
 #define KUMI_COLL_WORD        (KUMI_COLL_HAND + 2 * 64)  /* u64[2]: the shared-word
                                        barrier's arrivals, by parity (rank 0's
                                        are the ones in use), one line        */
-#define KUMI_COLL_SLINE       (KUMI_COLL_WORD + 64)  /* [2 parities] lines: the
-                                       shared-line reduction (rank 0's in use) */
-_Static_assert(KUMI_COLL_WORD % 64 == 0 && KUMI_COLL_SLINE + 2 * 64 <= KUMI_TEAM_LLCM_BYTES,
+#define KUMI_COLL_SLINE       (KUMI_COLL_WORD + 64)  /* 1 line (2 members, 8
+                                       bytes, both parities), then [2 parities]
+                                       x 4 lines: the shared-line reduction
+                                       (rank 0's in use; kumi_coll_line_base) */
+#define KUMI_COLL_SLINE_MAX   256   /* bytes of one call's area: 4 lines      */
+_Static_assert(KUMI_COLL_WORD % 64 == 0
+               && KUMI_COLL_SLINE + 64 + 2 * KUMI_COLL_SLINE_MAX <= KUMI_TEAM_LLCM_BYTES,
                "team area");
 
 /* The global sum's result lines alternate by tag parity: a parent runs one
@@ -78,8 +82,9 @@ struct kumi_coll_team {
     uint64_t child_mask;       /* bytes of my arrival word in use         */
     int      small;            /* KUMI_REDUCE_SMALL_* for this team (never AUTO
                                   nor LINE: what runs where the line does not) */
-    int      line;             /* small reductions take the shared line where
-                                  the values fit (kumi_coll_line_fits)     */
+    size_t   line;             /* small reductions take the shared lines
+                                  where one call's slots fit in this many
+                                  bytes (kumi_coll_line_fits); 0: never    */
     /* monotone counters, the same sequence on every member */
     uint64_t epoch;            /* tree barrier and dissemination phases   */
     uint64_t tag;              /* small reductions/broadcasts on the tree */
@@ -204,30 +209,57 @@ static inline int kumi_coll_xchg_ok(const struct kumi_team *t, size_t len)
 }
 
 /* The shared line (teams whose rank 0's LLCM every member maps): every
- * member writes its value and the call's tag into its slot of one line of
- * team rank 0's, polls that line until every slot holds the call's tag,
- * and folds the slots in rank order (the same bits everywhere). The line
- * is the only one that moves: a member arriving after the others finds
- * their values in the line its own store took. Slots alternate by the
- * call's parity, as in the all-exchange: both parities in one line where
- * they fit (2 members of up to 8 bytes), else a line each. */
+ * member writes its value and then the call's tag into team rank 0's
+ * lines, polls them until every member's tag is the call's, and folds the
+ * values in rank order (the same bits everywhere). Those lines are the
+ * only ones that move: a member arriving after the others finds their
+ * values in the line its own store took. A call's area is the members'
+ * tags (8 bytes each, at fixed places) and then their values; the call's
+ * parity picks one of two areas, as in the all-exchange, so a member one
+ * call ahead never overwrites what the others still read:
+ *   2 members of up to 8 bytes   both parities in the first line (32 bytes
+ *                                each), always laid out alike;
+ *   any other size that fits     the parity's own KUMI_COLL_SLINE_MAX
+ *                                bytes after that line (up to 4 lines).
+ * A tag is thus only ever read where tags are written, never from the
+ * value bytes of a call of another size (the first layout did that: 2 PEs
+ * alternating 8- and 16-byte reductions read a stale value as a tag and
+ * folded it, in 1 of about 10^3-10^5 rounds). Where PEs spin (auto) a
+ * call's area is held to one line; where they take turns it may span 4
+ * (8 members of up to 24 bytes): each member writes two lines and reads a
+ * few, where the all-exchange writes a line into every other member's
+ * LLCM (8 PEs on 2 cores, one double: 10.6-11.5 us against 14.7-16.2). */
 int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
-static inline size_t kumi_coll_line_slot(size_t len)
+static inline size_t kumi_coll_line_vlen(size_t len)
 {
-    return ((len + 7) & ~(size_t)7) + 8;   /* the value, then its 8-byte tag */
+    return (len + 7) & ~(size_t)7;
 }
-static inline int kumi_coll_line_fits(const struct kumi_team *t, size_t len)
+/* bytes of one call's area: the tags, then the values */
+static inline size_t kumi_coll_line_part(const struct kumi_team *t, size_t len)
 {
-    return (size_t)t->size * kumi_coll_line_slot(len) <= 64;
+    return (size_t)t->size * (8 + kumi_coll_line_vlen(len));
+}
+static inline int kumi_coll_line_fits(const struct kumi_team *t, const struct kumi_coll_team *st,
+                                      size_t len)
+{
+    return kumi_coll_line_part(t, len) <= st->line;
+}
+/* the call's area (offset in the team's LLCM area) */
+static inline size_t kumi_coll_line_base(const struct kumi_team *t, size_t len, uint64_t tag)
+{
+    if (t->size == 2 && len <= 8)   /* measured 2 PEs, 8 bytes, raw loads and stores: one
+                                       line 0.023-0.025 us, two 0.043-0.048 us */
+        return KUMI_COLL_SLINE + 32 * (size_t)(tag & 1);
+    return KUMI_COLL_SLINE + 64 + KUMI_COLL_SLINE_MAX * (size_t)(tag & 1);
 }
 
 /* Which small-data reduction a team uses (KUMI_REDUCE_SMALL_*, never
  * AUTO nor LINE): decided once, into st->small, when the team's state is
- * made; and whether it takes the shared line where it can (st->line,
- * once rank 0's mapping is agreed). */
-int kumi_coll_small_algo(const struct kumi_team *t);
-int kumi_coll_line_wanted(const struct kumi_coll_team *st);
+ * made; and how many bytes of shared lines it takes where the slots fit
+ * (st->line, once rank 0's mapping is agreed; 0: none). */
+int    kumi_coll_small_algo(const struct kumi_team *t);
+size_t kumi_coll_line_wanted(const struct kumi_coll_team *st);
 
 /* memcpy for a small collective's few bytes: the common widths as
  * constant-size copies the compiler inlines, libc's call for the rest */

@@ -162,7 +162,7 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
     if (bytes <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
         kumi_coll_copy(acc, src, bytes);
-        switch (st->line && kumi_coll_line_fits(team, bytes) ? KUMI_REDUCE_SMALL_LINE : st->small) {
+        switch (kumi_coll_line_fits(team, st, bytes) ? KUMI_REDUCE_SMALL_LINE : st->small) {
         case KUMI_REDUCE_SMALL_LINE:
             rc = kumi_coll_line_data(call, team, st, acc, bytes, fn, count);
             break;

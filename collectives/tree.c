@@ -253,48 +253,52 @@ int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_
 {
     struct kumi_tp         *tp   = &kumi_rt.tp;
     const uint64_t          tag  = ++st->line_tag;
-    const size_t            slot = kumi_coll_line_slot(len);
-    const size_t            part = (size_t)t->size * slot;   /* one call's slots */
-    /* both parities in one line where they fit: measured 2 PEs, 8 bytes,
-     * raw loads and stores, 0.023-0.025 us so, 0.043-0.048 us in two lines */
-    const size_t            line = KUMI_COLL_SLINE
-                                   + (tag & 1) * (2 * part <= 64 ? part : 64);
-    const volatile uint8_t *l    = st->root_llcm + line;
+    const size_t            vlen = kumi_coll_line_vlen(len);
+    const size_t            base = kumi_coll_line_base(t, len, tag);
+    const volatile uint8_t *tags = st->root_llcm + base;
+    const volatile uint8_t *vals = tags + 8 * (size_t)t->size;
+    const size_t            mine = (size_t)t->rank;
     uint64_t                res[KUMI_COLL_SMALL / 8];
-    int                     rc;
+    int                     rc   = KUMI_OK;
 
-    if (t->rank == 0) {   /* my own line: slot 0 */
-        volatile uint8_t *mine = kumi_coll_llcm(t, line);
-        kumi_coll_copy((void *)(uintptr_t)mine, acc, len);
-        __atomic_store_n((volatile uint64_t *)(mine + slot - 8), tag, __ATOMIC_RELEASE);
-        rc = KUMI_OK;
+    if (t->rank == 0) {   /* my own lines */
+        volatile uint8_t *l = kumi_coll_llcm(t, base);
+        kumi_coll_copy((void *)(uintptr_t)(l + 8 * (size_t)t->size), acc, len);
+        __atomic_store_n((volatile uint64_t *)l, tag, __ATOMIC_RELEASE);
     } else {
-        size_t off = t->llcm_off + line + (size_t)t->rank * slot;
-        rc = tp->ops->put(tp, t->pes[0], KUMI_SEG_LLCM, off, acc, len);
+        size_t off = t->llcm_off + base;
+        rc = tp->ops->put(tp, t->pes[0], KUMI_SEG_LLCM, off + 8 * (size_t)t->size + mine * vlen,
+                          acc, len);
         if (rc == KUMI_OK)
-            rc = tp->ops->kick(tp, t->pes[0], off + slot - 8, tag, 8);
+            rc = tp->ops->kick(tp, t->pes[0], off + 8 * mine, tag, 8);
     }
     for (int r = 0; r < t->size && rc == KUMI_OK; r++) {
-        const volatile uint8_t *v = l + (size_t)r * slot;
         if (r != t->rank)
-            rc = kumi_rt_wait_fast(call, (volatile void *)(uintptr_t)(v + slot - 8), 8,
+            rc = kumi_rt_wait_fast(call, (volatile void *)(uintptr_t)(tags + 8 * (size_t)r), 8,
                                    KUMI_CMP_GE, tag, 1);
         if (rc != KUMI_OK)
             break;
-        kumi_coll_fold(res, v, r, len, fn, count);
+        kumi_coll_fold(res, vals + (size_t)r * vlen, r, len, fn, count);
     }
     if (rc == KUMI_OK)
         kumi_coll_copy(acc, res, len);
     return rc;
 }
 
-int kumi_coll_line_wanted(const struct kumi_coll_team *st)
+/* auto: one line where PEs spin (the 2-PE latency path: 1 line moves);
+ * where they take turns, up to KUMI_COLL_SLINE_MAX (8 PEs on 2 cores, one
+ * double: 10.6-11.5 us against the all-exchange's 14.7-16.2) */
+size_t kumi_coll_line_wanted(const struct kumi_coll_team *st)
 {
     int algo = kumi_rt.cfg.reduce_small;
 
-    return st->root_llcm != NULL
-           && (algo == KUMI_REDUCE_SMALL_LINE
-               || (algo == KUMI_REDUCE_SMALL_AUTO && kumi_rt.wait_policy == KUMI_WAIT_SPIN));
+    if (st->root_llcm == NULL)
+        return 0;
+    if (algo == KUMI_REDUCE_SMALL_LINE)
+        return KUMI_COLL_SLINE_MAX;
+    if (algo == KUMI_REDUCE_SMALL_AUTO)
+        return kumi_rt.wait_policy == KUMI_WAIT_SPIN ? 64 : KUMI_COLL_SLINE_MAX;
+    return 0;
 }
 
 int kumi_coll_small_algo(const struct kumi_team *t)

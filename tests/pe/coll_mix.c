@@ -2,8 +2,9 @@
  * coll_mix.c -- ROUNDS rounds of small collectives of different kinds back
  * to back, each round's values new: an allreduce (doubles, SUM), a
  * broadcast from a rotating root, a reduce to another root, an allreduce
- * of 7 int64 (MAX), an allgather and an alltoall of longs; every 1000 rounds a burst of broadcasts from root 0
- * that the last PE joins late. Collectives that share a team's LLCM lines must not
+ * of 7 int64 (MAX), an allgather and an alltoall of longs, an allreduce of
+ * 2 doubles; every 1000 rounds a burst of broadcasts from root 0 that the
+ * last PE joins late. Collectives that share a team's LLCM lines must not
  * take one call's value for another's: recursive doubling once alternated
  * its lines by a sequence the broadcast also advanced, so with a broadcast
  * between two allreduces a fast partner overwrote a value not yet read
@@ -60,6 +61,15 @@ int main(int argc, char **argv)
         for (int p = 0; p < n; p++)
             CHECK(got[p] == r * 100 + p * 10 + me, "round %ld: alltoall from %d %ld", r, p,
                   got[p]);
+
+        /* 16 bytes through the shared line's slots after 8-byte calls took
+         * them, and before the next round's: a slot's tag must never be
+         * read from another call's value bytes (the second value's sign
+         * bit makes them a tag larger than any real one) */
+        double d[2] = { me + r, -(me + 1.0) * 1e10 }, ds[2] = { -1, -1 };
+        OK(kumi_allreduce(w, ds, d, 2, KUMI_DOUBLE, KUMI_SUM));
+        CHECK(ds[0] == want && ds[1] == -(double)n * (n + 1) / 2 * 1e10,
+              "round %ld: allreduce of 2 doubles %.17g %.17g", r, ds[0], ds[1]);
 
         /* now and then a burst from root 0 (the eager ring) that the last
          * PE starts late: the root runs ahead until the ring is full and
