@@ -55,4 +55,9 @@ if(NOT DEFINED BUILD_TESTING OR BUILD_TESTING)
                            FAIL_REGULAR_EXPRESSION "wrong|failed|not available")
     endforeach()
   endforeach()
+  # kumi-compare --rounds with kumi alone (tests never need the peers)
+  add_test(NAME bench.compare.rounds
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/compare.py
+                   ${CMAKE_BINARY_DIR}/bin/kumi-compare)
+  set_tests_properties(bench.compare.rounds PROPERTIES LABELS "bench" TIMEOUT 300)
 endif()

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Checks kumi-compare's rounds with kumi alone (tests never need the peers).
+
+    compare.py KUMI_COMPARE
+
+Runs `kumi-compare -n 2 --impls kumi --rounds 3` on barrier and allreduce
+and checks its JSON: one record per op, rounds 3, kumi's time the median
+of its three rounds (so one of the rounds' own figures), limit_ratio a
+positive number, the peers' fields null; and that a round count of 0 is
+refused with a usage error (exit 2).
+"""
+import json
+import math
+import subprocess
+import sys
+
+
+def main():
+    compare = sys.argv[1]
+    cmd = [compare, "-n", "2", "--impls", "kumi", "--ops", "barrier,allreduce",
+           "--rounds", "3", "--iters", "2000", "--json", "-", "--timeout", "120"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=300)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}\n{p.stdout}{p.stderr}")
+    recs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    if sorted(r["op"] for r in recs) != ["allreduce", "barrier"]:
+        sys.exit(f"FAIL: records {[r['op'] for r in recs]}, expected barrier and allreduce")
+    for r in recs:
+        if r["rounds"] != 3:
+            sys.exit(f"FAIL: {r['op']}: rounds {r['rounds']}")
+        k = r["kumi_avg_us"]
+        if not isinstance(k, (int, float)) or not math.isfinite(k) or k <= 0:
+            sys.exit(f"FAIL: {r['op']}: kumi_avg_us {k!r}")
+        if r["kumi"]["avg_us"] != k:
+            sys.exit(f"FAIL: {r['op']}: the record's time {k} is not its kumi row's")
+        lim = r["limit_ratio"]
+        if not isinstance(lim, (int, float)) or lim <= 0:
+            sys.exit(f"FAIL: {r['op']}: limit_ratio {lim!r}")
+        for key in ("mpi_avg_us", "oshmem_avg_us", "kumi_over_mpi", "kumi_over_oshmem"):
+            if r[key] is not None:
+                sys.exit(f"FAIL: {r['op']}: {key} {r[key]!r} without the peers")
+        print(f"{r['op']}: {k:.4f} us, x_limit {lim:.3f} (median of 3 rounds)")
+    bad = subprocess.run([compare, "--rounds", "0"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, timeout=60)
+    if bad.returncode != 2 or "rounds" not in bad.stderr:
+        sys.exit(f"FAIL: --rounds 0: exit {bad.returncode}, {bad.stderr!r}")
+    print("kumi-compare rounds: ok")
+
+
+if __name__ == "__main__":
+    main()
