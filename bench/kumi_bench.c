@@ -404,25 +404,6 @@ static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
                                                                            : NAN;
 }
 
-static int kb_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The middle of v[0..n) (sorts v; the mean of the middle two when n is
- * even), NAN if any is NAN or n is 0. */
-static double kb_median(double *v, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (isnan(v[i]))
-            return NAN;
-    if (n == 0)
-        return NAN;
-    qsort(v, (size_t)n, sizeof *v, kb_cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* One row. A latency row on shm is run in up to KB_PAIR_BLOCKS blocks of
  * its iterations between one-way measurements (L0 B0 L1 B1 ... Bk-1 Lk):
  * block b is set against the better of Lb and Lb+1, and the row's x_limit

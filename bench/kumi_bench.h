@@ -156,6 +156,9 @@ int kb_op_ring(const struct kb_run *run, struct kb_sample *out);
 
 /* kumi_bench_limit.c */
 double kb_stat_mbs(const struct kb_stat *s);   /* bytes / best_us, NAN if none */
+/* the middle of v[0..n) (sorts v; the mean of the middle two when n is
+ * even), NAN if any is NAN or n is 0 */
+double kb_median(double *v, int n);
 void   kb_stat_add(struct kb_stat *s, double us_per_unit, int trial);
 void   kb_stat_end(struct kb_stat *s, int trials, long units_per_trial);
 void   kb_limit_measure(struct kb_limit *lim, int full, long rounds);

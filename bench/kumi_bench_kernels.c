@@ -103,18 +103,6 @@ static const struct kk_default *kk_default_of(const char *name)
     return NULL;
 }
 
-static int kk_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double kk_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, kk_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void kk_stats_now(struct kk_stats *s)
 {
     kumi_dsm_stats_t d;
@@ -241,8 +229,8 @@ static int kk_run_one(const struct kk_entry *k, long n, long iters, int trials, 
     }
     if (kb.me == 0 && !fail) {
         row->ok    = 1;
-        row->sec_x = kk_median(tx, trials);
-        row->sec_p = plain ? kk_median(tp, trials) : NAN;
+        row->sec_x = kb_median(tx, trials);
+        row->sec_p = plain ? kb_median(tp, trials) : NAN;
         row->overhead = plain ? row->sec_x / row->sec_p : NAN;
         double *m[5] = { &row->rd, &row->wr, &row->up, &row->sent, &row->recv };
         double *x[5] = { &row->rd_max, &row->wr_max, &row->up_max, &row->sent_max,

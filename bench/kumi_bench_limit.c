@@ -68,6 +68,23 @@ double kb_stat_mbs(const struct kb_stat *s)
     return s->iters > 0 && s->best_us > 0 ? (double)s->bytes / s->best_us : NAN;
 }
 
+static int kb_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double kb_median(double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (isnan(v[i]))
+            return NAN;
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, kb_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* ---------------------------------------------------------------- one-way */
 
 struct kb_oneway {

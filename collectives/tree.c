@@ -255,22 +255,22 @@ int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_
     const uint64_t          tag  = ++st->line_tag;
     const size_t            vlen = kumi_coll_line_vlen(len);
     const size_t            base = kumi_coll_line_base(t, len, tag);
+    const size_t            vofs = 8 * (size_t)t->size;   /* the values, after the tags */
     const volatile uint8_t *tags = st->root_llcm + base;
-    const volatile uint8_t *vals = tags + 8 * (size_t)t->size;
-    const size_t            mine = (size_t)t->rank;
+    const volatile uint8_t *vals = tags + vofs;
     uint64_t                res[KUMI_COLL_SMALL / 8];
     int                     rc   = KUMI_OK;
 
-    if (t->rank == 0) {   /* my own lines */
+    if (t->rank == 0) {   /* my own lines: tag 0 and value 0 */
         volatile uint8_t *l = kumi_coll_llcm(t, base);
-        kumi_coll_copy((void *)(uintptr_t)(l + 8 * (size_t)t->size), acc, len);
+        kumi_coll_copy((void *)(uintptr_t)(l + vofs), acc, len);
         __atomic_store_n((volatile uint64_t *)l, tag, __ATOMIC_RELEASE);
     } else {
         size_t off = t->llcm_off + base;
-        rc = tp->ops->put(tp, t->pes[0], KUMI_SEG_LLCM, off + 8 * (size_t)t->size + mine * vlen,
+        rc = tp->ops->put(tp, t->pes[0], KUMI_SEG_LLCM, off + vofs + (size_t)t->rank * vlen,
                           acc, len);
         if (rc == KUMI_OK)
-            rc = tp->ops->kick(tp, t->pes[0], off + 8 * mine, tag, 8);
+            rc = tp->ops->kick(tp, t->pes[0], off + 8 * (size_t)t->rank, tag, 8);
     }
     for (int r = 0; r < t->size && rc == KUMI_OK; r++) {
         if (r != t->rank)
