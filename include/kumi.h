@@ -19,7 +19,10 @@
  *     the same order, with matching arguments.
  *   - Symmetric addresses are pointers returned by kumi_malloc() and friends;
  *     the same pointer names the corresponding object on every PE.
- *   - Not thread safe: call kumi from one thread per PE (or serialize).
+ *   - Thread safety: by default call kumi from one thread per PE (or
+ *     serialize). After kumi_init_ex(KUMI_INIT_THREADS) many threads of a
+ *     PE may call the one-sided, atomic, wait, fence and quiet calls at once
+ *     (collectives still one thread at a time per team).
  *
  * Environment variables are listed by `kumirun --help-env`.
  */
@@ -61,6 +64,37 @@ const char *kumi_strerror(int status);
  * heap and LLCM. Collective. Returns KUMI_OK, or an error after printing why
  * (bad KUMI_* variable, transport failure). Calling it twice is KUMI_OK. */
 int kumi_init(void);
+
+/* kumi_init with options (kumi_init() is kumi_init_ex(0)):
+ *   KUMI_INIT_SYMMETRIC_DATA  the program's static data (globals and
+ *       statics of the executable) becomes symmetric: a valid target of
+ *       put, get, atomics, put_signal, kumi_ptr and waits on every PE, at
+ *       the same speed as the symmetric heap (shm maps it into every peer).
+ *       Static data is read at the address the same variable has on this
+ *       PE; PEs must run the same executable.
+ *   KUMI_INIT_THREADS  many threads of a PE may call the one-sided, atomic,
+ *       wait, test, fence and quiet calls at once; a thread blocked in a
+ *       wait never stops another from making progress.
+ * Every PE must pass the same flags. */
+enum {
+    KUMI_INIT_SYMMETRIC_DATA = 1u << 0,
+    KUMI_INIT_THREADS        = 1u << 1
+};
+int kumi_init_ex(unsigned flags);
+/* The flags in force (0 before init). */
+unsigned kumi_init_flags(void);
+
+/* Ends the whole job promptly with exit status status (0 included), from
+ * any PE, whatever the others are doing (in a barrier, a wait, computing):
+ * kumirun exits with status, every PE is stopped, nothing is left behind.
+ * Before init (or without kumirun) it is exit(status). */
+_Noreturn void kumi_global_exit(int status);
+
+/* The node (host) pe runs on, numbered 0..kumi_node_count()-1 in order of
+ * the lowest PE on each; PEs that share memory (shm) share a node. -1 for a
+ * bad pe or before init. */
+int kumi_pe_node(int pe);
+int kumi_node_count(void);
 
 /* Collective: waits for every PE, releases all resources. Safe to call once;
  * a second call returns KUMI_ERR_STATE. kumi calls made after it return
@@ -118,6 +152,23 @@ int kumi_atomic_fetch_add_u32(uint32_t *dst_sym, uint32_t v, int pe, uint32_t *o
 int kumi_atomic_swap_u32     (uint32_t *dst_sym, uint32_t v, int pe, uint32_t *old);
 int kumi_atomic_cswap_u32    (uint32_t *dst_sym, uint32_t expected, uint32_t desired,
                               int pe, uint32_t *old);
+/* Bitwise, atomic load (fetch) and atomic store (set), same rules. */
+int kumi_atomic_and_u64      (uint64_t *dst_sym, uint64_t v, int pe);
+int kumi_atomic_or_u64       (uint64_t *dst_sym, uint64_t v, int pe);
+int kumi_atomic_xor_u64      (uint64_t *dst_sym, uint64_t v, int pe);
+int kumi_atomic_fetch_and_u64(uint64_t *dst_sym, uint64_t v, int pe, uint64_t *old);
+int kumi_atomic_fetch_or_u64 (uint64_t *dst_sym, uint64_t v, int pe, uint64_t *old);
+int kumi_atomic_fetch_xor_u64(uint64_t *dst_sym, uint64_t v, int pe, uint64_t *old);
+int kumi_atomic_fetch_u64    (const uint64_t *src_sym, int pe, uint64_t *out);
+int kumi_atomic_set_u64      (uint64_t *dst_sym, uint64_t v, int pe);
+int kumi_atomic_and_u32      (uint32_t *dst_sym, uint32_t v, int pe);
+int kumi_atomic_or_u32       (uint32_t *dst_sym, uint32_t v, int pe);
+int kumi_atomic_xor_u32      (uint32_t *dst_sym, uint32_t v, int pe);
+int kumi_atomic_fetch_and_u32(uint32_t *dst_sym, uint32_t v, int pe, uint32_t *old);
+int kumi_atomic_fetch_or_u32 (uint32_t *dst_sym, uint32_t v, int pe, uint32_t *old);
+int kumi_atomic_fetch_xor_u32(uint32_t *dst_sym, uint32_t v, int pe, uint32_t *old);
+int kumi_atomic_fetch_u32    (const uint32_t *src_sym, int pe, uint32_t *out);
+int kumi_atomic_set_u32      (uint32_t *dst_sym, uint32_t v, int pe);
 
 /* ------------------------------------------------ AOTF/LLCM low-latency path
  * Every PE has an LLCM ("low-latency common memory", KUMI_LLCM_SIZE bytes,
@@ -162,7 +213,7 @@ int kumi_test_u8 (volatile uint8_t  *addr, int cmp, uint8_t  value);
  * called back to back: each team keeps its own phases and slots.
  * At most KUMI_TEAM_MAX teams exist at once on a PE (world included);
  * creating more returns KUMI_ERR_NOMEM. */
-#define KUMI_TEAM_MAX 32
+#define KUMI_TEAM_MAX 128
 
 typedef struct kumi_team *kumi_team_t;
 kumi_team_t kumi_team_world(void);      /* NULL before init */
@@ -180,6 +231,11 @@ int kumi_team_split_strided(kumi_team_t parent, int start, int stride, int size,
 /* Collective over the parent: the team of the listed parent ranks, in that
  * order (no duplicates). */
 int kumi_team_create(kumi_team_t parent, const int *pes, int n, kumi_team_t *out);
+/* Collective over the parent's members (each may pass its own color and
+ * key, as MPI_Comm_split): members with the same color >= 0 form one team,
+ * ranked by key, then parent rank; a member with color < 0 gets a handle
+ * with rank -1. */
+int kumi_team_split(kumi_team_t parent, int color, int key, kumi_team_t *out);
 /* Collective over the members of t (non-members just free their handle).
  * The world team cannot be destroyed. */
 int kumi_team_destroy(kumi_team_t t);
@@ -189,7 +245,12 @@ int kumi_team_destroy(kumi_team_t t);
  * memory (symmetric not required). Every member gets bit-identical results,
  * floating point included: the reduction order is fixed, independent of
  * arrival order. Counts from 0 to hundreds of millions work. */
-typedef enum { KUMI_INT32, KUMI_INT64, KUMI_UINT32, KUMI_UINT64, KUMI_FLOAT, KUMI_DOUBLE } kumi_type_t;
+typedef enum {
+    KUMI_INT32, KUMI_INT64, KUMI_UINT32, KUMI_UINT64, KUMI_FLOAT, KUMI_DOUBLE,
+    KUMI_INT8, KUMI_INT16, KUMI_UINT8, KUMI_UINT16,
+    KUMI_LONG_DOUBLE,                           /* long double (x86-64: 80-bit in 16 bytes) */
+    KUMI_FLOAT_COMPLEX, KUMI_DOUBLE_COMPLEX     /* float/double _Complex: SUM, PROD only */
+} kumi_type_t;
 typedef enum { KUMI_SUM, KUMI_PROD, KUMI_MIN, KUMI_MAX, KUMI_BAND, KUMI_BOR, KUMI_BXOR } kumi_op_t;
 
 /* Returns when every member has entered, after making every member's
