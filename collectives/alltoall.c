@@ -8,8 +8,38 @@
  * member) unless KUMI_ALLTOALL=naive (everyone reads member 0 first, then
  * 1, ...), kept for comparison. Blocks of up to 56 bytes on teams of up
  * to 8 take the all-exchange lines instead (tree.c: one line per pair).
+ * A team without a scratch area (coll.h) sends each block from its owner
+ * in KUMI_COLL_SMALL-byte pieces down the eager tree, every member taking
+ * only what is addressed to it: slow, but it needs no scratch.
  */
 #include "coll.h"
+
+static int kumi_alltoall_pieces(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                                void *dst, const void *src, size_t n_each)
+{
+    const int me = t->rank;
+    int       rc = KUMI_OK;
+
+    memcpy((uint8_t *)dst + (size_t)me * n_each, (const uint8_t *)src + (size_t)me * n_each,
+           n_each);
+    for (int r = 0; r < t->size; r++)
+        for (int j = 0; j < t->size; j++) {
+            if (j == r)   /* a member's block to itself stays home */
+                continue;
+            for (size_t o = 0; o < n_each && rc == KUMI_OK; o += KUMI_COLL_SMALL) {
+                size_t   c = n_each - o < KUMI_COLL_SMALL ? n_each - o : KUMI_COLL_SMALL;
+                uint64_t acc[KUMI_COLL_SMALL / 8];
+                if (me == r)
+                    memcpy(acc, (const uint8_t *)src + (size_t)j * n_each + o, c);
+                rc = kumi_coll_tree_bcast(call, t, st, acc, c, r);
+                if (rc == KUMI_OK && me == j)
+                    memcpy((uint8_t *)dst + (size_t)r * n_each + o, acc, c);
+            }
+            if (rc != KUMI_OK)
+                return rc;
+        }
+    return rc;
+}
 
 int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
 {
@@ -37,6 +67,11 @@ int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
         return rc;
     if (kumi_coll_xchg_ok(team, n_each))   /* one line per pair, one step */
         return kumi_coll_xchg_copy(call, team, st, dst, src, n_each, 1);
+    rc = kumi_coll_scratch(call, team, st);
+    if (rc != KUMI_OK)
+        return rc;
+    if (st->data_bytes == 0)
+        return kumi_alltoall_pieces(call, team, st, dst, src, n_each);
     chunk = (kumi_coll_block(st) / (size_t)n) & ~(size_t)7;
     if (chunk < 64)
         chunk = (kumi_coll_half(st) / (size_t)n) & ~(size_t)7;

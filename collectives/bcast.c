@@ -12,8 +12,28 @@
  * lines (tree.c); otherwise each member publishes its block in its half A;
  * after the FLAG_A exchange everyone copies everyone's block (staggered:
  * rank i starts with i+1); a FLAG_B exchange closes the block.
+ * A team without a scratch area (coll.h) sends KUMI_COLL_SMALL-byte pieces
+ * down the eager tree instead: broadcast as it is, allgather as one
+ * broadcast from each member.
  */
 #include "coll.h"
+
+int kumi_coll_bcast_pieces(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                           void *buf, size_t n, int root)
+{
+    int rc = KUMI_OK;
+
+    for (size_t o = 0; o < n && rc == KUMI_OK; o += KUMI_COLL_SMALL) {
+        size_t   c = n - o < KUMI_COLL_SMALL ? n - o : KUMI_COLL_SMALL;
+        uint64_t acc[KUMI_COLL_SMALL / 8];
+        if (t->rank == root)
+            memcpy(acc, (uint8_t *)buf + o, c);
+        rc = kumi_coll_tree_bcast(call, t, st, acc, c, root);
+        if (rc == KUMI_OK && t->rank != root)
+            memcpy((uint8_t *)buf + o, acc, c);
+    }
+    return rc;
+}
 
 int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
 {
@@ -45,6 +65,11 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
             memcpy(buf, acc, n);
         return rc;
     }
+    rc = kumi_coll_scratch(call, team, st);
+    if (rc != KUMI_OK)
+        return rc;
+    if (st->data_bytes == 0)
+        return kumi_coll_bcast_pieces(call, team, st, buf, n, root);
     /* two slots in the root's half A: the root copies block i + 1 in
      * while the others copy block i out */
     blk = kumi_coll_block(st) / 2;
@@ -108,6 +133,17 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
         return rc;
     if (kumi_coll_xchg_ok(team, n_each))
         return kumi_coll_xchg_copy(call, team, st, dst, src, n_each, 0);
+    rc = kumi_coll_scratch(call, team, st);
+    if (rc != KUMI_OK)
+        return rc;
+    if (st->data_bytes == 0) {
+        /* mine first (src may be my block of dst), then everyone's */
+        memmove((uint8_t *)dst + (size_t)team->rank * n_each, src, n_each);
+        for (int r = 0; r < team->size && rc == KUMI_OK; r++)
+            rc = kumi_coll_bcast_pieces(call, team, st, (uint8_t *)dst + (size_t)r * n_each,
+                                        n_each, r);
+        return rc;
+    }
     half = kumi_coll_block(st);
     for (size_t o = 0; o < n_each && rc == KUMI_OK; o += half) {
         size_t c = n_each - o < half ? n_each - o : half;

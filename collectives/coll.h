@@ -4,8 +4,9 @@
  * works on every transport; where a transport maps peer memory (peer_ptr),
  * the large-data paths read it in place instead of copying first.
  *
- * Each team has, on every member, a 4 KiB LLCM area (layout below) and a
- * heap scratch area (KUMI_COLL_SCRATCH bytes: flag words, then data).
+ * Each team has, on every member, a 4 KiB LLCM area (layout below) and,
+ * from its first collective that moves more than a line, a heap scratch
+ * area (KUMI_COLL_SCRATCH bytes: flag words, then data; kumi_coll_scratch).
  */
 #ifndef KUMI_COLL_H
 #define KUMI_COLL_H
@@ -104,7 +105,7 @@ struct kumi_coll_team {
                                     maps it (agreed), else NULL: the polled
                                     releases need it                       */
     int      peers_mapped;     /* I map every member's heap (local view)  */
-    /* scratch layout */
+    /* scratch layout (data_bytes 0: no area yet, kumi_coll_scratch) */
     size_t   flags_off;        /* heap offset: u64 flags[KUMI_COLL_NFLAGS][size] */
     size_t   data_off;         /* heap offset: data area                  */
     size_t   data_bytes;
@@ -123,6 +124,19 @@ static inline int kumi_coll_state(const char *call, struct kumi_team *team,
         return KUMI_OK;
     }
     return kumi_coll_state_make(call, team, out);
+}
+
+/* Before a collective's large-data path: the team's scratch area, taken
+ * on first use (one small allreduce over the team picks the lowest area
+ * free on every member, then a barrier once the flags are cleared). KUMI_OK
+ * with st->data_bytes 0 when no area is free on all members (every member
+ * sees the same): the caller then moves its data in KUMI_COLL_SMALL pieces
+ * over the small-data paths, and the next call asks again. */
+int kumi_coll_scratch_take(const char *call, struct kumi_team *t, struct kumi_coll_team *st);
+static inline int kumi_coll_scratch(const char *call, struct kumi_team *t,
+                                    struct kumi_coll_team *st)
+{
+    return st->data_bytes != 0 ? KUMI_OK : kumi_coll_scratch_take(call, t, st);
 }
 
 /* Common argument checks of every collective: state, team, membership
@@ -162,6 +176,11 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
  * fixed order; the root's acc comes back down to everyone */
 int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
+
+/* n bytes of root's buf to every member in KUMI_COLL_SMALL pieces down the
+ * eager tree (the path of a team without scratch). */
+int kumi_coll_bcast_pieces(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                           void *buf, size_t n, int root);
 
 /* Eager broadcast of len <= KUMI_COLL_SMALL bytes from team rank 0 down
  * the tree: no upward round. Each member has a ring of KUMI_COLL_BRING_N
@@ -260,6 +279,25 @@ static inline size_t kumi_coll_line_base(const struct kumi_team *t, size_t len, 
  * (st->line, once rank 0's mapping is agreed; 0: none). */
 int    kumi_coll_small_algo(const struct kumi_team *t);
 size_t kumi_coll_line_wanted(const struct kumi_coll_team *st);
+
+/* A small reduction (len <= KUMI_COLL_SMALL bytes) by the algorithm the
+ * team uses for its size: the shared line, rd, xchg or the tree (inline:
+ * the 2-PE latency path) */
+static inline int kumi_coll_reduce_small(const char *call, struct kumi_team *t,
+                                         struct kumi_coll_team *st, void *acc, size_t len,
+                                         kumi_coll_op_fn fn, size_t count)
+{
+    switch (kumi_coll_line_fits(t, st, len) ? KUMI_REDUCE_SMALL_LINE : st->small) {
+    case KUMI_REDUCE_SMALL_LINE:
+        return kumi_coll_line_data(call, t, st, acc, len, fn, count);
+    case KUMI_REDUCE_SMALL_RD:
+        return kumi_coll_rd_data(call, t, st, acc, len, fn, count);
+    case KUMI_REDUCE_SMALL_XCHG:
+        return kumi_coll_xchg_data(call, t, st, acc, len, fn, count);
+    default:
+        return kumi_coll_tree_data(call, t, st, acc, len, fn, count);
+    }
+}
 
 /* memcpy for a small collective's few bytes: the common widths as
  * constant-size copies the compiler inlines, libc's call for the rest */

@@ -14,7 +14,8 @@
  * peers' scratch in place where the transport maps it) into its half B;
  * then everyone collects the slices. Each element is computed once, by one
  * member, in one fixed order, so every member gets the same bits whatever
- * the arrival order.
+ * the arrival order. A team that has no scratch area (every one busy on
+ * some member, coll.h) reduces in small-data pieces instead.
  */
 #include <stdlib.h>
 
@@ -134,6 +135,25 @@ static int kumi_reduce_large(const char *call, struct kumi_team *t, struct kumi_
     return rc;
 }
 
+/* Without scratch: KUMI_COLL_SMALL bytes of whole elements at a time. */
+static int kumi_reduce_pieces(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                              void *dst, const void *src, size_t count, size_t es,
+                              kumi_coll_op_fn fn, int root)
+{
+    const size_t per = KUMI_COLL_SMALL / es;
+    int          rc  = KUMI_OK;
+
+    for (size_t e0 = 0; e0 < count && rc == KUMI_OK; e0 += per) {
+        size_t   m = count - e0 < per ? count - e0 : per;
+        uint64_t acc[KUMI_COLL_SMALL / 8];
+        memcpy(acc, (const uint8_t *)src + e0 * es, m * es);
+        rc = kumi_coll_reduce_small(call, t, st, acc, m * es, fn, m);
+        if (rc == KUMI_OK && (root < 0 || t->rank == root))
+            memcpy((uint8_t *)dst + e0 * es, acc, m * es);
+    }
+    return rc;
+}
+
 static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, const void *src,
                            size_t count, kumi_type_t type, kumi_op_t op, int root)
 {
@@ -152,8 +172,9 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
     if (count == 0)
         return KUMI_OK;
     bytes = count * es;
-    if (team->size == 1) {
+    if (team->size == 1) {   /* no kernel runs: give the result a kernel's bytes */
         memmove(dst, src, bytes);
+        kumi_coll_type_canon(type, dst, count);
         return KUMI_OK;
     }
     rc = kumi_coll_state(call, team, &st);
@@ -162,23 +183,16 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
     if (bytes <= KUMI_COLL_SMALL) {
         uint64_t acc[KUMI_COLL_SMALL / 8];
         kumi_coll_copy(acc, src, bytes);
-        switch (kumi_coll_line_fits(team, st, bytes) ? KUMI_REDUCE_SMALL_LINE : st->small) {
-        case KUMI_REDUCE_SMALL_LINE:
-            rc = kumi_coll_line_data(call, team, st, acc, bytes, fn, count);
-            break;
-        case KUMI_REDUCE_SMALL_RD:
-            rc = kumi_coll_rd_data(call, team, st, acc, bytes, fn, count);
-            break;
-        case KUMI_REDUCE_SMALL_XCHG:
-            rc = kumi_coll_xchg_data(call, team, st, acc, bytes, fn, count);
-            break;
-        default:
-            rc = kumi_coll_tree_data(call, team, st, acc, bytes, fn, count);
-        }
+        rc = kumi_coll_reduce_small(call, team, st, acc, bytes, fn, count);
         if (rc == KUMI_OK && (root < 0 || team->rank == root))
             kumi_coll_copy(dst, acc, bytes);
         return rc;
     }
+    rc = kumi_coll_scratch(call, team, st);
+    if (rc != KUMI_OK)
+        return rc;
+    if (st->data_bytes == 0)
+        return kumi_reduce_pieces(call, team, st, dst, src, count, es, fn, root);
     return kumi_reduce_large(call, team, st, dst, src, count, es, fn, root);
 }
 

@@ -4,9 +4,18 @@
  * large-data algorithms synchronize with.
  *
  * Making a team is collective over the parent: the members of the parent
- * OR together their masks of used team slots (one small allreduce on the
+ * OR together their bitmaps of used team slots (one small allreduce on the
  * parent) and the new team takes the lowest slot free on all of them, so
- * its LLCM area and scratch are at the same offsets on every member.
+ * its LLCM area is at the same offset on every member; teams made by one
+ * split that share no member all take that slot. When no slot is free on
+ * all of them, every member fails the same call, as they all see the same
+ * bitmap.
+ *
+ * A team's heap scratch area is taken the same way, among its own members,
+ * on its first collective that moves more than a line (the world's is
+ * bound at init): a program with many teams commits scratch only for those
+ * that move large data. A team that finds no area free on all its members
+ * runs those collectives in small-data pieces and asks again next time.
  */
 #include <stdlib.h>
 
@@ -52,6 +61,56 @@ static int kumi_coll_radix(void)
 
 int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st);
 
+/* The flag words and data area of the team's scratch area (bound). */
+static int kumi_coll_scratch_layout(const char *call, struct kumi_team *team,
+                                    struct kumi_coll_team *st)
+{
+    const size_t area  = kumi_rt.cfg.coll_scratch;
+    const size_t flags = ((size_t)KUMI_COLL_NFLAGS * (size_t)team->size * 8 + 63) & ~(size_t)63;
+    const size_t data  = flags < area ? (area - flags) & ~(size_t)63 : 0;
+
+    if (data < 4096 * (size_t)team->size && team->size > 1)
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "KUMI_COLL_SCRATCH=%zu is too small for a "
+                             "team of %d", area, team->size);
+    st->flags_off  = team->scratch_off;
+    st->data_off   = team->scratch_off + flags;
+    st->data_bytes = data;
+    return KUMI_OK;
+}
+
+int kumi_coll_scratch_take(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
+{
+    static int warned;
+    uint64_t   all[KUMI_RT_TEAM_WORDS];
+    int        area = -1;
+    int        rc   = kumi_allreduce(t, all, kumi_rt.scratch_used, KUMI_RT_TEAM_WORDS,
+                                     KUMI_UINT64, KUMI_BOR);
+
+    if (rc != KUMI_OK)
+        return rc;
+    for (int a = 1; a < kumi_rt.scratch_areas && area < 0; a++)
+        if (!kumi_rt_team_bit(all, a))
+            area = a;
+    if (area < 0) {   /* every member saw the same bitmap: all run in pieces */
+        if (!warned && t->rank == 0)
+            kumi_rt_log(KUMI_LOG_WARN, "%s: no collective scratch area is free on every "
+                        "member of this team of %d (KUMI_COLL_SCRATCH_AREAS=%d, the world's "
+                        "included): its large collectives move in %d-byte pieces until one "
+                        "is", call, t->size, kumi_rt.scratch_areas, KUMI_COLL_SMALL);
+        if (t->rank == 0)
+            warned = 1;
+        return KUMI_OK;
+    }
+    kumi_rt_team_bind_scratch(t, area);
+    rc = kumi_coll_scratch_layout(call, t, st);
+    if (rc != KUMI_OK)
+        return rc;
+    /* the area's last team may have left flags higher than this team's
+     * steps: clear mine, and nobody sets them before all have cleared */
+    memset(kumi_coll_heap(st->flags_off), 0, (size_t)KUMI_COLL_NFLAGS * (size_t)t->size * 8);
+    return kumi_barrier(t);
+}
+
 /* Which shm fast paths the team may take. A polled release works only if
  * every member maps team rank 0's LLCM area, and rank 0 must know it too
  * (it then stores instead of kicking), so the members agree on it over the
@@ -66,7 +125,7 @@ static int kumi_coll_mapping(const char *call, struct kumi_team *t, struct kumi_
 
     st->peers_mapped = 1;
     for (int r = 0; r < t->size; r++)
-        if (r != t->rank && kumi_coll_peer_ptr(t, r, KUMI_SEG_HEAP, st->data_off) == NULL)
+        if (r != t->rank && kumi_coll_peer_ptr(t, r, KUMI_SEG_HEAP, kumi_rt.scratch_off) == NULL)
             st->peers_mapped = 0;
     if (t->size > 1)
         rc = kumi_coll_tree_data(call, t, st, &all, sizeof(all),
@@ -78,7 +137,6 @@ static int kumi_coll_mapping(const char *call, struct kumi_team *t, struct kumi_
 int kumi_coll_state_make(const char *call, struct kumi_team *team, struct kumi_coll_team **out)
 {
     struct kumi_coll_team *st;
-    size_t                 flags;
     int                    rc;
 
     st = calloc(1, sizeof(*st));
@@ -94,15 +152,11 @@ int kumi_coll_state_make(const char *call, struct kumi_team *team, struct kumi_c
     st->child_mask = kumi_coll_byte_mask(st->nchild);
     st->small      = kumi_coll_small_algo(team);
     st->release = KUMI_RELEASE_KICK;   /* until the mapping is agreed */
-    flags = ((size_t)KUMI_COLL_NFLAGS * (size_t)team->size * 8 + 63) & ~(size_t)63;
-    st->flags_off  = team->scratch_off;
-    st->data_off   = team->scratch_off + flags;
-    st->data_bytes = flags < kumi_rt.cfg.coll_scratch ? (kumi_rt.cfg.coll_scratch - flags) & ~(size_t)63
-                                                      : 0;
-    if (st->data_bytes < 4096 * (size_t)team->size && team->size > 1) {
+    /* the world's area is bound at init; other teams take one later
+     * (kumi_coll_scratch) and until then have data_bytes 0 */
+    if (team->scratch >= 0 && (rc = kumi_coll_scratch_layout(call, team, st)) != KUMI_OK) {
         free(st);
-        return kumi_rt_error(KUMI_ERR_NOMEM, call, "KUMI_COLL_SCRATCH=%zu is too small for a "
-                             "team of %d", (size_t)kumi_rt.cfg.coll_scratch, team->size);
+        return rc;
     }
     team->coll  = st;
     rc = kumi_coll_mapping(call, team, st);
@@ -168,28 +222,39 @@ const void *kumi_coll_peer_data(struct kumi_team *t, int r, size_t off, size_t n
 
 /* ------------------------------------------------------------ make/destroy */
 
+/* Makes my handle of a new team whose members are the parent ranks
+ * ranks[0..n) (taken over, freed on failure; n may be 0 where I am in no
+ * team of this call). Every member of the parent calls it; members of
+ * teams of one split pass different lists. */
 static int kumi_team_make(const char *call, struct kumi_team *parent, int *ranks, int n,
                           struct kumi_team **out)
 {
     struct kumi_team *t;
-    uint64_t          used = kumi_rt.team_slots_used, all = 0;
+    uint64_t          all[KUMI_RT_TEAM_WORDS];
     int               rc, me = -1, slot = -1;
 
     /* every member of the parent takes part, whatever its role */
-    rc = kumi_allreduce(parent, &all, &used, 1, KUMI_UINT64, KUMI_BOR);
+    rc = kumi_allreduce(parent, all, kumi_rt.team_slots_used, KUMI_RT_TEAM_WORDS, KUMI_UINT64,
+                        KUMI_BOR);
     if (rc != KUMI_OK) {
         free(ranks);
         return rc;
     }
-    for (int s = 1; s < kumi_rt.team_slots; s++)
-        if (!(all & (1ull << s))) {
+    for (int s = 1; s < kumi_rt.team_slots && slot < 0; s++)
+        if (!kumi_rt_team_bit(all, s))
             slot = s;
-            break;
-        }
     if (slot < 0) {
+        /* the same bitmap everywhere: every member fails here; one says why */
         free(ranks);
-        return kumi_rt_error(KUMI_ERR_NOMEM, call, "too many teams at once (%d slots; "
-                             "destroy some, or raise KUMI_LLCM_SIZE)", kumi_rt.team_slots);
+        if (parent->rank == 0)
+            return kumi_rt_error(KUMI_ERR_NOMEM, call, "too many teams at once: all %d team "
+                                 "slots are in use on some member of the parent (KUMI_LLCM_SIZE"
+                                 "=%zu gives KUMI_LLCM_SIZE/16k, at most %d; destroy teams or "
+                                 "raise KUMI_LLCM_SIZE)", kumi_rt.team_slots,
+                                 kumi_rt.tp.seg_size[KUMI_SEG_LLCM], KUMI_TEAM_MAX);
+        if (kumi_rt.cfg.abort_on_error)
+            kumi_rt_abort("too many teams at once");
+        return KUMI_ERR_NOMEM;
     }
     t = calloc(1, sizeof(*t));
     if (t == NULL) {
@@ -205,11 +270,11 @@ static int kumi_team_make(const char *call, struct kumi_team *parent, int *ranks
     t->size = n;
     t->rank = me;
     t->slot = -1;
+    t->scratch = -1;
     if (me >= 0) {
         kumi_rt_team_bind_slot(t, slot);
         /* fresh LLCM words: the slot's previous team may have left values */
         memset((void *)kumi_coll_llcm(t, 0), 0, KUMI_TEAM_LLCM_BYTES);
-        memset(kumi_coll_heap(t->scratch_off), 0, (size_t)KUMI_COLL_NFLAGS * (size_t)n * 8);
     }
     /* nobody may use the new slot before every member has cleared it */
     rc = kumi_barrier(parent);
@@ -227,11 +292,15 @@ int kumi_team_split_strided(kumi_team_t parent, int start, int stride, int size,
 {
     static const char call[] = "kumi_team_split_strided";
     int               rc = kumi_coll_check(call, parent), *ranks;
+    long long         last;
 
     if (rc != KUMI_OK)
         return rc;
-    if (out == NULL || size < 1 || stride < 1 || start < 0 || start >= parent->size
-        || (size - 1) > (parent->size - 1 - start) / stride)
+    /* ranks run monotonically from start to last: both in range is enough;
+     * stride 0 would list start twice unless the team has one member */
+    last = (long long)start + (long long)(size > 0 ? size - 1 : 0) * stride;
+    if (out == NULL || size < 1 || start < 0 || start >= parent->size || last < 0
+        || last >= parent->size || (stride == 0 && size != 1))
         return kumi_rt_error(KUMI_ERR_INVALID, call, "start %d, stride %d, size %d do not fit "
                              "a parent of %d (or out is NULL)", start, stride, size,
                              parent->size);
@@ -273,6 +342,59 @@ int kumi_team_create(kumi_team_t parent, const int *pes, int n, kumi_team_t *out
         ranks[i]     = pes[i];
     }
     free(seen);
+    return kumi_team_make(call, parent, ranks, n, out);
+}
+
+/* (key, parent rank) order for kumi_team_split */
+struct kumi_team_split_member {
+    int key, rank;
+};
+
+static int kumi_team_split_cmp(const void *a, const void *b)
+{
+    const struct kumi_team_split_member *x = a, *y = b;
+
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int kumi_team_split(kumi_team_t parent, int color, int key, kumi_team_t *out)
+{
+    static const char              call[] = "kumi_team_split";
+    struct kumi_team_split_member *group;
+    int32_t                        mine[2] = { color, key }, *all;
+    int                            rc = kumi_coll_check(call, parent), *ranks = NULL, n = 0;
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (out == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "out is NULL");
+    all   = malloc((size_t)parent->size * sizeof(mine));
+    group = malloc((size_t)parent->size * sizeof(*group));
+    if (all == NULL || group == NULL) {
+        free(all);
+        free(group);
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory");
+    }
+    /* everyone learns every member's color and key: each member then
+     * lists its own team, in the same order as the other members of it */
+    rc = kumi_allgather(parent, all, mine, sizeof(mine));
+    for (int r = 0; rc == KUMI_OK && color >= 0 && r < parent->size; r++)
+        if (all[2 * r] == color)
+            group[n++] = (struct kumi_team_split_member){ .key = all[2 * r + 1], .rank = r };
+    free(all);
+    if (rc == KUMI_OK && n > 0) {
+        qsort(group, (size_t)n, sizeof(*group), kumi_team_split_cmp);
+        ranks = malloc((size_t)n * sizeof(int));
+        if (ranks == NULL)
+            rc = kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory");
+        for (int i = 0; rc == KUMI_OK && i < n; i++)
+            ranks[i] = group[i].rank;
+    }
+    free(group);
+    if (rc != KUMI_OK)
+        return rc;
     return kumi_team_make(call, parent, ranks, n, out);
 }
 

@@ -31,6 +31,7 @@ static const struct kumi_cfg_entry kumi_cfg_table[] = {
 static const char *const kumi_cfg_launcher_vars[] = {
     KUMI_ENV_JOB_ID, KUMI_ENV_RANK, KUMI_ENV_SIZE, KUMI_ENV_OVERSUB, KUMI_ENV_LAUNCHER_PID,
     KUMI_ENV_LLC_CORES, KUMI_ENV_RDV, KUMI_ENV_JOB_KEY, KUMI_ENV_TCP_ADDR, KUMI_ENV_REMOTE,
+    KUMI_ENV_NODE_MAP,
 };
 
 int kumi_cfg_parse_size(const char *text, uint64_t *out)

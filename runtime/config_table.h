@@ -33,8 +33,12 @@ KUMI_CFG(alltoall, "KUMI_ALLTOALL", CHOICE, "staggered", 0, 0, "staggered|naive"
          "All-to-all send order: staggered (rank i to i+1, i+2, ...) or naive (everyone to 0 first)")
 KUMI_CFG(coll_scratch, "KUMI_COLL_SCRATCH", SIZE, "4m", 16ull << 10, 64ull << 20, NULL,
          "Symmetric scratch bytes per team for large collectives (pipelined in blocks)")
+KUMI_CFG(coll_scratch_areas, "KUMI_COLL_SCRATCH_AREAS", UINT, "16", 1, 128, NULL,
+         "Scratch areas of KUMI_COLL_SCRATCH bytes in the heap: the world team's, and one for each other team from its first large collective until it is destroyed (memory is committed only where used); a team that finds none free on all its members runs its large collectives in small pieces (slow)")
 KUMI_CFG(startup_timeout, "KUMI_STARTUP_TIMEOUT", UINT, "30", 1, 3600, NULL,
          "Seconds kumi_init waits for the other PEs to appear")
+KUMI_CFG(symmetric_data, "KUMI_SYMMETRIC_DATA", CHOICE, "auto", 0, 0, "auto|on|off",
+         "Static data (globals and statics of the executable) as symmetric put/get/atomic targets: auto as the program asks (kumi_init_ex with KUMI_INIT_SYMMETRIC_DATA), on or off regardless")
 KUMI_CFG(dsm_size, "KUMI_DSM_SIZE", SIZE, "1g", 1ull << 20, 64ull << 30, NULL,
          "DSM region bytes (address space, same in every PE; each PE may allocate 1/P of it)")
 KUMI_CFG(dsm_base, "KUMI_DSM_BASE", UINT, "0x566000000000", 1ull << 32, (1ull << 47) - (1ull << 30), NULL,

@@ -82,6 +82,17 @@ int kumi_rt_state_error(const char *call)
                          : "kumi is already finalized");
 }
 
+/* A PE asked the job to end (kumi_global_exit): no error, the program
+ * asked for it; the call still returns KUMI_ERR_PEER, as it cannot
+ * complete. */
+static int kumi_rt_exit_notice(const char *call, uint32_t failed)
+{
+    kumi_rt_log(KUMI_LOG_INFO, "%s: PE %u called kumi_global_exit(%d); the job is ending", call,
+                (failed & ~KUMI_TP_FAIL_EXIT) - 1,
+                (int)__atomic_load_n(kumi_rt.fail_status, __ATOMIC_ACQUIRE));
+    return KUMI_ERR_PEER;
+}
+
 int kumi_rt_peer_error(const char *call)
 {
     uint32_t failed = __atomic_load_n(kumi_rt.failed, __ATOMIC_ACQUIRE);
@@ -90,20 +101,26 @@ int kumi_rt_peer_error(const char *call)
         return kumi_rt_error(KUMI_ERR_PEER, call, "a peer PE is unreachable");
     if (failed == KUMI_CTL_FAIL_LAUNCHER)
         return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
+    if (kumi_tp_fail_is_exit(failed))
+        return kumi_rt_exit_notice(call, failed);
     /* a lost connection is seen before kumirun's verdict: give kumirun
      * (through the control segment or the rendezvous) a moment to say
      * what happened to the PE, so the message carries its exit status */
-    static int waited;   /* once: later calls report at once */
+    static int waited;   /* once: later calls report at once (atomic:
+                            KUMI_INIT_THREADS waits fail on many threads) */
     int32_t    status = __atomic_load_n(kumi_rt.fail_status, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < 1000 && status == KUMI_TP_STATUS_UNKNOWN && !waited; i++) {
+    for (int i = 0; i < 1000 && status == KUMI_TP_STATUS_UNKNOWN
+                    && !__atomic_load_n(&waited, __ATOMIC_RELAXED); i++) {
         struct timespec ms = { 0, 1000000L };
         nanosleep(&ms, NULL);
         status = __atomic_load_n(kumi_rt.fail_status, __ATOMIC_ACQUIRE);
     }
-    waited = 1;
+    __atomic_store_n(&waited, 1, __ATOMIC_RELAXED);
     failed = __atomic_load_n(kumi_rt.failed, __ATOMIC_ACQUIRE);
     if (failed == KUMI_CTL_FAIL_LAUNCHER)
         return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
+    if (kumi_tp_fail_is_exit(failed))   /* the lost connection was its PE leaving */
+        return kumi_rt_exit_notice(call, failed);
     if (status == KUMI_TP_STATUS_UNKNOWN)
         return kumi_rt_error(KUMI_ERR_PEER, call, "lost the connection to PE %u; the job is "
                              "ending", failed - 1);

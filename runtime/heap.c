@@ -252,7 +252,23 @@ void *kumi_align(size_t alignment, size_t size)
 
 void kumi_free(void *ptr)
 {
-    static const char call[] = "kumi_free";
+    kumi_rt_heap_free("kumi_free", ptr);
+}
+
+/* The allocation calls for a binding (the SHMEM one): the same, with
+ * messages naming call. */
+void *kumi_rt_heap_alloc(const char *call, size_t size, size_t alignment, int zero)
+{
+    return kumi_heap_malloc(call, size, alignment, zero);
+}
+
+size_t kumi_rt_heap_usable(const void *ptr)
+{
+    return sallocx(ptr, 0);
+}
+
+void kumi_rt_heap_free(const char *call, void *ptr)
+{
     uint64_t off, lo, hi;
 
     if (kumi_rt_check_state(call) != KUMI_OK)
@@ -282,12 +298,13 @@ void kumi_free(void *ptr)
 
 void *kumi_ptr(const void *sym, int pe)
 {
-    size_t off;
+    enum kumi_seg seg;
+    size_t        off;
 
     if (kumi_rt.state != 1 || (unsigned)pe >= (unsigned)kumi_rt.size)
         return NULL;
-    off = kumi_rt_heap_off(sym, 1);
-    if (off == (size_t)-1 || kumi_rt.tp.ops->peer_ptr == NULL)
+    /* the heap or (KUMI_INIT_SYMMETRIC_DATA) static data */
+    if (kumi_rt_sym_lookup(sym, 1, &seg, &off) != KUMI_OK || kumi_rt.tp.ops->peer_ptr == NULL)
         return NULL;
-    return kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, pe, KUMI_SEG_HEAP, off);
+    return kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, pe, seg, off);
 }

@@ -156,16 +156,59 @@ static void kumi_rt_ctl_unmap(int final_state)
     kumi_rt.ctl = NULL;
 }
 
+/* Every PE must start with the same flags (after KUMI_SYMMETRIC_DATA) and,
+ * with symmetric static data, the same executable: the data segment's size
+ * must match, or the same offset would name different variables. */
+static int kumi_rt_agree_flags(const char *call)
+{
+    uint64_t v[KUMI_RT_AGREE_N] = { kumi_rt.init_flags, kumi_rt.tp.seg_size[KUMI_SEG_DATA] };
+    uint64_t lo[KUMI_RT_AGREE_N], hi[KUMI_RT_AGREE_N];
+    int      rc = kumi_rt_agree_n(call, v, lo, hi);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (lo[0] != hi[0])
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "the PEs started with different flags "
+                             "(0x%llx here; 0x%llx to 0x%llx in the job): every PE must pass "
+                             "the same flags to kumi_init_ex", (unsigned long long)v[0],
+                             (unsigned long long)lo[0], (unsigned long long)hi[0]);
+    if (lo[1] != hi[1])
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "static data is %llu bytes here, %llu to "
+                             "%llu on other PEs: with KUMI_INIT_SYMMETRIC_DATA every PE must "
+                             "run the same executable", (unsigned long long)v[1],
+                             (unsigned long long)lo[1], (unsigned long long)hi[1]);
+    return KUMI_OK;
+}
+
 int kumi_init(void)
 {
+    return kumi_init_ex(0);
+}
+
+unsigned kumi_init_flags(void)
+{
+    return kumi_rt.state == 1 ? kumi_rt.init_flags : 0;
+}
+
+int kumi_init_ex(unsigned flags)
+{
     static const char call[] = "kumi_init";
+    static unsigned   requested;    /* what the program asked for */
     extern char     **environ;
     char              err[256];
     const char       *tname;
+    void             *data_base = NULL;
+    size_t            data_size = 0;
     int               rc;
 
-    if (kumi_rt.state == 1)
+    if (kumi_rt.state == 1) {
+        if ((flags & ~requested) != 0)
+            return kumi_rt_error(KUMI_ERR_STATE, call, "kumi is already initialized without "
+                                 "flags 0x%x", flags & ~requested);
         return KUMI_OK;
+    }
+    if ((flags & ~(unsigned)(KUMI_INIT_SYMMETRIC_DATA | KUMI_INIT_THREADS)) != 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "unknown flags 0x%x", flags);
     if (kumi_rt.state == 2)
         return kumi_rt_error(KUMI_ERR_STATE, call, "kumi was finalized and cannot start again");
 
@@ -175,9 +218,22 @@ int kumi_init(void)
         return kumi_rt_error(rc, call, "%s", err);
     }
     rc = kumi_rt_identity();
+    if (rc == KUMI_OK)
+        rc = kumi_rt_nodes_setup();   /* job.c: which PEs share a host */
     if (rc != KUMI_OK)
         return rc;
     kumi_cfg_check_unknown(environ, kumi_rt_warn_unknown, NULL);
+
+    /* KUMI_SYMMETRIC_DATA overrides the program's choice */
+    requested = flags;
+    if (kumi_rt.cfg.symmetric_data == KUMI_SYMDATA_ON)
+        flags |= KUMI_INIT_SYMMETRIC_DATA;
+    else if (kumi_rt.cfg.symmetric_data == KUMI_SYMDATA_OFF)
+        flags &= ~(unsigned)KUMI_INIT_SYMMETRIC_DATA;
+    kumi_rt.init_flags = flags;
+    if ((flags & KUMI_INIT_SYMMETRIC_DATA)
+        && (rc = kumi_rt_symdata_range(call, &data_base, &data_size)) != KUMI_OK)
+        return rc;
 
     tname = kumi_cfg_choice_name("KUMI_TRANSPORT", kumi_rt.cfg.transport);
     memset(&kumi_rt.tp, 0, sizeof(kumi_rt.tp));
@@ -197,9 +253,11 @@ int kumi_init(void)
         .job_id          = kumi_rt.job_id,
         .llcm_size       = kumi_rt.cfg.llcm_size,
         .heap_size       = kumi_rt.cfg.heap_size
-                           + kumi_rt_heap_reserve(kumi_rt.cfg.heap_size, KUMI_TEAM_MAX
-                                                  * kumi_rt.cfg.coll_scratch),
+                           + kumi_rt_heap_reserve(kumi_rt.cfg.heap_size,
+                                                  kumi_rt_team_scratch_bytes()),
         .heap_align      = (size_t)2 << 20,
+        .data_base       = data_base,
+        .data_size       = data_size,
         .job_failed      = kumi_rt.failed,
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,
         .failed          = kumi_rt.failed,
@@ -209,6 +267,9 @@ int kumi_init(void)
         .job_key         = getenv(KUMI_ENV_JOB_KEY),
         .tcp_addr        = getenv(KUMI_ENV_TCP_ADDR),
         .remote          = remote != NULL && strcmp(remote, "1") == 0,
+        /* KUMI_INIT_THREADS: kumi_rt.init_flags must be set before this
+         * (kumi_init_ex) */
+        .threads         = kumi_rt_threads(),
     };
     rc = kumi_rt.tp.ops->open(&kumi_rt.tp, &params);
     if (rc != KUMI_OK)
@@ -223,6 +284,8 @@ int kumi_init(void)
 
     kumi_rt.llcm_next = 0;
     rc = kumi_rt_sync_setup();
+    if (rc == KUMI_OK)
+        rc = kumi_rt_agree_flags(call);
     if (rc != KUMI_OK)
         goto err_tp;
     rc = kumi_rt_heap_init();
@@ -254,6 +317,7 @@ err_tp:
     kumi_rt.tp.ops->close(&kumi_rt.tp);
 err_ctl:
     kumi_rt_ctl_unmap(-1);
+    kumi_rt_nodes_fini();
     return rc;
 }
 
@@ -277,6 +341,7 @@ int kumi_finalize(void)
     kumi_rt.tp.finalized = rc == KUMI_OK;
     kumi_rt.tp.ops->close(&kumi_rt.tp);
     kumi_rt_ctl_unmap(rc == KUMI_OK ? KUMI_PE_FINALIZED : -1);
+    kumi_rt_nodes_fini();
     kumi_rt.state = 2;
     return rc;
 }

@@ -218,8 +218,9 @@ static void kumi_run_warn_unknown(const char *name, const char *suggestion, void
 }
 
 /* Checks the configuration the PEs will read, so that a bad value fails
- * once, here, instead of once per PE after they started. */
-static int kumi_run_check_env(const struct kumi_run_opts *o)
+ * once, here, instead of once per PE after they started; *log gets
+ * KUMI_LOG, which kumirun's own info messages follow too. */
+static int kumi_run_check_env(const struct kumi_run_opts *o, int *log)
 {
     struct kumi_run_seen seen = { .count = 0 };
     struct kumi_cfg      cfg;
@@ -234,6 +235,7 @@ static int kumi_run_check_env(const struct kumi_run_opts *o)
         fprintf(stderr, "kumirun: %s\n", err);
         return KUMI_RUN_EXIT_USAGE;
     }
+    *log = cfg.log;
     return cfg.transport == KUMI_TRANSPORT_TCP ? -2 : -1;
 }
 
@@ -402,6 +404,51 @@ static int kumi_run_assign_ranks(struct kumi_run_job *j)
     return 0;
 }
 
+/* Nodes are the machines of the job: host entries whose address is local
+ * are all this machine, others are one machine per address (two names
+ * of one remote machine cannot be told apart, and count as two). They
+ * are numbered in list order, which is the order of their lowest PE. */
+static int kumi_run_assign_nodes(struct kumi_run_job *j)
+{
+    int nodes = 0;
+
+    j->node_of = calloc((size_t)j->nhosts, sizeof(*j->node_of));
+    if (j->node_of == NULL)
+        return -1;
+    for (int h = 0; h < j->nhosts; h++) {
+        j->node_of[h] = -1;
+        for (int e = 0; e < h && j->node_of[h] < 0; e++)
+            if (j->hosts[h].local ? j->hosts[e].local
+                                  : strcmp(j->hosts[e].addr, j->hosts[h].addr) == 0)
+                j->node_of[h] = j->node_of[e];
+        if (j->node_of[h] < 0)
+            j->node_of[h] = nodes++;
+    }
+    return 0;
+}
+
+/* KUMI_NODE_MAP (launch.h): "NODE:COUNT" per run of ranks on one node. */
+static int kumi_run_set_node_map(const struct kumi_run_job *j)
+{
+    size_t len = (size_t)j->nhosts * 24 + 1, pos = 0;
+    char  *map = malloc(len);
+    int    rc;
+
+    if (map == NULL)
+        return -1;
+    map[0] = '\0';
+    for (int h = 0; h < j->nhosts;) {
+        int node = j->node_of[h], count = 0;
+
+        for (; h < j->nhosts && j->node_of[h] == node; h++)
+            count += j->hosts[h].count;
+        pos += (size_t)snprintf(map + pos, len - pos, "%s%d:%d", pos ? "," : "", node, count);
+    }
+    rc = setenv(KUMI_ENV_NODE_MAP, map, 1);
+    free(map);
+    return rc;
+}
+
 /* --rsh split on spaces; PROGRAM as an absolute path when this host can
  * find it (the remote host may not have our PATH). */
 static int kumi_run_plan_remote(const struct kumi_run_opts *o, struct kumi_run_job *j)
@@ -559,7 +606,8 @@ static int kumi_run_set_env(const struct kumi_run_job *j, int oversubscribed)
     snprintf(llc, sizeof(llc), "%u", j->topo.ncores > 0 ? j->topo.llc_cores : 0);
     if (setenv(KUMI_ENV_JOB_ID, j->job, 1) != 0 || setenv(KUMI_ENV_SIZE, size, 1) != 0 ||
         setenv(KUMI_ENV_LAUNCHER_PID, pid, 1) != 0 || setenv(KUMI_ENV_LLC_CORES, llc, 1) != 0 ||
-        setenv(KUMI_ENV_OVERSUB, oversubscribed ? "1" : "0", 1) != 0) {
+        setenv(KUMI_ENV_OVERSUB, oversubscribed ? "1" : "0", 1) != 0 ||
+        kumi_run_set_node_map(j) != 0) {
         fprintf(stderr, "kumirun: setenv: %s\n", strerror(errno));
         return -1;
     }
@@ -662,11 +710,12 @@ int main(int argc, char **argv)
     job.timeout         = opts.timeout;
     if (opts.hosts != NULL && (rc = kumi_run_plan_hosts(&opts, &job)) >= 0)
         goto out_hosts;
-    rc = kumi_run_check_env(&opts);
+    rc = kumi_run_check_env(&opts, &job.log);
     if (rc >= 0)
         goto out_hosts;
     job.tcp = rc == -2;
     if ((!job.multi && kumi_run_plan_one_host(&job) != 0) || kumi_run_assign_ranks(&job) != 0 ||
+        kumi_run_assign_nodes(&job) != 0 ||
         (job.multi && kumi_run_plan_remote(&opts, &job) != 0)) {
         fprintf(stderr, "kumirun: %s\n", strerror(ENOMEM));
         rc = 1;
@@ -707,5 +756,6 @@ out_hosts:
     free(job.hosts);
     free(job.host_of);
     free(job.core_of);
+    free(job.node_of);
     return rc;
 }

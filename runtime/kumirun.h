@@ -49,6 +49,7 @@ struct kumi_run_job {
     int              report_bindings;
     unsigned         ncores;         /* cores this host lets us use           */
     unsigned         timeout;        /* seconds, 0 for none                   */
+    int              log;            /* KUMI_LOG: KUMI_LOG_ERROR..DEBUG       */
     sigset_t         sigs;           /* blocked, taken by the supervisor      */
 
     /* tcp jobs: set up by kumirun.c */
@@ -57,6 +58,9 @@ struct kumi_run_job {
     struct kumi_run_host   *hosts;   /* nhosts entries                        */
     int                     nhosts;
     int                    *host_of; /* per rank: index into hosts            */
+    int                    *node_of; /* per host: its node; hosts that are one
+                                        machine share one, numbered in order
+                                        of their lowest PE (KUMI_NODE_MAP)   */
     int                    *core_of; /* per rank: index among its host's PEs  */
     char                  **rsh;     /* --rsh split on spaces, NULL-terminated */
     char                   *rsh_words;
@@ -95,7 +99,7 @@ void kumi_run_spawn(struct kumi_run_job *j);
 int kumi_run_supervise(struct kumi_run_job *j);
 
 /* Called by the rendezvous server (a kumi_rdv_event_fn; arg is the job). */
-void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int finalized);
+void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int value);
 
 /* "PE 3 (pid 1234)", or "PE 3 (pid 1234 on HOST)" in --hosts jobs. */
 const char *kumi_run_pe_name(const struct kumi_run_job *j, int rank, pid_t pid, char *buf,

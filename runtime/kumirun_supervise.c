@@ -16,6 +16,13 @@
  * SIGKILL 1 s later. An interrupt or --timeout gives no notice. Deaths
  * caused by that are consequences, not reported as failures.
  *
+ * A PE may also end the job on purpose (kumi_global_exit): it records its
+ * request in the control segment (or, from another host, sends EXIT over
+ * the rendezvous) before it exits, so the request is known by the time
+ * any exit it causes is judged. That is no failure: kumirun ends the job
+ * as above with a shorter notice, prints nothing unless KUMI_LOG=info,
+ * and exits with the status the PE asked for, 0 included.
+ *
  * tcp jobs add the rendezvous (transport/tcp/rdv.h): kumirun also sends
  * FAIL over it when the job ends (PEs on other hosts have no control
  * segment), and a PE whose connection ends without BYE, or that falls
@@ -38,11 +45,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "kumi.h"
 
 #define KUMI_RUN_TICK_NS      (100 * 1000000L) /* supervisor's longest sleep     */
 #define KUMI_RUN_GRACE_S      1                /* SIGTERM .. SIGKILL             */
 #define KUMI_RUN_NOTICE_NS    (300 * 1000000L) /* failure flag .. SIGTERM        */
+#define KUMI_RUN_EXIT_NOTICE_NS (100 * 1000000L) /* exit request .. SIGTERM: PEs
+                                                  blocked in kumi see it at once
+                                                  and have nothing to report   */
 #define KUMI_RUN_EXEC_WAIT_MS 10000            /* bound on "did every exec work" */
 #define KUMI_RUN_CAUSE_GRACE_S 0.2             /* exit code .. judged, see below */
 #define KUMI_RUN_LOST_GRACE_S 0.5              /* EOF .. "lost", if it has not
@@ -123,10 +134,49 @@ static void kumi_run_end(struct kumi_run_job *j, uint32_t failed, int status)
     __atomic_store_n(&j->ctl->failed, failed, __ATOMIC_RELEASE);  /* status first */
     kumi_rdv_server_fail(j->rdv, failed, status);   /* for PEs without the segment */
     clock_gettime(CLOCK_MONOTONIC, &j->term_at);
-    if (failed != KUMI_CTL_FAIL_LAUNCHER)
+    if (kumi_tp_fail_is_exit(failed))
+        kumi_run_ts_add(&j->term_at, KUMI_RUN_EXIT_NOTICE_NS * 1e-9);
+    else if (failed != KUMI_CTL_FAIL_LAUNCHER)
         kumi_run_ts_add(&j->term_at, KUMI_RUN_NOTICE_NS * 1e-9);
     j->kill_at = j->term_at;
     j->kill_at.tv_sec += KUMI_RUN_GRACE_S;
+}
+
+/* A PE asked the job to end with status (kumi_global_exit): rank >= 0
+ * when the rendezvous brought the request, -1 to look for one in the
+ * control segment. Of concurrent requests the one in the segment wins (a
+ * PE on this host swapped it in; kumirun swaps in a remote one's), so
+ * kumirun and every PE name the same request. Returns 1 when this call
+ * began ending the job, 0 when nobody asked (or the job was ending). */
+static int kumi_run_exit_request(struct kumi_run_job *j, int rank, int status)
+{
+    uint64_t req = 0;
+    char     who[320];
+    pid_t    pid;
+
+    if (j->ending)
+        return 0;
+    if (rank >= 0) {
+        uint64_t mine = kumi_ctl_exit_req(rank, status);
+        if (__atomic_compare_exchange_n(&j->ctl->exit_req, &req, mine, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            req = mine;   /* else req is the request that came first */
+    } else {
+        req = __atomic_load_n(&j->ctl->exit_req, __ATOMIC_ACQUIRE);
+    }
+    rank   = kumi_ctl_exit_req_pe(req);
+    status = kumi_ctl_exit_req_status(req);
+    /* PEs write the segment: a value no PE of ours could mean is ignored,
+     * and the exits that follow are judged as they come */
+    if (req == 0 || rank < 0 || rank >= j->npes || status < 0 || status > 255)
+        return 0;
+    if (j->log >= KUMI_LOG_INFO) {
+        pid = j->pids != NULL && j->pids[rank] > 0 ? j->pids[rank] : j->ctl->pe[rank].pid;
+        fprintf(stderr, "kumirun: info: %s called kumi_global_exit(%d); ending the job\n",
+                kumi_run_pe_name(j, rank, pid, who, sizeof(who)), status);
+    }
+    kumi_run_end(j, KUMI_CTL_FAIL_EXIT | (uint32_t)(rank + 1), status);
+    return 1;
 }
 
 /* The notice is over: ask every process of the job to go. */
@@ -396,7 +446,8 @@ static void kumi_run_pe_judge(struct kumi_run_job *j, int r, pid_t pid, int stat
  * and memory are torn down), and the report must name the cause. */
 static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int status)
 {
-    if (j->ending)
+    /* a PE that asked the job to end, or one that left because of that */
+    if (j->ending || kumi_run_exit_request(j, -1, 0))
         return;   /* most likely our own SIGTERM */
     if (WIFSIGNALED(status)) {
         j->pending_set = 0;   /* the cause; a pending exit was its consequence */
@@ -420,7 +471,7 @@ static void kumi_run_check_pending(struct kumi_run_job *j, const struct timespec
 {
     if (j->pending_set && (j->live == 0 || kumi_run_ts_reached(now, &j->pending_at))) {
         j->pending_set = 0;
-        if (!j->ending)
+        if (!j->ending && !kumi_run_exit_request(j, -1, 0))
             kumi_run_pe_judge(j, j->pending.rank, j->pending.pid, j->pending.status);
     }
 }
@@ -460,7 +511,7 @@ static void kumi_run_lost(struct kumi_run_job *j, int r, enum kumi_rdv_event ev)
 {
     char who[320];
 
-    if (j->ending)
+    if (j->ending || kumi_run_exit_request(j, -1, 0))
         return;
     kumi_run_pe_name(j, r, j->pids[r], who, sizeof(who));
     if (ev == KUMI_RDV_EV_SILENT)
@@ -475,7 +526,7 @@ static void kumi_run_lost(struct kumi_run_job *j, int r, enum kumi_rdv_event ev)
     kumi_run_end(j, (uint32_t)r + 1, KUMI_RUN_EXIT_LOST);
 }
 
-void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int finalized)
+void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int value)
 {
     struct kumi_run_job    *j = arg;
     struct kumi_run_rdv_pe *p = &j->rdv_pe[rank];
@@ -486,7 +537,10 @@ void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int finalized)
         break;
     case KUMI_RDV_EV_BYE:
         p->bye       = 1;
-        p->finalized = (unsigned char)(finalized != 0);
+        p->finalized = (unsigned char)(value != 0);
+        break;
+    case KUMI_RDV_EV_EXIT:
+        kumi_run_exit_request(j, rank, value);
         break;
     case KUMI_RDV_EV_SILENT:
         /* a host that vanished: nothing better is coming */
@@ -613,6 +667,9 @@ int kumi_run_supervise(struct kumi_run_job *j)
         if (j->live == 0)
             break;
         kumi_run_check_lost(j, &now);
+        /* a request whose PE is slow to exit (atexit handlers, a full
+         * pipe) ends the job all the same */
+        kumi_run_exit_request(j, -1, 0);
         if (j->ending && kumi_run_ts_reached(&now, &j->term_at))
             kumi_run_term(j);
         if (j->ending && kumi_run_ts_reached(&now, &j->kill_at))

@@ -4,9 +4,10 @@
  * kumirun creates one small control segment per job, "/kumi-<job>-ctl"
  * (mode 0600, created exclusively), and passes its name to the PEs through
  * the environment below. PEs record there that they initialized and
- * finalized; kumirun records there that the job is failing, which every
- * wait in every PE checks, so blocked calls return KUMI_ERR_PEER instead of
- * hanging. All shm segments of a job are named "/kumi-<job>-<what>", where
+ * finalized, and that one of them asked the whole job to end
+ * (kumi_global_exit); kumirun records there that the job is ending, which
+ * every wait in every PE checks, so blocked calls return KUMI_ERR_PEER
+ * instead of hanging. All shm segments of a job are named "/kumi-<job>-<what>", where
  * <job> is "<launcher pid>-<random hex>": a later kumirun removes segments
  * whose launcher is gone (see kumi_launch_sweep_stale).
  */
@@ -31,9 +32,14 @@
                                                       (through --rsh): no control
                                                       segment; failures arrive over
                                                       the rendezvous channel */
+#define KUMI_ENV_NODE_MAP     "KUMI_NODE_MAP"      /* "NODE:COUNT[,NODE:COUNT...]":
+                                                      COUNT consecutive ranks (from
+                                                      0) run on node NODE; nodes are
+                                                      hosts, numbered in order of
+                                                      their lowest PE */
 
 #define KUMI_CTL_MAGIC   0x6b756d692d63746cULL     /* "kumi-ctl" */
-#define KUMI_CTL_VERSION 1
+#define KUMI_CTL_VERSION 2
 
 enum kumi_pe_state {
     KUMI_PE_STARTED     = 0,   /* launched, kumi_init not (yet) called */
@@ -50,19 +56,35 @@ struct kumi_ctl {
     uint64_t magic;             /* KUMI_CTL_MAGIC, written last by kumirun */
     uint32_t version;
     uint32_t npes;
-    /* 0 while the job is healthy; else 1 + the PE that failed, or
-     * KUMI_CTL_FAIL_LAUNCHER when kumirun ends the job (signal, timeout) */
+    /* 0 while the job is healthy; else 1 + the PE that failed,
+     * KUMI_CTL_FAIL_LAUNCHER when kumirun ends the job (signal, timeout),
+     * or KUMI_CTL_FAIL_EXIT | (1 + PE) when PE asked it to end (exit_req) */
     volatile uint32_t failed;
     volatile int32_t  fail_status;  /* kumirun's exit status for the job: the
                                        failed PE's code (128+signal if killed),
                                        1 for a PE that left without finalize,
-                                       124 timeout, 127 exec, 128+sig interrupt */
+                                       124 timeout, 127 exec, 128+sig interrupt,
+                                       or the status a PE asked for (exit_req) */
+    /* 0, or the one request to end the job (kumi_global_exit) as
+     * kumi_ctl_exit_req(pe, status): the first PE to swap it in from 0
+     * wins (kumirun swaps in the request of a PE on another host, which
+     * arrives over the rendezvous), so everybody agrees on one status. */
+    volatile uint64_t exit_req;
     struct kumi_ctl_pe pe[];        /* npes entries */
 };
 /* the same value the transports report (transport/transport.h, which a
  * user of this name includes too; this header stays free of it so the
  * launcher's tests can use it without the library's include paths) */
 #define KUMI_CTL_FAIL_LAUNCHER KUMI_TP_FAIL_LAUNCHER
+#define KUMI_CTL_FAIL_EXIT     KUMI_TP_FAIL_EXIT
+
+/* The exit_req word: 1 + pe in the low half, the status (0..255) above. */
+static inline uint64_t kumi_ctl_exit_req(int pe, int status)
+{
+    return (uint64_t)(uint32_t)status << 32 | (uint32_t)(pe + 1);
+}
+static inline int kumi_ctl_exit_req_pe(uint64_t req) { return (int)(uint32_t)req - 1; }
+static inline int kumi_ctl_exit_req_status(uint64_t req) { return (int)(req >> 32); }
 
 static inline size_t kumi_ctl_bytes(uint32_t npes)
 {

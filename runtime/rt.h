@@ -17,16 +17,23 @@
 #define KUMI_TEAM_LLCM_BYTES 4096
 
 /* A team occupies one slot (0 is the world) on each of its members: slot s
- * owns KUMI_TEAM_LLCM_BYTES of LLCM at llcm_teams_off + s * that, and
- * cfg.coll_scratch bytes of symmetric heap at scratch_off + s * that. The
- * slot is agreed among the members when the team is made, so the same
- * offsets are valid on every member. */
+ * owns KUMI_TEAM_LLCM_BYTES of LLCM at llcm_teams_off + s * that. Slots
+ * come from a quarter of the LLCM: KUMI_LLCM_SIZE / 16 KiB of them (16 at
+ * the default 256k, KUMI_TEAM_MAX = 128 from 2m up). A team's heap scratch
+ * is one of cfg.coll_scratch_areas areas of cfg.coll_scratch bytes at
+ * scratch_off + a * that: area 0 is the world's from init, the others are
+ * taken by a team on its first large collective and given back when it is
+ * destroyed. Slots are agreed among the parent's members when the team is
+ * made, areas among the team's members, so the same offsets are valid on
+ * every member. */
+#define KUMI_RT_TEAM_WORDS ((KUMI_TEAM_MAX + 63) / 64)   /* u64 words of a slot bitmap */
 struct kumi_team {
     int    rank, size;       /* my rank in the team (-1: not a member) */
     int   *pes;              /* team rank -> world PE                  */
     int    slot;             /* -1 on non-members                      */
     size_t llcm_off;         /* this team's LLCM area (every member)   */
-    size_t scratch_off;      /* this team's heap scratch (every member)*/
+    int    scratch;          /* its scratch area, -1 while it has none */
+    size_t scratch_off;      /* the area's heap offset (every member)  */
     void  *coll;             /* collectives' per-team state            */
 };
 
@@ -38,6 +45,7 @@ struct kumi_team {
 struct kumi_rt {
     int   state;             /* 0 none, 1 initialized, 2 finalized     */
     int   rank, size;
+    unsigned init_flags;     /* KUMI_INIT_* in force (kumi_init_ex)    */
     struct kumi_cfg  cfg;
     struct kumi_tp   tp;
     struct kumi_ctl *ctl;    /* launcher's control segment, or NULL    */
@@ -59,10 +67,12 @@ struct kumi_rt {
     unsigned         arena;
     int              arena_ok;
     struct kumi_team world;
-    /* team slots: LLCM areas and heap scratch, reserved at init */
+    /* team slots (LLCM areas) and heap scratch areas, reserved at init */
     int              team_slots;      /* how many fit (<= KUMI_TEAM_MAX)   */
-    uint64_t         team_slots_used; /* bit s: slot s is in use here      */
+    uint64_t         team_slots_used[KUMI_RT_TEAM_WORDS]; /* bit s: slot s in use here */
     size_t           llcm_teams_off;
+    int              scratch_areas;   /* cfg.coll_scratch_areas            */
+    uint64_t         scratch_used[KUMI_RT_TEAM_WORDS];    /* bit a: area a in use here */
     size_t           scratch_off;     /* heap offset of the scratch pool   */
 };
 
@@ -88,8 +98,15 @@ static inline int kumi_rt_failed(void)
 {
     return __atomic_load_n(kumi_rt.failed, __ATOMIC_RELAXED) != 0;
 }
-/* Reports the failure (naming the failed PE) for call; KUMI_ERR_PEER. */
+/* Reports the failure (naming the failed PE) for call; KUMI_ERR_PEER. A
+ * job ended by kumi_global_exit is no failure: only an info line then. */
 int kumi_rt_peer_error(const char *call);
+
+/* ----------------------------------------------------------------- job */
+/* Reads the node map kumirun passes (job.c; after the identity is known);
+ * fini frees it. */
+int  kumi_rt_nodes_setup(void);
+void kumi_rt_nodes_fini(void);
 
 /* ------------------------------------------------------------- waiting */
 /* Waits until cmp(*addr, value) holds for a 1, 4 or 8 byte word, serving
@@ -105,7 +122,27 @@ int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, u
 int kumi_rt_wait_team(const char *call, volatile void *addr, size_t width, int cmp,
                       uint64_t value, uint64_t mask);
 int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value);
+/* The same policy, progress, poll hook and failure handling for any
+ * condition: waits until ready(arg) != 0 (called once per spin, so it
+ * should be a few loads; it may run again after it returned nonzero).
+ * For the conditions a word compare does not express (a binding's
+ * wait_until on other types, signed compares, all/any/some of a set).
+ * KUMI_OK, or KUMI_ERR_PEER (reported for call) once the job fails. */
+int kumi_rt_wait_pred(const char *call, int (*ready)(void *arg), void *arg);
+/* Run by kumi_init on its own thread, after the transport opened. */
 void kumi_rt_wait_setup(void);
+
+/* Nonzero after kumi_init_ex(KUMI_INIT_THREADS): many threads of this PE
+ * may call the one-sided, atomic, wait, fence and quiet calls at once.
+ * The runtime and the transports (kumi_tp_params.threads) then lock what
+ * those calls share; without it nothing is locked. Collectives (and the
+ * bootstrap agree) stay one thread at a time per team; the DSM stays on
+ * the thread that called kumi_init_ex (only its waits serve DSM
+ * requests, wait.c). */
+static inline int kumi_rt_threads(void)
+{
+    return (kumi_rt.init_flags & KUMI_INIT_THREADS) != 0;
+}
 
 static inline void kumi_rt_relax(void)
 {
@@ -176,6 +213,12 @@ int  kumi_rt_heap_init(void);
  * size-class round-up, and scratch bytes for the collectives */
 size_t kumi_rt_heap_reserve(size_t heap_size, size_t scratch);
 void kumi_rt_heap_fini(void);
+/* kumi_malloc/kumi_align/kumi_calloc (zero) and kumi_free with messages
+ * naming call (a binding's allocation calls) */
+void *kumi_rt_heap_alloc(const char *call, size_t size, size_t alignment, int zero);
+void  kumi_rt_heap_free(const char *call, void *ptr);
+/* usable bytes of the heap object at ptr (at least what was asked for) */
+size_t kumi_rt_heap_usable(const void *ptr);
 /* offset of sym in the heap or (size_t)-1 if [sym, sym+n) is outside it */
 static inline size_t kumi_rt_heap_off(const void *sym, size_t n)
 {
@@ -188,15 +231,53 @@ static inline size_t kumi_rt_heap_off(const void *sym, size_t n)
     return (size_t)(p - base);
 }
 
+/* ---------------------------------------------------- symmetric addresses */
+/* KUMI_OK with the segment and offset of [sym, sym+n) when it lies in the
+ * symmetric heap or (KUMI_INIT_SYMMETRIC_DATA) the symmetric static data,
+ * else KUMI_ERR_INVALID without printing. The heap is checked inline (the
+ * fast path of every put and get), static data out of line (symdata.c). */
+int kumi_rt_sym_lookup_data(const void *sym, size_t n, enum kumi_seg *seg, size_t *off);
+static inline int kumi_rt_sym_lookup(const void *sym, size_t n, enum kumi_seg *seg, size_t *off)
+{
+    size_t o = kumi_rt_heap_off(sym, n);
+
+    if (__builtin_expect(o != (size_t)-1, 1)) {
+        *seg = KUMI_SEG_HEAP;
+        *off = o;
+        return KUMI_OK;
+    }
+    return kumi_rt_sym_lookup_data(sym, n, seg, off);
+}
+/* Reports (for call) why [sym, sym+n) is not symmetric, naming both
+ * ranges; returns KUMI_ERR_INVALID. */
+int kumi_rt_sym_error(const char *call, const void *sym, size_t n);
+/* The executable's static data range (KUMI_INIT_SYMMETRIC_DATA): its
+ * writable PT_LOAD segments minus the part the dynamic linker makes
+ * read-only after relocation (PT_GNU_RELRO), page-aligned. KUMI_OK, or an
+ * error reported for call when the range cannot be found or is not one
+ * piece. */
+int kumi_rt_symdata_range(const char *call, void **base, size_t *size);
+
 /* ---------------------------------------------------------------- teams */
 int  kumi_rt_team_world_init(void);
 void kumi_rt_team_world_fini(void);
-/* Fills team (pes already set, rank/size set) for slot: its LLCM area and
- * scratch; marks the slot used. */
+/* Fills team (pes already set, rank/size set) for slot: its LLCM area;
+ * marks the slot used (the team has no scratch area yet). */
 void kumi_rt_team_bind_slot(struct kumi_team *team, int slot);
+/* Gives team scratch area a (free here); marks it used. */
+void kumi_rt_team_bind_scratch(struct kumi_team *team, int area);
+/* Frees the collectives' state, gives back the slot and the area. */
 void kumi_rt_team_release_slot(struct kumi_team *team);
+/* Bit i of a KUMI_RT_TEAM_WORDS bitmap. */
+static inline int kumi_rt_team_bit(const uint64_t *map, int i)
+{
+    return (int)((map[i / 64] >> (i % 64)) & 1);
+}
 /* heap scratch pool: allocated by kumi_init right after the arena */
 int  kumi_rt_heap_scratch_init(size_t bytes);
+/* its size: cfg.coll_scratch_areas x cfg.coll_scratch (what the heap
+ * segment reserves for it beyond KUMI_HEAP_SIZE) */
+size_t kumi_rt_team_scratch_bytes(void);
 /* collectives/ frees its per-team state through this hook (set by it) */
 extern void (*kumi_rt_team_coll_free)(struct kumi_team *team);
 

@@ -1,7 +1,9 @@
 /* team.c -- the runtime's side of teams: the world team, team slots (LLCM
- * areas and heap scratch reserved at init), and the accessors. Making and
- * destroying teams is collective, so it lives in collectives/team.c. */
+ * areas) and heap scratch areas (both reserved at init, see rt.h), and the
+ * accessors. Making and destroying teams and agreeing on an area are
+ * collective, so they live in collectives/team.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rt.h"
 
@@ -11,9 +13,17 @@ void kumi_rt_team_bind_slot(struct kumi_team *team, int slot)
 {
     team->slot        = slot;
     team->llcm_off    = kumi_rt.llcm_teams_off + (size_t)slot * KUMI_TEAM_LLCM_BYTES;
-    team->scratch_off = kumi_rt.scratch_off + (size_t)slot * kumi_rt.cfg.coll_scratch;
-    kumi_rt.team_slots_used |= 1ull << slot;
+    team->scratch     = -1;
+    team->scratch_off = 0;
+    kumi_rt.team_slots_used[slot / 64] |= 1ull << (slot % 64);
     team->coll = NULL;
+}
+
+void kumi_rt_team_bind_scratch(struct kumi_team *team, int area)
+{
+    team->scratch     = area;
+    team->scratch_off = kumi_rt.scratch_off + (size_t)area * kumi_rt.cfg.coll_scratch;
+    kumi_rt.scratch_used[area / 64] |= 1ull << (area % 64);
 }
 
 void kumi_rt_team_release_slot(struct kumi_team *team)
@@ -21,8 +31,16 @@ void kumi_rt_team_release_slot(struct kumi_team *team)
     if (team->coll != NULL && kumi_rt_team_coll_free != NULL)
         kumi_rt_team_coll_free(team);
     if (team->slot >= 0)
-        kumi_rt.team_slots_used &= ~(1ull << team->slot);
-    team->slot = -1;
+        kumi_rt.team_slots_used[team->slot / 64] &= ~(1ull << (team->slot % 64));
+    if (team->scratch >= 0)
+        kumi_rt.scratch_used[team->scratch / 64] &= ~(1ull << (team->scratch % 64));
+    team->slot    = -1;
+    team->scratch = -1;
+}
+
+size_t kumi_rt_team_scratch_bytes(void)
+{
+    return (size_t)kumi_rt.cfg.coll_scratch_areas * (size_t)kumi_rt.cfg.coll_scratch;
 }
 
 int kumi_rt_team_world_init(void)
@@ -30,8 +48,10 @@ int kumi_rt_team_world_init(void)
     struct kumi_team *w = &kumi_rt.world;
     size_t            llcm = kumi_rt.tp.seg_size[KUMI_SEG_LLCM];
 
-    /* a quarter of the LLCM at most goes to team areas (16 with the
-     * default 256k); programs keep more than half of it */
+    /* The rule: a quarter of the LLCM at most goes to team areas of 4 KiB,
+     * so KUMI_LLCM_SIZE / 16 KiB teams (world included) exist at once, at
+     * most KUMI_TEAM_MAX: 16 with the default 256k, 128 from 2m up;
+     * programs keep more than half of the LLCM. */
     kumi_rt.team_slots = (int)(llcm / 4 / KUMI_TEAM_LLCM_BYTES);
     if (kumi_rt.team_slots > KUMI_TEAM_MAX)
         kumi_rt.team_slots = KUMI_TEAM_MAX;
@@ -40,9 +60,13 @@ int kumi_rt_team_world_init(void)
     if (kumi_rt.team_slots < 1 || kumi_rt.llcm_teams_off == (size_t)-1)
         return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "KUMI_LLCM_SIZE too small for the "
                              "team areas");
-    kumi_rt.team_slots_used = 0;
-    /* the scratch pool before any slot is bound: slots point into it */
-    int rc = kumi_rt_heap_scratch_init((size_t)kumi_rt.team_slots * kumi_rt.cfg.coll_scratch);
+    memset(kumi_rt.team_slots_used, 0, sizeof(kumi_rt.team_slots_used));
+    memset(kumi_rt.scratch_used, 0, sizeof(kumi_rt.scratch_used));
+    /* The scratch pool before any team is bound: areas point into it. It
+     * is address space: pages are committed where a team first uses them
+     * (teams take the lowest free area, so areas are reused). */
+    kumi_rt.scratch_areas = (int)kumi_rt.cfg.coll_scratch_areas;
+    int rc = kumi_rt_heap_scratch_init(kumi_rt_team_scratch_bytes());
     if (rc != KUMI_OK)
         return rc;
     w->pes = malloc((size_t)kumi_rt.size * sizeof(int));
@@ -53,6 +77,7 @@ int kumi_rt_team_world_init(void)
     w->rank = kumi_rt.rank;
     w->size = kumi_rt.size;
     kumi_rt_team_bind_slot(w, 0);
+    kumi_rt_team_bind_scratch(w, 0);
     return KUMI_OK;
 }
 

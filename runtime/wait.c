@@ -8,6 +8,12 @@
  * timeout. Writers ring the doorbell only when the job's policy may block,
  * so the spinning fast path pays nothing for it. Every wait also serves
  * incoming active messages and returns KUMI_ERR_PEER once the job fails.
+ *
+ * Threads (KUMI_INIT_THREADS): any number of threads may wait at once.
+ * A wait holds no lock while it spins, yields or sleeps: it drives the
+ * transport only through progress(), which a transport makes a try-lock
+ * (another thread already at it: nothing to do), so a waiting thread never
+ * stops another from sending or completing.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -24,8 +30,17 @@
                                                 futex wake-up, a long one does
                                                 not burn the core */
 #define KUMI_WAIT_SLEEP_NS           2000000L   /* bounds a missed wake-up */
+#define KUMI_WAIT_THREAD_SPINS 1024         /* KUMI_INIT_THREADS, policy spin:
+                                               spins before the first yield */
 
 int (*kumi_rt_poll_hook)(void);
+
+/* KUMI_INIT_THREADS: the DSM stays single-threaded (its calls and
+ * translated code on the thread that called kumi_init_ex), so only that
+ * thread's waits serve its requests (kumi_rt_poll_hook); every thread's
+ * waits serve the transport. Set by kumi_rt_wait_setup, which kumi_init
+ * runs on that thread. */
+static __thread int kumi_rt_dsm_thread;
 
 int kumi_rt_test(volatile const void *addr, size_t width, int cmp, uint64_t value)
 {
@@ -47,14 +62,38 @@ void kumi_rt_wait_setup(void)
         policy = (o != NULL && o[0] == '1') ? KUMI_WAIT_BLOCK : KUMI_WAIT_SPIN;
     }
     kumi_rt.wait_policy = policy;
+    kumi_rt_dsm_thread  = 1;
     /* atomic: a transport's progress thread may already be reading it */
     __atomic_store_n(&kumi_rt.tp.doorbells, policy == KUMI_WAIT_BLOCK, __ATOMIC_RELEASE);
 }
 
+/* What a wait waits for: a word (ready NULL: cmp(*addr & mask, value)) or
+ * a predicate (kumi_rt_wait_pred). The callers pass ready as a constant,
+ * so the word's wait compiles without the indirect call. */
+struct kumi_rt_cond {
+    volatile void *addr;
+    size_t         width;
+    int            cmp;
+    uint64_t       value, mask;
+    int          (*ready)(void *arg);
+    void          *arg;
+};
+
+static inline __attribute__((always_inline)) int kumi_rt_cond_holds(const struct kumi_rt_cond *c)
+{
+    if (c->ready != NULL)
+        return c->ready(c->arg) != 0;
+    return kumi_rt_test_mask(c->addr, c->width, c->cmp, c->value, c->mask);
+}
+
 /* Sleeps on my doorbell unless the condition already holds; registering
- * before the last check means a writer that stores after it sees us. */
-static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t value,
-                          uint64_t mask)
+ * before the last check means a writer that stores after it sees us. With
+ * KUMI_INIT_THREADS several threads may sleep at once (waiters counts
+ * them, a ring wakes them all); a store by another thread of this PE
+ * rings only when it goes through kumi (a put or atomic to myself on shm,
+ * tcp), else the timeout bounds the wake-up. Nothing is locked while
+ * asleep. */
+static void kumi_rt_sleep(const struct kumi_rt_cond *c)
 {
     struct kumi_tp_doorbell *db = kumi_rt.tp.doorbell;
     uint32_t                 seq;
@@ -64,7 +103,7 @@ static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t v
         kumi_rt.tp.ops->idle(&kumi_rt.tp, 1);
     __atomic_add_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     seq = __atomic_load_n(&db->seq, __ATOMIC_SEQ_CST);
-    if (!kumi_rt_test_mask(addr, width, cmp, value, mask) && !kumi_rt_failed())
+    if (!kumi_rt_cond_holds(c) && !kumi_rt_failed())
         kumi_tp_doorbell_sleep(db, seq, KUMI_WAIT_SLEEP_NS);
     __atomic_sub_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     if (kumi_rt.tp.ops->idle != NULL)
@@ -84,54 +123,74 @@ static void kumi_rt_sleep(volatile void *addr, size_t width, int cmp, uint64_t v
  * back is found. A wait whose condition held on entry teaches nothing.
  * Point-to-point waits keep the full spin: their partner may well be
  * running on the other core (and learnt from collectives, both sides of an
- * 8-PE pingpong yielded at once and stayed at 4.7 us). Per process: the
- * PE's waits run on one thread at a time. */
+ * 8-PE pingpong yielded at once and stayed at 4.7 us). Per process, in
+ * relaxed atomics (plain loads and stores on x86 and aarch64): with
+ * KUMI_INIT_THREADS the collective waits of several teams may run at
+ * once, and an update lost between them only delays the learning. */
 static unsigned kumi_wait_spins = KUMI_WAIT_SPINS_BEFORE_YIELD, kumi_wait_count;
 
 static inline unsigned kumi_rt_spin_budget(void)
 {
-    if (++kumi_wait_count % KUMI_WAIT_PROBE == 0)
+    unsigned n = __atomic_load_n(&kumi_wait_count, __ATOMIC_RELAXED) + 1;
+
+    __atomic_store_n(&kumi_wait_count, n, __ATOMIC_RELAXED);
+    if (n % KUMI_WAIT_PROBE == 0)
         return KUMI_WAIT_SPINS_BEFORE_YIELD;
-    return kumi_wait_spins;
+    return __atomic_load_n(&kumi_wait_spins, __ATOMIC_RELAXED);
 }
 
 static inline void kumi_rt_spin_learn(unsigned spins, unsigned yields)
 {
+    unsigned s = __atomic_load_n(&kumi_wait_spins, __ATOMIC_RELAXED);
+
     if (yields > 0)
-        kumi_wait_spins = kumi_wait_spins > 1 ? kumi_wait_spins / 2 : 1;
+        __atomic_store_n(&kumi_wait_spins, s > 1 ? s / 2 : 1, __ATOMIC_RELAXED);
     else if (spins > 0)
-        kumi_wait_spins = KUMI_WAIT_SPINS_BEFORE_YIELD;
+        __atomic_store_n(&kumi_wait_spins, KUMI_WAIT_SPINS_BEFORE_YIELD, __ATOMIC_RELAXED);
+}
+
+/* Transport progress, then (on the DSM's thread) the layers above. */
+static inline int kumi_rt_serve(int threads)
+{
+    int served = kumi_rt.tp.ops->progress(&kumi_rt.tp);
+
+    if (kumi_rt_poll_hook != NULL && (!threads || kumi_rt_dsm_thread))
+        served += kumi_rt_poll_hook();
+    return served;
 }
 
 /* team: learn the spin before yielding (kumi_rt_spin_budget), else the
- * full KUMI_WAIT_SPINS_BEFORE_YIELD */
-static int kumi_rt_wait_loop(const char *call, volatile void *addr, size_t width, int cmp,
-                             uint64_t value, uint64_t mask, int team)
+ * full KUMI_WAIT_SPINS_BEFORE_YIELD. With KUMI_INIT_THREADS the policy
+ * spin yields too, after KUMI_WAIT_THREAD_SPINS: the PE's threads may
+ * outnumber its cores, and the one this wait needs may be queued behind
+ * it on its core. */
+static inline __attribute__((always_inline)) int
+kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
 {
-    const int      block  = kumi_rt.wait_policy == KUMI_WAIT_BLOCK;
-    const int      yield  = block || kumi_rt.wait_policy == KUMI_WAIT_YIELD;
-    const int      learn  = yield && team;
-    const unsigned budget = learn ? kumi_rt_spin_budget() : KUMI_WAIT_SPINS_BEFORE_YIELD;
-    unsigned       spins  = 0, yields = 0;
+    const int      threads = kumi_rt_threads();
+    const int      block   = kumi_rt.wait_policy == KUMI_WAIT_BLOCK;
+    const int      yield   = block || kumi_rt.wait_policy == KUMI_WAIT_YIELD;
+    const int      learn   = yield && team;
+    const unsigned budget  = learn ? kumi_rt_spin_budget()
+                             : yield ? KUMI_WAIT_SPINS_BEFORE_YIELD
+                             : threads ? KUMI_WAIT_THREAD_SPINS : 0;
+    unsigned       spins   = 0, yields = 0;
     double         yield_start = 0;
     int            may_sleep = 0;
 
     for (;;) {
-        if (kumi_rt_test_mask(addr, width, cmp, value, mask)) {
+        if (kumi_rt_cond_holds(c)) {
             if (learn)
                 kumi_rt_spin_learn(spins, yields);
             return KUMI_OK;
         }
         if ((++spins & kumi_rt.tp.progress_mask) == 0 || yields > 0) {
-            int served = kumi_rt.tp.ops->progress(&kumi_rt.tp);
-            if (kumi_rt_poll_hook != NULL)
-                served += kumi_rt_poll_hook();
-            if (served > 0)
+            if (kumi_rt_serve(threads) > 0)
                 continue;
             if (kumi_rt_failed())
                 return kumi_rt_peer_error(call);
         }
-        if (!yield || spins < budget) {
+        if (budget == 0 || spins < budget) {
             kumi_rt_relax();
         } else if (!may_sleep) {
             if (block && yields % KUMI_WAIT_YIELD_CHECK == 0) {
@@ -146,7 +205,7 @@ static int kumi_rt_wait_loop(const char *call, volatile void *addr, size_t width
         } else {
             /* progress was polled just above: a sender stuck on a full
              * queue is not left waiting for our next poll */
-            kumi_rt_sleep(addr, width, cmp, value, mask);
+            kumi_rt_sleep(c);
         }
     }
 }
@@ -154,12 +213,22 @@ static int kumi_rt_wait_loop(const char *call, volatile void *addr, size_t width
 int kumi_rt_wait_team(const char *call, volatile void *addr, size_t width, int cmp,
                       uint64_t value, uint64_t mask)
 {
-    return kumi_rt_wait_loop(call, addr, width, cmp, value, mask, 1);
+    const struct kumi_rt_cond c = { .addr = addr, .width = width, .cmp = cmp, .value = value,
+                                    .mask = mask };
+    return kumi_rt_wait_loop(call, &c, 1);
 }
 
 int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value)
 {
-    return kumi_rt_wait_loop(call, addr, width, cmp, value, ~0ull, 0);
+    const struct kumi_rt_cond c = { .addr = addr, .width = width, .cmp = cmp, .value = value,
+                                    .mask = ~0ull };
+    return kumi_rt_wait_loop(call, &c, 0);
+}
+
+int kumi_rt_wait_pred(const char *call, int (*ready)(void *arg), void *arg)
+{
+    const struct kumi_rt_cond c = { .ready = ready, .arg = arg };
+    return kumi_rt_wait_loop(call, &c, 0);
 }
 
 /* ------------------------------------------------------------ public API */

@@ -58,3 +58,12 @@ kumi_pe_test(barrier_word_block barrier_storm.c NPES 3 ARGS 20000 SHM_ONLY
   ENV KUMI_BARRIER=word KUMI_WAIT=block)
 kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 TCP_ARGS 1000
   ENV KUMI_BARRIER=tree KUMI_TREE_RADIX=2)
+
+# making teams (tests/pe/team.c; INTERNAL: it reads the teams' slots):
+# kumi_team_split with colors, keys and members left out, then collectives
+# on the new teams; negative and zero strides; the limit on teams alive at
+# once with the SHMEM binding's LLCM (2m: 127 besides the world), every PE
+# failing the same call, destroy and again
+kumi_pe_test(team_split   team.c NPES 2 3 4 5 8 ARGS split INTERNAL)
+kumi_pe_test(team_strided team.c NPES 1 2 3 4 ARGS strided INTERNAL)
+kumi_pe_test(team_limits  team.c NPES 2 4 ARGS limits INTERNAL ENV KUMI_LLCM_SIZE=2m)

@@ -20,11 +20,46 @@ add_test(NAME launcher.ctl
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/launcher/ctl.sh ${KUMIRUN}
                  $<TARGET_FILE:kumi_test_fake_pe>)
 
+# kumi_global_exit and kumi_pe_node/kumi_node_count with real kumi jobs:
+# global_exit.sh runs tests/pe/global_exit.c on shm, on tcp, and "remote"
+# (--hosts with a fake rsh: PEs without the control segment, which hear of
+# the job's end over the rendezvous only). The quick set covers every
+# place the others wait, both ends of the job, statuses 0, 3 and 255 and
+# two PEs asking at once; the full matrix (label shmem-full) every
+# combination.
+add_executable(pe_global_exit ${CMAKE_CURRENT_SOURCE_DIR}/pe/global_exit.c)
+target_compile_definitions(pe_global_exit PRIVATE _GNU_SOURCE)
+target_link_libraries(pe_global_exit PRIVATE kumi)
+foreach(case shm:2 shm:4 tcp:2 tcp:4 remote:4)
+  string(REPLACE ":" ";" parts ${case})
+  list(GET parts 0 tp)
+  list(GET parts 1 n)
+  foreach(set quick full)
+    set(name launcher.global_exit.${tp}.n${n})
+    set(labels launcher)
+    if(set STREQUAL "full")
+      set(name launcher.global_exit.full.${tp}.n${n})
+      set(labels shmem-full)
+    endif()
+    if(set STREQUAL "quick" AND NOT tp STREQUAL "shm")
+      list(APPEND labels tcp)   # `ctest -L tcp` runs the quick set only
+    endif()
+    add_test(NAME ${name}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/launcher/global_exit.sh ${KUMIRUN}
+                     $<TARGET_FILE:pe_global_exit> ${tp} ${n} ${set})
+    set_tests_properties(${name} PROPERTIES LABELS "${labels}" PROCESSORS ${n})
+  endforeach()
+endforeach()
+
 get_property(_kumi_launcher_tests DIRECTORY PROPERTY TESTS)
 foreach(t ${_kumi_launcher_tests})
   if(t MATCHES "^launcher\\.")
     # serial: another job's kumirun would sweep the stale segments these
-    # tests look for
-    set_tests_properties(${t} PROPERTIES TIMEOUT 120 LABELS launcher RUN_SERIAL TRUE)
+    # tests look for, and the times some of them bound are the job's own
+    get_test_property(${t} LABELS labels)
+    if(NOT labels)
+      set(labels launcher)
+    endif()
+    set_tests_properties(${t} PROPERTIES TIMEOUT 120 LABELS "${labels}" RUN_SERIAL TRUE)
   endif()
 endforeach()

@@ -25,16 +25,24 @@ const struct kumi_tp_ops *kumi_tp_lookup(const char *name)
 
 #define KUMI_TP_AMO(T)                                                                       \
     do {                                                                                     \
-        T *w = (T *)addr, o = 0;                                                             \
+        T *w = (T *)addr, v = (T)operand, o = 0;                                             \
         switch (op) {                                                                        \
-        case KUMI_AMO_ADD:       __atomic_add_fetch(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_FETCH_ADD: o = __atomic_fetch_add(w, (T)operand, __ATOMIC_SEQ_CST); break; \
-        case KUMI_AMO_SWAP:      o = __atomic_exchange_n(w, (T)operand, __ATOMIC_SEQ_CST); break; \
+        case KUMI_AMO_ADD:       __atomic_add_fetch(w, v, __ATOMIC_SEQ_CST); break;          \
+        case KUMI_AMO_FETCH_ADD: o = __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST); break;      \
+        case KUMI_AMO_SWAP:      o = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST); break;     \
         case KUMI_AMO_CSWAP:                                                                 \
             o = (T)compare;                                                                  \
-            __atomic_compare_exchange_n(w, &o, (T)operand, 0, __ATOMIC_SEQ_CST,              \
-                                        __ATOMIC_SEQ_CST);                                   \
+            __atomic_compare_exchange_n(w, &o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
             break;                                                                           \
+        case KUMI_AMO_AND:       __atomic_and_fetch(w, v, __ATOMIC_SEQ_CST); break;          \
+        case KUMI_AMO_OR:        __atomic_or_fetch(w, v, __ATOMIC_SEQ_CST); break;           \
+        case KUMI_AMO_XOR:       __atomic_xor_fetch(w, v, __ATOMIC_SEQ_CST); break;          \
+        case KUMI_AMO_FETCH_AND: o = __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST); break;      \
+        case KUMI_AMO_FETCH_OR:  o = __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST); break;       \
+        case KUMI_AMO_FETCH_XOR: o = __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST); break;      \
+        case KUMI_AMO_FETCH:     o = __atomic_load_n(w, __ATOMIC_SEQ_CST); break;            \
+        case KUMI_AMO_SET:       __atomic_store_n(w, v, __ATOMIC_SEQ_CST); break;            \
+        case KUMI_AMO_COUNT:     break;                                                      \
         }                                                                                    \
         return o;                                                                            \
     } while (0)

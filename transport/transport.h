@@ -7,7 +7,9 @@
  * layers above it.
  *
  * Addresses are (segment, offset) pairs: KUMI_SEG_LLCM is the peer's
- * low-latency common memory, KUMI_SEG_HEAP its symmetric heap. Callers
+ * low-latency common memory, KUMI_SEG_HEAP its symmetric heap,
+ * KUMI_SEG_DATA its symmetric static data (the program's .data and .bss,
+ * size 0 unless the runtime passes a range in kumi_tp_params). Callers
  * (the runtime's public wrappers) have already validated PE numbers, ranges,
  * lengths and alignment; transports may assume valid arguments. Data that
  * arrives from a wire (tcp) is validated again by the receiver.
@@ -24,14 +26,33 @@
 
 #include "kumi.h"
 
-enum kumi_seg { KUMI_SEG_LLCM = 0, KUMI_SEG_HEAP = 1, KUMI_SEG_COUNT };
+/* The numbers travel on the tcp wire (frame header's seg): append only. */
+enum kumi_seg { KUMI_SEG_LLCM = 0, KUMI_SEG_HEAP = 1, KUMI_SEG_DATA = 2, KUMI_SEG_COUNT };
 
+/* The numbers travel on the tcp wire (frame header's op): append only. */
 enum kumi_amo {
     KUMI_AMO_ADD,        /* *dst += operand                       */
     KUMI_AMO_FETCH_ADD,  /* old = *dst; *dst += operand           */
     KUMI_AMO_SWAP,       /* old = *dst; *dst = operand            */
-    KUMI_AMO_CSWAP       /* old = *dst; if old == compare: = op.  */
+    KUMI_AMO_CSWAP,      /* old = *dst; if old == compare: = op.  */
+    KUMI_AMO_AND,        /* *dst &= operand                       */
+    KUMI_AMO_OR,         /* *dst |= operand                       */
+    KUMI_AMO_XOR,        /* *dst ^= operand                       */
+    KUMI_AMO_FETCH_AND,  /* old = *dst; *dst &= operand           */
+    KUMI_AMO_FETCH_OR,   /* old = *dst; *dst |= operand           */
+    KUMI_AMO_FETCH_XOR,  /* old = *dst; *dst ^= operand           */
+    KUMI_AMO_FETCH,      /* old = *dst (atomic load; no operand)  */
+    KUMI_AMO_SET,        /* *dst = operand (atomic store)         */
+    KUMI_AMO_COUNT
 };
+
+/* Does op return the old value? The others (ADD, AND, OR, XOR, SET) need
+ * no reply from a remote target. */
+static inline int kumi_tp_amo_fetches(enum kumi_amo op)
+{
+    return op != KUMI_AMO_ADD && op != KUMI_AMO_AND && op != KUMI_AMO_OR && op != KUMI_AMO_XOR
+           && op != KUMI_AMO_SET;
+}
 
 struct kumi_tp;
 
@@ -51,6 +72,13 @@ struct kumi_tp_params {
     size_t      llcm_size;       /* bytes of LLCM per PE                   */
     size_t      heap_size;       /* bytes of symmetric heap per PE         */
     size_t      heap_align;      /* heap base alignment (2 MiB)            */
+    /* KUMI_SEG_DATA: the program's static data, page-aligned, the same
+     * size on every PE (data_size 0: no such segment). A transport that
+     * maps peers (shm) moves the range into memory its peers can map,
+     * keeping its address and contents; it is called before any other
+     * thread of kumi exists. Others use the range as it is. */
+    void       *data_base;
+    size_t      data_size;
     volatile const uint32_t *job_failed; /* nonzero once the job fails; may be NULL */
     double      connect_timeout; /* seconds to wait for peers at start-up  */
     /* The job's failure word and status (the launcher's control segment,
@@ -71,12 +99,28 @@ struct kumi_tp_params {
     int         remote;          /* 1: started on another host (--rsh): no
                                     control segment, failures arrive over
                                     the rendezvous channel                  */
+    /* 1 (KUMI_INIT_THREADS): several threads of this PE may call kick,
+     * put, get, atomic, am_send, fence, quiet and progress at once; the
+     * transport locks what they share, and a thread that waits for a
+     * reply or for room holds no lock another needs; settle() is ignored
+     * (other threads may have issued operations during the barrier).
+     * 0: one thread at a time (plus the transport's own threads), nothing
+     * extra locked. open, connect and close are single-threaded always. */
+    int         threads;
 };
 
 /* The value of *failed when the launcher, not a PE, ends the job (a
  * signal, the timeout, a lost rendezvous); otherwise *failed is 1 + PE.
  * The launcher's control segment (kumi_ctl.failed) uses the same value. */
 #define KUMI_TP_FAIL_LAUNCHER 0xffffffffu
+/* *failed is KUMI_TP_FAIL_EXIT | (1 + PE) when PE asked the whole job to
+ * end (kumi_global_exit), with the exit status it asked for: not a
+ * failure, and not to be reported as one. */
+#define KUMI_TP_FAIL_EXIT 0x80000000u
+static inline int kumi_tp_fail_is_exit(uint32_t failed)
+{
+    return failed != KUMI_TP_FAIL_LAUNCHER && (failed & KUMI_TP_FAIL_EXIT) != 0;
+}
 
 struct kumi_tp_ops {
     size_t      size;            /* sizeof(struct kumi_tp_ops), for growth  */
@@ -116,6 +160,14 @@ struct kumi_tp_ops {
      * that tracks completion for quiet() may forget them (tcp's quiet
      * otherwise pays a round trip per barrier partner, every barrier) */
     void (*settle)(struct kumi_tp *tp);
+    /* optional: this PE ends the whole job (kumi_global_exit, after the
+     * runtime recorded it in *failed): tell the launcher over the
+     * transport's own channel (tcp: the rendezvous, the only way from a PE
+     * on another host), wait (bounded) until it has heard, and leave the
+     * peers without alarming them. Returns the job's exit status as the
+     * launcher has it (another PE's request may have come first), or
+     * status. Called once; close may follow. */
+    int  (*exit_job)(struct kumi_tp *tp, int status);
 };
 
 /* The state every transport shares; a transport's private state follows
@@ -124,7 +176,7 @@ struct kumi_tp {
     const struct kumi_tp_ops *ops;
     int    rank, size;
     size_t seg_size[KUMI_SEG_COUNT];
-    void  *local[KUMI_SEG_COUNT];             /* my own LLCM and heap       */
+    void  *local[KUMI_SEG_COUNT];             /* my own LLCM, heap, data    */
     volatile const uint32_t *job_failed;
     volatile uint32_t *failed;                /* writable pair, see params   */
     volatile int32_t  *fail_status;
@@ -153,7 +205,8 @@ struct kumi_tp {
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name);
 
 /* Executes op on the 4- or 8-byte word at addr with the CPU's atomics
- * (sequentially consistent) and returns the old value (0 for ADD): how
+ * (sequentially consistent) and returns the old value (0 for the ops
+ * kumi_tp_amo_fetches says do not fetch): how
  * every transport applies an atomic to memory it can reach, so remote
  * atomics stay atomic with respect to the owner's own. */
 uint64_t kumi_tp_amo_apply(void *addr, enum kumi_amo op, size_t width, uint64_t operand,

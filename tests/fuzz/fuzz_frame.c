@@ -14,6 +14,7 @@
 
 #define LLCM_SIZE 4096
 #define HEAP_SIZE 65536
+#define DATA_SIZE 8192
 
 static int on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h, const void *payload,
                     void *arg)
@@ -32,12 +33,13 @@ static int on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h, cons
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const struct kumi_frame_limits lim = {
-        .seg_size = { LLCM_SIZE, HEAP_SIZE }, .max_payload = KUMI_TCP_MAX_PAYLOAD,
+        .seg_size = { LLCM_SIZE, HEAP_SIZE, DATA_SIZE }, .max_payload = KUMI_TCP_MAX_PAYLOAD,
         .am_handlers = KUMI_TP_AM_MAX_HANDLERS, .tags = KUMI_FRAME_TAGS, .window = 1024,
     };
     static struct kumi_frame_rx  rx;
     static struct kumi_frame_req req[KUMI_FRAME_TAGS];
-    uint8_t                     *llcm = malloc(LLCM_SIZE), *heap = malloc(HEAP_SIZE);
+    uint8_t                     *seg[KUMI_SEG_COUNT] = { malloc(LLCM_SIZE), malloc(HEAP_SIZE),
+                                                         malloc(DATA_SIZE) };
     uint8_t                     *getbuf = malloc(256);
     unsigned                     mode;
     size_t                       pos = 0;
@@ -52,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     req[1] = (struct kumi_frame_req){ .kind = KUMI_REQ_GET, .len = 256, .dst = getbuf };
     req[2] = (struct kumi_frame_req){ .kind = KUMI_REQ_AMO };
     req[3] = (struct kumi_frame_req){ .kind = KUMI_REQ_GET, .len = 0 };
-    kumi_frame_rx_init(&rx, &lim, llcm, heap, req, on_frame, NULL);
+    kumi_frame_rx_init(&rx, &lim, seg, req, on_frame, NULL);
     while (pos < size && !rx.failed) {
         size_t piece = (mode & 0x80) ? size - pos : 1 + (mode & 0x3f) + (pos * 7) % 61;
         void  *dst;
@@ -75,8 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
 out:
-    free(llcm);
-    free(heap);
+    for (int i = 0; i < KUMI_SEG_COUNT; i++)
+        free(seg[i]);
     free(getbuf);
     return 0;
 }

@@ -61,6 +61,15 @@ int main(int argc, char **argv)
     hdr(KUMI_TCP_AMO_REQ, 1, 4, KUMI_AMO_ADD, 0, 4, 1, 0, 0);
     hdr(KUMI_TCP_AMO_REP, 0, 0, 0, 0, 0, 42, 0, 2);
     save(d, "valid_amo", 0x11);
+    /* the bitwise ops, atomic load and store, on the heap and static data */
+    for (unsigned op = KUMI_AMO_AND; op < KUMI_AMO_COUNT; op++)
+        hdr(KUMI_TCP_AMO_REQ, op % 2 ? KUMI_SEG_DATA : KUMI_SEG_HEAP, op % 3 ? 8 : 4, op, 0,
+            16, op == KUMI_AMO_FETCH ? 0 : 0xf0f0, 0, kumi_tp_amo_fetches(op) ? 2 + op : 0);
+    save(d, "valid_amo_ext", 0x80);
+    hdr(KUMI_TCP_PUT, KUMI_SEG_DATA, 0, 0, 64, 8192 - 64, 0, 0, 0);
+    hdr(KUMI_TCP_GET_REQ, KUMI_SEG_DATA, 0, 0, 0, 0, 256, 0, 9);
+    hdr(KUMI_TCP_KICK, 0, 4, 0, 0, 8, 1, 0, 0);
+    save(d, "valid_data_seg", 0x07);
     hdr(KUMI_TCP_AM, 3, 0, 0, 4096, 0, 0, 0, 0);
     hdr(KUMI_TCP_CREDIT, 0, 0, 0, 0, 0, 0, 0, 0);
     hdr(KUMI_TCP_FIN, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -82,6 +91,16 @@ int main(int argc, char **argv)
     save(d, "bad_reply_length", 0x80);
     hdr(KUMI_TCP_AMO_REQ, 1, 8, 9, 0, 0, 0, 0, 1);
     save(d, "bad_amo_op", 0x80);
+    hdr(KUMI_TCP_AMO_REQ, 1, 8, KUMI_AMO_COUNT, 0, 0, 0, 0, 1);
+    save(d, "bad_amo_op_next", 0x80);
+    hdr(KUMI_TCP_AMO_REQ, 1, 8, KUMI_AMO_SET, 0, 0, 1, 0, 5);
+    save(d, "bad_amo_set_tag", 0x80);
+    hdr(KUMI_TCP_AMO_REQ, 1, 4, KUMI_AMO_FETCH, 0, 0, 1, 0, 5);
+    save(d, "bad_amo_fetch_operand", 0x80);
+    hdr(KUMI_TCP_PUT, KUMI_SEG_DATA, 0, 0, 64, 8192 - 32, 0, 0, 0);
+    save(d, "bad_put_beyond_data", 0x80);
+    hdr(KUMI_TCP_PUT, KUMI_SEG_COUNT, 0, 0, 0, 0, 0, 0, 0);
+    save(d, "bad_put_segment", 0x80);
     hdr(KUMI_TCP_AM, 40, 0, 0, 8, 0, 0, 0, 0);
     save(d, "bad_am_handler", 0x80);
     hdr(KUMI_TCP_AM, 1, 0, 0, 5000, 0, 0, 0, 0);

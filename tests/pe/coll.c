@@ -2,115 +2,207 @@
  * coll.c -- every collective x type x op x count on several team shapes,
  * against references computed locally.
  *
- *   coll [--big-subset] COUNT...
+ *   coll [--big-subset] [--types old|new|all] COUNT...
  *
  * Team shapes: the world; a strided split (ranks 1, 3, 5, ...); a listed
  * team in reverse order (ranks follow the order given); and two overlapping
  * teams {0..n-2} and {1..n-1} used back to back. Contributions are small
  * integers, so every reduction has one exact answer whatever the order;
- * a second check with random doubles asserts that every member gets the
- * same bits. --big-subset: counts >= 100000 run SUM for every type and
- * every op on INT64 and DOUBLE only (the full matrix at smaller counts).
+ * a second check with random values (double; long double with padding
+ * that differs by member; complex) asserts that every member gets the same
+ * bytes. --big-subset: counts >= 100000 run SUM for every type and every
+ * op on INT64 and DOUBLE only (the full matrix at smaller counts).
+ * --types: the six types kumi had first, the seven of issue 15 (8/16-bit
+ * integers, long double, complex), or all (default).
  */
+#include <complex.h>
+#include <float.h>
 #include <stdint.h>
 
 #include "pe_test.h"
 
-static const kumi_type_t types[] = { KUMI_INT32, KUMI_INT64, KUMI_UINT32, KUMI_UINT64, KUMI_FLOAT,
-                                     KUMI_DOUBLE };
+/* Every reduction type with how its values are made and checked. */
+enum kind { SINT, UINT, FLT, CPLX };
+static const struct {
+    kumi_type_t t;
+    size_t      size;
+    enum kind   kind;
+    const char *name;
+} types[] = {
+    { KUMI_INT32, 4, SINT, "int32" },     { KUMI_INT64, 8, SINT, "int64" },
+    { KUMI_UINT32, 4, UINT, "uint32" },   { KUMI_UINT64, 8, UINT, "uint64" },
+    { KUMI_FLOAT, 4, FLT, "float" },      { KUMI_DOUBLE, 8, FLT, "double" },
+    { KUMI_INT8, 1, SINT, "int8" },       { KUMI_INT16, 2, SINT, "int16" },
+    { KUMI_UINT8, 1, UINT, "uint8" },     { KUMI_UINT16, 2, UINT, "uint16" },
+    { KUMI_LONG_DOUBLE, sizeof(long double), FLT, "long double" },
+    { KUMI_FLOAT_COMPLEX, 8, CPLX, "float complex" },
+    { KUMI_DOUBLE_COMPLEX, 16, CPLX, "double complex" },
+};
+#define NTYPES (sizeof(types) / sizeof(types[0]))
+#define NOLD   6            /* the first six: the types before issue 15 */
 static const kumi_op_t ops[] = { KUMI_SUM, KUMI_PROD, KUMI_MIN, KUMI_MAX, KUMI_BAND, KUMI_BOR,
                                  KUMI_BXOR };
-static int          big_subset;
+static int    big_subset;
+static size_t type_lo = 0, type_hi = NTYPES;   /* --types old|new|all */
 
-static int64_t val(int r, size_t i, int is_unsigned)
+/* x87 long double: the value's bytes, the rest of the 16 is padding */
+#if LDBL_MANT_DIG == 64
+#define LDBL_VALUE_BYTES 10
+#else
+#define LDBL_VALUE_BYTES sizeof(long double)
+#endif
+
+static int valid(size_t ti, kumi_op_t op)
+{
+    if (op >= KUMI_BAND)
+        return types[ti].kind == SINT || types[ti].kind == UINT;
+    if (op == KUMI_MIN || op == KUMI_MAX)
+        return types[ti].kind != CPLX;
+    return 1;
+}
+
+/* A contribution: small integers, so every reduction has one exact answer
+ * whatever the order (complex: the imaginary part in -1..1, so products
+ * over 8 members stay exact in float) */
+struct val {
+    int64_t re, im;
+};
+
+static struct val val(int r, size_t i, size_t ti)
 {
     int64_t v = (int64_t)(((size_t)r * 7 + i * 3) % 13);
-    return is_unsigned ? v : v - 6;
+    struct val x = { types[ti].kind == UINT ? v : v - 6, 0 };
+    if (types[ti].kind == CPLX)
+        x.im = (int64_t)(((size_t)r + i) % 3) - 1;
+    return x;
 }
 
-static void store(void *buf, size_t i, kumi_type_t t, int64_t v)
+static void store(void *buf, size_t i, size_t ti, struct val v)
 {
-    switch (t) {
-    case KUMI_INT32:  ((int32_t *)buf)[i] = (int32_t)v; break;
-    case KUMI_INT64:  ((int64_t *)buf)[i] = v; break;
-    case KUMI_UINT32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
-    case KUMI_UINT64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
-    case KUMI_FLOAT:  ((float *)buf)[i] = (float)v; break;
-    case KUMI_DOUBLE: ((double *)buf)[i] = (double)v; break;
+    switch (types[ti].t) {
+    case KUMI_INT32:  ((int32_t *)buf)[i] = (int32_t)v.re; break;
+    case KUMI_INT64:  ((int64_t *)buf)[i] = v.re; break;
+    case KUMI_UINT32: ((uint32_t *)buf)[i] = (uint32_t)v.re; break;
+    case KUMI_UINT64: ((uint64_t *)buf)[i] = (uint64_t)v.re; break;
+    case KUMI_FLOAT:  ((float *)buf)[i] = (float)v.re; break;
+    case KUMI_DOUBLE: ((double *)buf)[i] = (double)v.re; break;
+    case KUMI_INT8:   ((int8_t *)buf)[i] = (int8_t)v.re; break;
+    case KUMI_INT16:  ((int16_t *)buf)[i] = (int16_t)v.re; break;
+    case KUMI_UINT8:  ((uint8_t *)buf)[i] = (uint8_t)v.re; break;
+    case KUMI_UINT16: ((uint16_t *)buf)[i] = (uint16_t)v.re; break;
+    case KUMI_LONG_DOUBLE: {
+        /* garbage in the padding: it must not reach anyone's result */
+        unsigned char *slot = (unsigned char *)buf + i * sizeof(long double);
+        long double    x    = (long double)v.re;
+        memset(slot, 0xa0 + (int)(i % 16), sizeof(long double));
+        memcpy(slot, &x, LDBL_VALUE_BYTES);
+        break;
+    }
+    case KUMI_FLOAT_COMPLEX:
+        ((float _Complex *)buf)[i] = CMPLXF((float)v.re, (float)v.im);
+        break;
+    case KUMI_DOUBLE_COMPLEX:
+        ((double _Complex *)buf)[i] = CMPLX((double)v.re, (double)v.im);
+        break;
     }
 }
 
-static int64_t fold(kumi_op_t op, int64_t a, int64_t b)
+static struct val fold(kumi_op_t op, struct val a, struct val b)
 {
+    struct val r = { 0, 0 };
     switch (op) {
-    case KUMI_SUM:  return a + b;
-    case KUMI_PROD: return a * b;
-    case KUMI_MIN:  return a < b ? a : b;
-    case KUMI_MAX:  return a > b ? a : b;
-    case KUMI_BAND: return a & b;
-    case KUMI_BOR:  return a | b;
-    default:        return a ^ b;
+    case KUMI_SUM:  r.re = a.re + b.re; r.im = a.im + b.im; break;
+    case KUMI_PROD: r.re = a.re * b.re - a.im * b.im; r.im = a.re * b.im + a.im * b.re; break;
+    case KUMI_MIN:  r.re = a.re < b.re ? a.re : b.re; break;
+    case KUMI_MAX:  r.re = a.re > b.re ? a.re : b.re; break;
+    case KUMI_BAND: r.re = a.re & b.re; break;
+    case KUMI_BOR:  r.re = a.re | b.re; break;
+    default:        r.re = a.re ^ b.re; break;
     }
+    return r;
 }
 
-/* The expected element i, in the type's own arithmetic (wrapping for
- * unsigned 32-bit) so the comparison is exact. */
-static int check_elem(const void *buf, size_t i, kumi_type_t t, int64_t ref)
+/* The expected element i, in the type's own arithmetic (wrapping for the
+ * unsigned and narrow types) so the comparison is exact; a long double
+ * result carries zeros after its value (every member the same bytes). */
+static int check_elem(const void *buf, size_t i, size_t ti, struct val ref)
 {
-    switch (t) {
-    case KUMI_INT32:  return ((const int32_t *)buf)[i] == (int32_t)ref;
-    case KUMI_INT64:  return ((const int64_t *)buf)[i] == ref;
-    case KUMI_UINT32: return ((const uint32_t *)buf)[i] == (uint32_t)ref;
-    case KUMI_UINT64: return ((const uint64_t *)buf)[i] == (uint64_t)ref;
-    case KUMI_FLOAT:  return ((const float *)buf)[i] == (float)ref;
-    default:          return ((const double *)buf)[i] == (double)ref;
+    switch (types[ti].t) {
+    case KUMI_INT32:  return ((const int32_t *)buf)[i] == (int32_t)ref.re;
+    case KUMI_INT64:  return ((const int64_t *)buf)[i] == ref.re;
+    case KUMI_UINT32: return ((const uint32_t *)buf)[i] == (uint32_t)ref.re;
+    case KUMI_UINT64: return ((const uint64_t *)buf)[i] == (uint64_t)ref.re;
+    case KUMI_FLOAT:  return ((const float *)buf)[i] == (float)ref.re;
+    case KUMI_DOUBLE: return ((const double *)buf)[i] == (double)ref.re;
+    case KUMI_INT8:   return ((const int8_t *)buf)[i] == (int8_t)ref.re;
+    case KUMI_INT16:  return ((const int16_t *)buf)[i] == (int16_t)ref.re;
+    case KUMI_UINT8:  return ((const uint8_t *)buf)[i] == (uint8_t)ref.re;
+    case KUMI_UINT16: return ((const uint16_t *)buf)[i] == (uint16_t)ref.re;
+    case KUMI_LONG_DOUBLE: {
+        const unsigned char *slot = (const unsigned char *)buf + i * sizeof(long double);
+        long double          x;
+        memcpy(&x, slot, sizeof x);
+        for (size_t b = LDBL_VALUE_BYTES; b < sizeof(long double); b++)
+            if (slot[b] != 0)
+                return 0;
+        return x == (long double)ref.re;
     }
+    case KUMI_FLOAT_COMPLEX: {
+        float _Complex z = ((const float _Complex *)buf)[i];
+        return crealf(z) == (float)ref.re && cimagf(z) == (float)ref.im;
+    }
+    case KUMI_DOUBLE_COMPLEX: {
+        double _Complex z = ((const double _Complex *)buf)[i];
+        return creal(z) == (double)ref.re && cimag(z) == (double)ref.im;
+    }
+    }
+    return 0;
 }
 
 static void test_reductions(kumi_team_t tm, const char *name, size_t count)
 {
     int   tr = kumi_team_rank(tm), ts = kumi_team_size(tm);
-    void *src = malloc(count * 8 + 8), *dst = malloc(count * 8 + 8);
+    void *src = malloc(count * 16 + 16), *dst = malloc(count * 16 + 16);
     CHECK(src != NULL && dst != NULL, "malloc");
 
-    for (size_t ti = 0; ti < 6; ti++) {
-        kumi_type_t t = types[ti];
-        int uns = t == KUMI_UINT32 || t == KUMI_UINT64, flt = t == KUMI_FLOAT || t == KUMI_DOUBLE;
+    for (size_t ti = type_lo; ti < type_hi; ti++) {
+        kumi_type_t t = types[ti].t;
         for (size_t oi = 0; oi < 7; oi++) {
             kumi_op_t op = ops[oi];
             if (big_subset && count >= 100000 && op != KUMI_SUM && t != KUMI_INT64
                 && t != KUMI_DOUBLE)
                 continue;
-            if (flt && op >= KUMI_BAND) {
+            if (!valid(ti, op)) {
                 capture_begin();
                 int rc = kumi_allreduce(tm, dst, src, count, t, op);
-                capture_end();
-                CHECK(rc == KUMI_ERR_INVALID, "%s: bitwise op %zu on float type gave %d", name,
-                      oi, rc);
+                const char *err = capture_end();
+                CHECK(rc == KUMI_ERR_INVALID && strstr(err, "is not a valid reduction"),
+                      "%s: op %zu on %s gave %d (%s)", name, oi, types[ti].name, rc, err);
                 continue;
             }
             for (size_t i = 0; i < count; i++)
-                store(src, i, t, val(tr, i, uns));
+                store(src, i, ti, val(tr, i, ti));
             int inplace = (oi + ti) % 2 == 0;
             void *out = inplace ? src : dst;
             OK(kumi_allreduce(tm, out, src, count, t, op));
             for (size_t i = 0; i < count; i++) {
-                int64_t ref = val(0, i, uns);
+                struct val ref = val(0, i, ti);
                 for (int r = 1; r < ts; r++)
-                    ref = fold(op, ref, val(r, i, uns));
-                CHECK(check_elem(out, i, t, ref), "%s: allreduce type %zu op %zu count %zu "
-                      "element %zu wrong (ref %lld)", name, ti, oi, count, i, (long long)ref);
+                    ref = fold(op, ref, val(r, i, ti));
+                CHECK(check_elem(out, i, ti, ref), "%s: allreduce %s op %zu count %zu "
+                      "element %zu wrong (ref %lld%+lldi)", name, types[ti].name, oi, count, i,
+                      (long long)ref.re, (long long)ref.im);
             }
             /* reduce to the last member */
             for (size_t i = 0; i < count; i++)
-                store(src, i, t, val(tr, i, uns));
+                store(src, i, ti, val(tr, i, ti));
             OK(kumi_reduce(tm, tr == ts - 1 ? dst : NULL, src, count, t, op, ts - 1));
             for (size_t i = 0; tr == ts - 1 && i < count; i++) {
-                int64_t ref = val(0, i, uns);
+                struct val ref = val(0, i, ti);
                 for (int r = 1; r < ts; r++)
-                    ref = fold(op, ref, val(r, i, uns));
-                CHECK(check_elem(dst, i, t, ref), "%s: reduce type %zu op %zu count %zu "
-                      "element %zu wrong", name, ti, oi, count, i);
+                    ref = fold(op, ref, val(r, i, ti));
+                CHECK(check_elem(dst, i, ti, ref), "%s: reduce %s op %zu count %zu "
+                      "element %zu wrong", name, types[ti].name, oi, count, i);
             }
         }
     }
@@ -118,31 +210,68 @@ static void test_reductions(kumi_team_t tm, const char *name, size_t count)
     free(dst);
 }
 
-/* random doubles: sums depend on order; every member must get the same bits */
-static void test_bit_identical(kumi_team_t tm, const char *name, size_t count)
+/* FNV-1a over n bytes, continuing from h */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Random values where the result depends on the order of operations (and
+ * long double padding that differs between members): every member must
+ * get the same bytes. */
+static void test_bit_identical_type(kumi_team_t tm, const char *name, size_t count,
+                                    kumi_type_t t, kumi_op_t op)
 {
     int       tr = kumi_team_rank(tm), ts = kumi_team_size(tm);
-    double   *src = malloc(count * 8 + 8), *dst = malloc(count * 8 + 8);
+    unsigned char *src = malloc(count * 16 + 16), *dst = malloc(count * 16 + 16);
     uint64_t *all = malloc((size_t)ts * 8), h = 1469598103934665603ull;
     uint64_t  x = 88172645463325252ull ^ (uint64_t)(tr + 1) * 0x9e3779b97f4a7c15ull;
+    size_t    es = t == KUMI_DOUBLE ? 8 : t == KUMI_LONG_DOUBLE ? sizeof(long double)
+                 : t == KUMI_FLOAT_COMPLEX ? 8 : 16;
     CHECK(src && dst && all, "malloc");
     for (size_t i = 0; i < count; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        src[i] = (double)(x >> 11) * 0x1.0p-53 * 1e6 - 5e5;
+        double v[2];
+        for (int k = 0; k < 2; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            v[k] = (double)(x >> 11) * 0x1.0p-53 * (op == KUMI_PROD ? 2 : 1e6) - 
+                   (op == KUMI_PROD ? 1 : 5e5);
+        }
+        if (t == KUMI_DOUBLE) {
+            memcpy(src + i * es, &v[0], 8);
+        } else if (t == KUMI_LONG_DOUBLE) {
+            long double l = (long double)v[0] / 3;
+            memset(src + i * es, 0x11 * (tr + 1), es);   /* padding differs by member */
+            memcpy(src + i * es, &l, LDBL_VALUE_BYTES);
+        } else if (t == KUMI_FLOAT_COMPLEX) {
+            float _Complex z = CMPLXF((float)v[0], (float)v[1]);
+            memcpy(src + i * es, &z, es);
+        } else {
+            double _Complex z = CMPLX(v[0], v[1]);
+            memcpy(src + i * es, &z, es);
+        }
     }
-    OK(kumi_allreduce(tm, dst, src, count, KUMI_DOUBLE, KUMI_SUM));
-    for (size_t i = 0; i < count; i++) {
-        uint64_t b;
-        memcpy(&b, &dst[i], 8);
-        h = (h ^ b) * 1099511628211ull;
-    }
+    OK(kumi_allreduce(tm, dst, src, count, t, op));
+    h = hash_bytes(h, dst, count * es);
     OK(kumi_allgather(tm, all, &h, 8));
     for (int r = 0; r < ts; r++)
-        CHECK(all[r] == h, "%s: count %zu: member %d's result differs in bits from mine", name,
-              count, r);
+        CHECK(all[r] == h, "%s: count %zu type %d op %d: member %d's result differs in bits "
+              "from mine", name, count, (int)t, (int)op, r);
     free(src);
     free(dst);
     free(all);
+}
+
+static void test_bit_identical(kumi_team_t tm, const char *name, size_t count)
+{
+    if (type_lo < NOLD)
+        test_bit_identical_type(tm, name, count, KUMI_DOUBLE, KUMI_SUM);
+    if (type_hi > NOLD) {
+        test_bit_identical_type(tm, name, count, KUMI_LONG_DOUBLE, KUMI_SUM);
+        test_bit_identical_type(tm, name, count, KUMI_FLOAT_COMPLEX, KUMI_PROD);
+        test_bit_identical_type(tm, name, count, KUMI_DOUBLE_COMPLEX, KUMI_SUM);
+    }
 }
 
 static void test_movement(kumi_team_t tm, const char *name, size_t count)
@@ -197,10 +326,15 @@ int main(int argc, char **argv)
     int    ncounts = 0;
 
     for (int i = 1; i < argc && ncounts < 16; i++) {
-        if (strcmp(argv[i], "--big-subset") == 0)
+        if (strcmp(argv[i], "--big-subset") == 0) {
             big_subset = 1;
-        else
+        } else if (strcmp(argv[i], "--types") == 0 && i + 1 < argc) {
+            const char *which = argv[++i];
+            type_lo = strcmp(which, "new") == 0 ? NOLD : 0;
+            type_hi = strcmp(which, "old") == 0 ? NOLD : NTYPES;
+        } else {
             counts[ncounts++] = strtoull(argv[i], NULL, 10);
+        }
     }
     OK(kumi_init());
     int         me = kumi_rank(), n = kumi_size();

@@ -5,7 +5,12 @@
  * 0600, created exclusively) laid out as
  *
  *   [header page][LLCM][incoming active-message queues, one per sender]
- *   [pad to 2 MiB][symmetric heap]
+ *   [pad to 2 MiB][symmetric heap][pad to a page][static data]
+ *
+ * The static data area exists with KUMI_INIT_SYMMETRIC_DATA: at open the
+ * program's .data/.bss range is copied into it and the area is mapped over
+ * the range (kumi_shm_data_move), so the program's globals are this memory
+ * and peers reach them as they reach the heap.
  *
  * and maps every peer's segment at start-up. The table of resolved peer
  * bases (struct kumi_shm_peer) is DIMMnet-1's header-seed table (HTLB):
@@ -24,13 +29,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../transport.h"
 
 #define KUMI_SHM_MAGIC    0x6b756d692d73686dULL   /* "kumi-shm" */
-#define KUMI_SHM_VERSION  1
+#define KUMI_SHM_VERSION  2
 #define KUMI_SHM_HDR_SIZE 4096
 #define KUMI_SHM_AM_SKIP  0xffffu                 /* wrap marker */
 
@@ -44,6 +50,7 @@ struct kumi_shm_hdr {
     uint64_t llcm_off, llcm_size;
     uint64_t amq_off, amq_bytes;    /* per-sender queue, header included */
     uint64_t heap_off, heap_size;
+    uint64_t data_off, data_size;   /* static data (size 0: none)      */
     uint64_t total;
     volatile uint32_t ready;        /* release-set when the above is valid */
     volatile uint32_t boot_count;   /* PE 0 only: PEs that mapped everyone */
@@ -74,6 +81,7 @@ struct kumi_shm_peer {
     struct kumi_shm_amq  *out;      /* my queue in the peer's segment       */
     uint64_t              out_tail; /* producer position (mine)            */
     uint64_t              out_head; /* cached consumer position            */
+    uint32_t              out_lock; /* threads: one producer at a time      */
 };
 
 struct kumi_shm {
@@ -84,8 +92,9 @@ struct kumi_shm {
     size_t                amq_data;  /* bytes of data per queue */
     struct kumi_shm_hdr  *hdr;
     struct kumi_shm_peer *peer;      /* npes entries; mine maps my own base */
-    int                   in_progress;
+    int                   in_progress; /* threads: the progress try-lock */
     unsigned              next_src;  /* round-robin start for progress */
+    int                   threads;   /* kumi_tp_params.threads          */
     double                timeout;
     int                   linked;    /* my name still exists in /dev/shm */
 };
@@ -153,6 +162,63 @@ static void *kumi_shm_map_aligned(int fd, size_t len, size_t align)
     return (void *)start;
 }
 
+/* Is the page at pg all zero? Reads the program's static data, sanitizer
+ * redzones around globals included, so it is not instrumented. */
+__attribute__((no_sanitize("address", "thread")))
+static int kumi_shm_page_zero(const uint8_t *pg, size_t len)
+{
+    const uint64_t *w = (const uint64_t *)pg;
+
+    for (size_t i = 0; i < len / 8; i++)
+        if (w[i] != 0)
+            return 0;
+    return 1;
+}
+
+/* Moves the program's static data [base, base + len) into my segment at
+ * data_off and maps that part of the segment over the range: same address,
+ * same contents, now shared with the peers that map my segment. Zero pages
+ * are not written (the file reads as zero there), so a large .bss costs
+ * no memory until it is touched.
+ *
+ * Between the copy and the map nothing may write the range: this function
+ * writes only its locals (kumi's own state may lie in the range when
+ * libkumi is linked statically), and no other thread of kumi exists yet.
+ * Raw system calls, not libc's: sanitizers intercept pwrite (and would
+ * check the range, redzones included) and mmap (and would treat the range
+ * as fresh memory, forgetting what they know of the globals in it). */
+static int kumi_shm_data_move(int fd, uint8_t *base, size_t len, size_t data_off, int rank)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+    for (size_t at = 0; at < len;) {
+        size_t run = 0;
+        while (at + run < len && !kumi_shm_page_zero(base + at + run, page))
+            run += page;
+        for (size_t done = 0; done < run;) {
+            long w = syscall(SYS_pwrite64, fd, base + at + done, run - done,
+                             (off_t)(data_off + at + done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                fprintf(stderr, "kumi[%d]: kumi_init: cannot copy the static data (%zu bytes "
+                        "at %p) into shared memory: %s (is /dev/shm full?)\n", rank, len,
+                        (void *)base, w < 0 ? strerror(errno) : "short write");
+                return KUMI_ERR_TRANSPORT;
+            }
+            done += (size_t)w;
+        }
+        at += run + (at + run < len ? page : 0);
+    }
+    if ((void *)syscall(SYS_mmap, base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                        (off_t)data_off) != base) {
+        fprintf(stderr, "kumi[%d]: kumi_init: cannot map shared memory over the static data "
+                "(%zu bytes at %p): %s\n", rank, len, (void *)base, strerror(errno));
+        return KUMI_ERR_TRANSPORT;
+    }
+    return KUMI_OK;
+}
+
 static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
 {
     struct kumi_shm *s = calloc(1, sizeof(*s));
@@ -174,7 +240,8 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     size_t amq_off = off;
     off += amq_bytes * (size_t)p->size;
     size_t heap_off = kumi_shm_round(off, p->heap_align);
-    s->total = heap_off + p->heap_size;
+    size_t data_off = kumi_shm_round(heap_off + p->heap_size, (size_t)sysconf(_SC_PAGESIZE));
+    s->total = data_off + p->data_size;
 
     kumi_shm_segname(name, sizeof(name), s->job, p->rank);
     s->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -202,8 +269,12 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         .npes = (uint32_t)p->size, .pid = (int32_t)getpid(),
         .llcm_off = KUMI_SHM_HDR_SIZE, .llcm_size = p->llcm_size,
         .amq_off = amq_off, .amq_bytes = amq_bytes,
-        .heap_off = heap_off, .heap_size = p->heap_size, .total = s->total,
+        .heap_off = heap_off, .heap_size = p->heap_size,
+        .data_off = data_off, .data_size = p->data_size, .total = s->total,
     };
+    if (p->data_size != 0
+        && kumi_shm_data_move(s->fd, p->data_base, p->data_size, data_off, p->rank) != KUMI_OK)
+        goto err_tp;
     __atomic_store_n(&s->hdr->ready, 1, __ATOMIC_RELEASE);
 
     tp->priv                    = s;
@@ -218,7 +289,10 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
     tp->local[KUMI_SEG_LLCM]    = s->base + KUMI_SHM_HDR_SIZE;
     tp->local[KUMI_SEG_HEAP]    = s->base + heap_off;
+    tp->seg_size[KUMI_SEG_DATA] = p->data_size;
+    tp->local[KUMI_SEG_DATA]    = p->data_size != 0 ? p->data_base : NULL;
     tp->doorbell                = &s->hdr->doorbell;
+    s->threads                  = p->threads;
     return KUMI_OK;
 
 err_nomem:
@@ -242,6 +316,43 @@ static int kumi_shm_failed(struct kumi_tp *tp)
     return tp->job_failed != NULL && *tp->job_failed != 0;
 }
 
+/* Says why peer pe's segment (fd, size bytes) differs from mine: the first
+ * part of the layout that does, once its owner has described it. */
+static void kumi_shm_mismatch(struct kumi_tp *tp, int pe, int fd, size_t size, double deadline)
+{
+    struct kumi_shm           *s = kumi_tp_shm(tp);
+    const struct kumi_shm_hdr *h = mmap(NULL, KUMI_SHM_HDR_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+    const struct kumi_shm_hdr *m = s->hdr;
+
+    if (h != MAP_FAILED)
+        while (!__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) && !kumi_shm_failed(tp)
+               && kumi_shm_now() < deadline)
+            kumi_shm_nap();
+    if (h == MAP_FAILED || !h->ready || h->magic != KUMI_SHM_MAGIC
+        || h->version != KUMI_SHM_VERSION)
+        fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d is %zu bytes, mine %zu: mixed "
+                "kumi versions or settings?\n", tp->rank, pe, size, s->total);
+    else if (h->llcm_size != m->llcm_size)
+        fprintf(stderr, "kumi[%d]: kumi_init: PE %d has %llu bytes of LLCM, I have %llu: do all "
+                "PEs have the same KUMI_LLCM_SIZE?\n", tp->rank, pe,
+                (unsigned long long)h->llcm_size, (unsigned long long)m->llcm_size);
+    else if (h->heap_size != m->heap_size)
+        fprintf(stderr, "kumi[%d]: kumi_init: PE %d has a heap segment of %llu bytes, I have "
+                "%llu: do all PEs have the same KUMI_HEAP_SIZE and KUMI_COLL_SCRATCH?\n",
+                tp->rank, pe, (unsigned long long)h->heap_size,
+                (unsigned long long)m->heap_size);
+    else if (h->data_size != m->data_size)
+        fprintf(stderr, "kumi[%d]: kumi_init: static data of PE %d is %llu bytes, mine %llu: "
+                "with KUMI_INIT_SYMMETRIC_DATA every PE must run the same executable (and "
+                "the same KUMI_SYMMETRIC_DATA)\n", tp->rank, pe,
+                (unsigned long long)h->data_size, (unsigned long long)m->data_size);
+    else
+        fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d is %zu bytes, mine %zu: mixed "
+                "kumi versions or settings?\n", tp->rank, pe, size, s->total);
+    if (h != MAP_FAILED)
+        munmap((void *)h, KUMI_SHM_HDR_SIZE);
+}
+
 /* Maps peer pe once its owner has created and described its segment. */
 static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
 {
@@ -258,7 +369,8 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
         kumi_shm_segname(name, sizeof(name), s->job, pe);
         for (;;) {
             fd = shm_open(name, O_RDWR, 0);
-            if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size >= s->total)
+            /* sized once, by one ftruncate: nonzero is final */
+            if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size != 0)
                 break;
             if (fd >= 0)
                 close(fd);
@@ -274,9 +386,7 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
             kumi_shm_nap();
         }
         if ((size_t)st.st_size != s->total) {
-            fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d is %lld bytes, mine %zu: "
-                    "do all PEs have the same KUMI_HEAP_SIZE and KUMI_LLCM_SIZE?\n",
-                    tp->rank, pe, (long long)st.st_size, s->total);
+            kumi_shm_mismatch(tp, pe, fd, (size_t)st.st_size, deadline);
             close(fd);
             return KUMI_ERR_INVALID;
         }
@@ -307,6 +417,11 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
     pp->hdr                = h;
     pp->seg[KUMI_SEG_LLCM] = pp->base + h->llcm_off;
     pp->seg[KUMI_SEG_HEAP] = pp->base + h->heap_off;
+    /* my own static data: the program's addresses themselves (one mapping
+     * of the same pages; kumi_ptr(&x, me) == &x) */
+    pp->seg[KUMI_SEG_DATA] = h->data_size == 0 ? NULL
+                             : pe == tp->rank ? (uint8_t *)tp->local[KUMI_SEG_DATA]
+                             : pp->base + h->data_off;
     pp->out = (struct kumi_shm_amq *)(pp->base + h->amq_off + h->amq_bytes * (size_t)tp->rank);
     return KUMI_OK;
 
@@ -368,6 +483,8 @@ static void kumi_shm_close(struct kumi_tp *tp)
     }
     if (s->fd >= 0)
         close(s->fd);
+    /* the static data's mapping over the program's range stays: it is the
+     * program's memory now (and keeps the unlinked file alive) */
     munmap(s->base, s->total);
     free(s->peer);
     free(s);
@@ -429,6 +546,31 @@ static int kumi_shm_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
 
 static int kumi_shm_progress(struct kumi_tp *tp);
 
+/* threads: puts, gets, kicks and atomics are stores and CPU atomics and
+ * need no lock; the active-message queues have one producer (this PE) and
+ * one consumer, so this PE's threads take turns per queue. The holder
+ * only copies a record in: a spin, then yields. */
+static void kumi_shm_lock(uint32_t *l)
+{
+    for (unsigned i = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0; i++)
+        while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0) {
+            if (i++ < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#elif defined(__aarch64__)
+                __asm__ __volatile__("yield");
+#endif
+            } else {
+                sched_yield();
+            }
+        }
+}
+
+static void kumi_shm_unlock(uint32_t *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
 static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const void *payload,
                             size_t len)
 {
@@ -441,6 +583,8 @@ static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
     if (handler >= KUMI_TP_AM_MAX_HANDLERS || len > KUMI_TP_AM_MAX_PAYLOAD)
         return KUMI_ERR_INVALID;
     for (;;) {
+        if (s->threads)
+            kumi_shm_lock(&pp->out_lock);
         size_t pos  = pp->out_tail % cap;
         size_t skip = cap - pos < need ? cap - pos : 0;   /* wrap: waste the end */
         if (pp->out_tail + skip + need - pp->out_head <= cap) {
@@ -458,11 +602,16 @@ static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
                 memcpy(r + 1, payload, len);
             pp->out_tail += need;
             __atomic_store_n(&q->tail, pp->out_tail, __ATOMIC_RELEASE);
+            if (s->threads)
+                kumi_shm_unlock(&pp->out_lock);
             kumi_shm_ring(tp, pe);
             return KUMI_OK;
         }
         pp->out_head = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
-        if (pp->out_tail + skip + need - pp->out_head <= cap)
+        int room = pp->out_tail + skip + need - pp->out_head <= cap;
+        if (s->threads)   /* never held while waiting for room */
+            kumi_shm_unlock(&pp->out_lock);
+        if (room)
             continue;
         /* full: serve my own queues so two PEs sending to each other move on */
         int rc = kumi_shm_progress(tp);
@@ -484,9 +633,16 @@ static int kumi_shm_progress(struct kumi_tp *tp)
     uint8_t         *qbase;
     int              handled = 0;
 
-    if (s->in_progress)
+    if (s->threads) {
+        /* one thread serves at a time; the others find nothing to do */
+        if (__atomic_load_n(&s->in_progress, __ATOMIC_RELAXED)
+            || __atomic_exchange_n(&s->in_progress, 1, __ATOMIC_ACQUIRE))
+            return 0;
+    } else if (s->in_progress) {
         return 0;
-    s->in_progress = 1;
+    } else {
+        s->in_progress = 1;
+    }
     qbase = s->base + s->hdr->amq_off;
     for (int i = 0; i < tp->size; i++) {
         int                  src = (int)((s->next_src + (unsigned)i) % (unsigned)tp->size);
@@ -511,7 +667,10 @@ static int kumi_shm_progress(struct kumi_tp *tp)
         }
     }
     s->next_src++;
-    s->in_progress = 0;
+    if (s->threads)
+        __atomic_store_n(&s->in_progress, 0, __ATOMIC_RELEASE);
+    else
+        s->in_progress = 0;
     return handled;
 }
 

@@ -13,24 +13,30 @@ static const char *const kumi_frame_names[KUMI_TCP_TYPE_MAX] = {
     [KUMI_TCP_CREDIT] = "credit", [KUMI_TCP_FIN] = "fin",
 };
 
+static const char *const kumi_frame_segs[KUMI_SEG_COUNT] = {
+    [KUMI_SEG_LLCM] = "LLCM", [KUMI_SEG_HEAP] = "heap", [KUMI_SEG_DATA] = "static data",
+};
+
 void kumi_frame_rx_init(struct kumi_frame_rx *rx, const struct kumi_frame_limits *lim,
-                        uint8_t *llcm, uint8_t *heap, struct kumi_frame_req *req,
+                        uint8_t *const seg[KUMI_SEG_COUNT], struct kumi_frame_req *req,
                         kumi_frame_fn on_frame, void *arg)
 {
     memset(rx, 0, offsetof(struct kumi_frame_rx, am_buf));
-    rx->lim                = lim;
-    rx->seg[KUMI_SEG_LLCM] = llcm;
-    rx->seg[KUMI_SEG_HEAP] = heap;
+    rx->lim = lim;
+    for (int i = 0; i < KUMI_SEG_COUNT; i++)
+        rx->seg[i] = seg[i];
     rx->req                = req;
     rx->on_frame           = on_frame;
     rx->arg                = arg;
 }
 
-/* [off, off + n) inside segment seg? (written so nothing overflows) */
+/* [off, off + n) inside segment seg, which exists here? (written so
+ * nothing overflows; a segment of size 0 is absent, even for n = 0) */
 static int kumi_frame_in_seg(const struct kumi_frame_limits *lim, unsigned seg, uint64_t off,
                              uint64_t n)
 {
-    return seg < KUMI_SEG_COUNT && off <= lim->seg_size[seg] && n <= lim->seg_size[seg] - off;
+    return seg < KUMI_SEG_COUNT && lim->seg_size[seg] != 0 && off <= lim->seg_size[seg]
+           && n <= lim->seg_size[seg] - off;
 }
 
 static int kumi_frame_fits(uint64_t v, unsigned width)
@@ -78,7 +84,7 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
             KUMI_FRAME_BAD("put to segment %u", h->seg);
         if (!kumi_frame_in_seg(lim, h->seg, h->off, h->len))
             KUMI_FRAME_BAD("put of %u bytes at %s offset 0x%llx beyond %llu", h->len,
-                           h->seg ? "heap" : "LLCM", (unsigned long long)h->off,
+                           kumi_frame_segs[h->seg], (unsigned long long)h->off,
                            (unsigned long long)lim->seg_size[h->seg]);
         if (h->width || h->op || h->val || h->cmp || h->tag)
             KUMI_FRAME_BAD("put with unused fields set");
@@ -91,7 +97,7 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
                            lim->max_payload);
         if (!kumi_frame_in_seg(lim, h->seg, h->off, h->val))
             KUMI_FRAME_BAD("get of %llu bytes at %s offset 0x%llx beyond %llu",
-                           (unsigned long long)h->val, h->seg ? "heap" : "LLCM",
+                           (unsigned long long)h->val, kumi_frame_segs[h->seg],
                            (unsigned long long)h->off, (unsigned long long)lim->seg_size[h->seg]);
         if (h->tag >= lim->tags)
             KUMI_FRAME_BAD("get with unknown tag %u", h->tag);
@@ -107,16 +113,16 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
     case KUMI_TCP_AMO_REQ:
         if (h->width != 4 && h->width != 8)
             KUMI_FRAME_BAD("atomic of width %u", h->width);
-        if (h->op > KUMI_AMO_CSWAP)
+        if (h->op >= KUMI_AMO_COUNT)
             KUMI_FRAME_BAD("atomic with unknown operation %u", h->op);
         if (h->seg >= KUMI_SEG_COUNT || h->off % h->width != 0
             || !kumi_frame_in_seg(lim, h->seg, h->off, h->width))
             KUMI_FRAME_BAD("atomic of %u bytes at offset 0x%llx of segment %u outside it or "
                            "unaligned", h->width, (unsigned long long)h->off, h->seg);
-        if (h->tag >= lim->tags || (h->op == KUMI_AMO_ADD && h->tag != 0))
+        if (h->tag >= lim->tags || (!kumi_tp_amo_fetches(h->op) && h->tag != 0))
             KUMI_FRAME_BAD("atomic with unknown tag %u", h->tag);
         if (h->len || !kumi_frame_fits(h->val, h->width) || !kumi_frame_fits(h->cmp, h->width)
-            || (h->op != KUMI_AMO_CSWAP && h->cmp))
+            || (h->op != KUMI_AMO_CSWAP && h->cmp) || (h->op == KUMI_AMO_FETCH && h->val))
             KUMI_FRAME_BAD("atomic with unused fields set");
         return 0;
     case KUMI_TCP_AMO_REP:

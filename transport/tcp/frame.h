@@ -25,7 +25,7 @@
 
 /* What the receiver accepts; a frame outside it is malformed. */
 struct kumi_frame_limits {
-    uint64_t seg_size[KUMI_SEG_COUNT];
+    uint64_t seg_size[KUMI_SEG_COUNT];   /* 0: no such segment here   */
     uint32_t max_payload;   /* KUMI_TCP_MAX_PAYLOAD                    */
     uint32_t am_handlers;   /* KUMI_TP_AM_MAX_HANDLERS                 */
     uint32_t tags;          /* request tags are < tags                 */
@@ -53,7 +53,7 @@ typedef int (*kumi_frame_fn)(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr
 struct kumi_frame_rx {
     /* set by the owner */
     const struct kumi_frame_limits *lim;
-    uint8_t               *seg[KUMI_SEG_COUNT];   /* my LLCM and heap        */
+    uint8_t               *seg[KUMI_SEG_COUNT];   /* my LLCM, heap, data     */
     struct kumi_frame_req *req;                   /* lim->tags entries        */
     kumi_frame_fn          on_frame;
     void                  *arg;
@@ -67,8 +67,9 @@ struct kumi_frame_rx {
     uint8_t                am_buf[KUMI_TP_AM_MAX_PAYLOAD];
 };
 
+/* seg: where each segment of lim starts here (NULL where its size is 0). */
 void kumi_frame_rx_init(struct kumi_frame_rx *rx, const struct kumi_frame_limits *lim,
-                        uint8_t *llcm, uint8_t *heap, struct kumi_frame_req *req,
+                        uint8_t *const seg[KUMI_SEG_COUNT], struct kumi_frame_req *req,
                         kumi_frame_fn on_frame, void *arg);
 
 /* 0 when h is a well-formed frame within lim, else -1 with a reason in why. */

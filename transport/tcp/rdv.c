@@ -11,8 +11,12 @@
  *                          key[16], endpoint (20)
  *   TABLE  kumirun -> PE   u32 size, size endpoints (20 each)
  *   HB     both ways       empty
- *   FAIL   kumirun -> PE   u32 failed, i32 status
+ *   FAIL   kumirun -> PE   u32 failed, i32 status (failed may be
+ *                          KUMI_TP_FAIL_EXIT | (1 + PE): that PE asked the
+ *                          job to end, with status)
  *   BYE    PE -> kumirun   u32 finalized
+ *   EXIT   PE -> kumirun   u32 status: end the job (kumi_global_exit);
+ *                          kumirun answers every PE, this one too, with FAIL
  *
  * An endpoint is { u8 family, u8 0, u16 port, u8 addr[16] }.
  */
@@ -31,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RDV_VERSION      1
+#define RDV_VERSION      2                    /* 2: EXIT                   */
 #define RDV_MAGIC        0x5644524bu          /* "KRDV" little-endian      */
 #define RDV_HDR          8
 #define RDV_EP           20
@@ -42,7 +46,7 @@
 #define RDV_LOG_MAX      10                   /* rejections logged one by one */
 #define RDV_MAX_PES      65536
 
-enum { RDV_HELLO = 1, RDV_TABLE, RDV_HB, RDV_FAIL, RDV_BYE };
+enum { RDV_HELLO = 1, RDV_TABLE, RDV_HB, RDV_FAIL, RDV_BYE, RDV_EXIT };
 
 _Static_assert(sizeof(struct kumi_tcp_ep) == RDV_EP, "endpoint is 20 bytes");
 
@@ -104,6 +108,7 @@ static long rdv_expected_len(int type, int npes)
     case RDV_HB:    return 0;
     case RDV_FAIL:  return 8;
     case RDV_BYE:   return 4;
+    case RDV_EXIT:  return 4;
     default:        return -1;
     }
 }
@@ -435,6 +440,11 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
             else if (rdv_get32(c->buf) == KUMI_TP_FAIL_LAUNCHER)
                 snprintf(err, errlen, "rendezvous at %s: kumirun is ending the job "
                          "(status %d)", rdv, (int32_t)rdv_get32(c->buf + 4));
+            else if (kumi_tp_fail_is_exit(rdv_get32(c->buf)))
+                snprintf(err, errlen, "rendezvous at %s: PE %u ended the job "
+                         "(kumi_global_exit, status %d)", rdv,
+                         (rdv_get32(c->buf) & ~KUMI_TP_FAIL_EXIT) - 1,
+                         (int32_t)rdv_get32(c->buf + 4));
             else
                 snprintf(err, errlen, "rendezvous at %s: the job is failing: PE %u failed "
                          "(status %d)", rdv, rdv_get32(c->buf) - 1,
@@ -516,6 +526,33 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
     }
     if (now - c->last_tx >= KUMI_RDV_HEARTBEAT_S && rdv_client_send(c, RDV_HB, NULL, 0, now) != 0)
         return rdv_client_lost(c, "cannot send", failed, status);
+    return 0;
+}
+
+int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_s,
+                          uint32_t *failed, int32_t *job_status)
+{
+    double  now = kumi_rdv_now(), deadline = now + timeout_s;
+    uint8_t v[4];
+
+    if (c->fd < 0)
+        return 0;
+    rdv_put32(v, (uint32_t)status);
+    if (rdv_client_send(c, RDV_EXIT, v, 4, now) != 0)
+        return kumi_rdv_service(c, now, failed, job_status);   /* closed: why */
+    while (now < deadline) {
+        /* blocking reads, as in join: nothing else runs on this channel now */
+        struct pollfd p = { .fd = c->fd, .events = POLLIN };
+        int           ms = (int)((deadline - now) * 1000) + 1;
+
+        if (poll(&p, 1, ms < 100 ? ms : 100) < 0 && errno != EINTR)
+            break;
+        now = kumi_rdv_now();
+        if (kumi_rdv_service(c, now, failed, job_status) != 0)
+            return 1;
+    }
+    close(c->fd);
+    c->fd = -1;
     return 0;
 }
 
@@ -735,6 +772,7 @@ static void rdv_conn_read(struct kumi_rdv_server *s, struct rdv_conn *k, double 
         while (k->have >= RDV_HDR && k->state != RDV_C_DEAD) {
             unsigned mask = k->state == RDV_C_HELLO ? 1u << RDV_HELLO
                           : k->state == RDV_C_JOINED ? 1u << RDV_HB | 1u << RDV_BYE
+                                                       | 1u << RDV_EXIT
                           : 1u << RDV_HB;
             long     len  = rdv_check_hdr(k->in, mask, s->npes);
 
@@ -761,6 +799,18 @@ static void rdv_conn_read(struct kumi_rdv_server *s, struct rdv_conn *k, double 
                 if (!s->ended[k->rank]) {
                     s->ended[k->rank] = 1;
                     s->fn(s->arg, k->rank, KUMI_RDV_EV_BYE, (int)fin);
+                }
+            } else if (k->in[0] == RDV_EXIT) {
+                uint32_t status = rdv_get32(k->in + RDV_HDR);
+                if (status > 255) {
+                    rdv_conn_lost(s, k, KUMI_RDV_EV_INVALID);
+                    return;
+                }
+                /* the PE stays joined (it waits for the FAIL that answers
+                 * it, and may still say BYE), but its end is no news now */
+                if (!s->ended[k->rank]) {
+                    s->ended[k->rank] = 1;
+                    s->fn(s->arg, k->rank, KUMI_RDV_EV_EXIT, (int)status);
                 }
             }
             if (k->state == RDV_C_DEAD)

@@ -9,8 +9,10 @@
  * The connection then stays open for the life of the job as its control
  * channel:
  *   - kumirun -> PE: heartbeats, and FAIL(failed, status) when the job is
- *     failing (failed = 1 + PE, or KUMI_TP_FAIL_LAUNCHER);
- *   - PE -> kumirun: heartbeats, and BYE(finalized) before it closes.
+ *     ending (failed = 1 + PE, KUMI_TP_FAIL_LAUNCHER, or
+ *     KUMI_TP_FAIL_EXIT | (1 + PE) when that PE asked for it);
+ *   - PE -> kumirun: heartbeats, EXIT(status) when it ends the whole job
+ *     (kumi_global_exit), and BYE(finalized) before it closes.
  * Either side that hears nothing for KUMI_RDV_DEAD_S seconds treats the
  * other as gone: kumirun reports the PE lost (a host that vanished), a PE
  * marks the job failed. EOF without BYE is a failure too. This is how
@@ -74,6 +76,15 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
 int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
                      int32_t *status);
 
+/* Asks kumirun to end the job with status 0..255 (kumi_global_exit) and
+ * waits up to timeout_s for its answer, the FAIL every PE gets: then 1,
+ * with *failed and *job_status as kumi_rdv_service sets them (the first
+ * request kumirun heard wins: it may be another PE's). 0 when no answer
+ * came in time. The channel is closed either way. Blocking: nobody else
+ * may serve c meanwhile. */
+int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_s,
+                          uint32_t *failed, int32_t *job_status);
+
 /* Says BYE (finalized nonzero: a clean kumi_finalize) and closes. */
 void kumi_rdv_leave(struct kumi_rdv_client *c, int finalized);
 
@@ -98,16 +109,18 @@ struct kumi_rdv_server;
 enum kumi_rdv_event {
     KUMI_RDV_EV_JOINED,    /* authenticated and published its endpoint     */
     KUMI_RDV_EV_BYE,       /* said BYE(finalized); its EOF is expected now  */
+    KUMI_RDV_EV_EXIT,      /* asked to end the job (value: the status); its
+                              EOF is expected now                          */
     KUMI_RDV_EV_EOF,       /* connection ended without BYE                 */
     KUMI_RDV_EV_SILENT,    /* nothing heard for KUMI_RDV_DEAD_S            */
     KUMI_RDV_EV_INVALID,   /* sent a malformed message after joining, or
                               stopped reading: dropped                     */
 };
 
-/* Called from kumi_rdv_server_service; finalized is meaningful for BYE.
- * Each PE gets at most one of EOF, SILENT, INVALID, and none after BYE. */
-typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev,
-                               int finalized);
+/* Called from kumi_rdv_server_service; value is finalized (0/1) for BYE,
+ * the status for EXIT. Each PE gets at most one of BYE, EXIT, EOF, SILENT,
+ * INVALID. */
+typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev, int value);
 
 /* Listens on addr (numeric IPv4 or IPv6, port chosen by the kernel) for
  * the npes PEs of a job with this key. 0, or -1 with a reason in err. */

@@ -7,6 +7,15 @@
  * with frame.c, which places payloads directly in memory. Progress is made
  * by whoever holds the engine lock: the main thread while it waits, or the
  * progress thread while the main thread computes or sleeps.
+ *
+ * Threads (KUMI_INIT_THREADS): every operation already runs under the
+ * engine lock, so many callers are safe as they are; what changes is
+ * waiting. A caller waiting for a reply (get, fetching atomic, quiet) or
+ * for a free request tag lets the lock go meanwhile (kumi_tcp_await),
+ * so the PE's other threads keep sending, and whoever holds the lock next
+ * applies the reply. quiet() then tracks completion per connection by
+ * sequence numbers (wseq, wdone) instead of the per-connection probe
+ * slot, and settle() is ignored. Without the flag none of this runs.
  */
 #include <errno.h>
 #include <limits.h>
@@ -60,6 +69,23 @@ static inline void kumi_tcp_relax(void)
 int kumi_tcp_is_failed(struct kumi_tcp *s)
 {
     return __atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* "a caller polls": the progress thread stays parked. Any thread may bump
+ * it (KUMI_INIT_THREADS); an increment lost between two only means the
+ * count moved less, which the thread reads the same. */
+static inline void kumi_tcp_polled(struct kumi_tcp *s)
+{
+    __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+}
+
+/* A store to my own memory through kumi: wake my sleeping waiters (another
+ * thread of mine may wait for it), as shm rings for every store. */
+static inline void kumi_tcp_ring_self(struct kumi_tp *tp)
+{
+    if (__atomic_load_n(&tp->doorbells, __ATOMIC_RELAXED))
+        kumi_tp_doorbell_ring(tp->doorbell);
 }
 
 /* ------------------------------------------------------------- the lock */
@@ -141,8 +167,24 @@ void kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const char 
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
     if (!s->closing) {
-        fprintf(stderr, "kumi[%d]: tcp: %s PE %d (%s): %s\n", s->rank,
-                c->rx.failed ? "bad frame from" : "lost connection to", c->pe, c->name, why);
+        uint32_t none = 0;
+
+        /* A bad frame is news. A lost connection may not be: a peer that
+         * said FIN, or any peer once a PE asked the job to end
+         * (kumi_global_exit), leaves on purpose, and the word of that may
+         * reach this PE (over the rendezvous) just after the connection
+         * ends: the line waits for kumirun's verdict. */
+        if (c->rx.failed)
+            fprintf(stderr, "kumi[%d]: tcp: bad frame from PE %d (%s): %s\n", s->rank, c->pe,
+                    c->name, why);
+        else if (!c->fin_rx && !kumi_tp_fail_is_exit(__atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE))
+                 && __atomic_compare_exchange_n(&s->lost_state, &none, 1, 0, __ATOMIC_ACQUIRE,
+                                                __ATOMIC_RELAXED)) {
+            snprintf(s->lost_line, sizeof(s->lost_line), "kumi[%d]: tcp: lost connection to PE "
+                     "%d (%s): %s", s->rank, c->pe, c->name, why);
+            s->lost_until = kumi_tcp_now() + KUMI_TCP_LOST_REPORT_S;
+            __atomic_store_n(&s->lost_state, 2, __ATOMIC_RELEASE);
+        }
         kumi_tp_fail(s->tp, (uint32_t)c->pe + 1, KUMI_TP_STATUS_UNKNOWN);
     }
     kumi_tcp_conn_close(s, c);
@@ -211,6 +253,7 @@ static int kumi_tcp_tx_hdr(struct kumi_tcp *s, struct kumi_tcp_conn *c, struct k
     if (kumi_frame_counted(h->type)) {
         c->tx_credit--;
         c->wrote = 1;
+        c->wseq++;
     }
     kumi_tcp_mark_dirty(s, c);
     return KUMI_OK;
@@ -310,6 +353,8 @@ static int kumi_tcp_tx_direct(struct kumi_tcp *s, struct kumi_tcp_conn *c,
     return KUMI_OK;
 }
 
+static void kumi_tcp_pause(struct kumi_tcp *s, int sleep);
+
 /* Room for one more counted frame to c; a sender without credit keeps
  * serving its own incoming traffic, so everyone-to-everyone cannot lock.
  * Handlers never wait: what they send is bounded by the AM contract. */
@@ -319,7 +364,10 @@ static int kumi_tcp_credit(struct kumi_tcp *s, struct kumi_tcp_conn *c)
         return KUMI_ERR_PEER;
     while (c->tx_credit <= 0 && s->in_rx == 0) {
         kumi_tcp_flush(s, c);
-        kumi_tcp_progress_locked(s, 1);
+        if (s->threads && s->depth == 1)
+            kumi_tcp_pause(s, 1);   /* the PE's other threads send meanwhile */
+        else
+            kumi_tcp_progress_locked(s, 1);
         if (c->fd < 0 || kumi_tcp_is_failed(s))
             return KUMI_ERR_PEER;
     }
@@ -328,13 +376,78 @@ static int kumi_tcp_credit(struct kumi_tcp *s, struct kumi_tcp_conn *c)
 
 /* ----------------------------------------------------------- requests */
 
+static int kumi_tcp_progress_direct(struct kumi_tcp *s);
+
+/* threads: one round of the engine, then the lock is let go for a moment
+ * (held at depth 1 on entry and on return): a yield, so the owners of
+ * what the caller waits for (request tags) can take it and give them
+ * back, or (sleep) up to 1 ms in poll() until something arrives (credit),
+ * so the PE's other threads send meanwhile. */
+static void kumi_tcp_pause(struct kumi_tcp *s, int sleep)
+{
+    kumi_tcp_progress_locked(s, 0);
+    kumi_tcp_unlock(s);
+    if (sleep) {
+        struct pollfd pf = { .fd = s->epfd, .events = POLLIN };
+        poll(&pf, 1, 1);
+    } else {
+        sched_yield();
+    }
+    kumi_tcp_lock(s);
+}
+
+/* threads: waits until *done is set without holding the engine lock (held
+ * at depth 1 on entry and on return), so the PE's other threads send
+ * meanwhile; the engine is served by try-lock, and whoever holds the lock
+ * applies the reply. Busy-polls for KUMI_TCP_SPIN_POLLS rounds (from
+ * spins), then sleeps in poll() on the epoll set, 1 ms at most (a reply
+ * may be read by the thread holding the lock, which the poll does not
+ * see), or yields to that thread. */
+static int kumi_tcp_await(struct kumi_tcp *s, volatile uint8_t *done, unsigned spins)
+{
+    int rc = KUMI_OK;
+
+    kumi_tcp_unlock(s);
+    for (;;) {
+        int served = kumi_tcp_trylock(s);
+        kumi_tcp_polled(s);
+        if (served) {
+            if (spins < KUMI_TCP_SPIN_POLLS && s->size <= KUMI_TCP_DIRECT_MAX
+                && (++s->direct_polls & 63) != 0)
+                kumi_tcp_progress_direct(s);
+            else
+                kumi_tcp_progress_locked(s, 0);
+            kumi_tcp_unlock(s);
+        }
+        if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
+            break;
+        if (kumi_tcp_is_failed(s)) {
+            rc = KUMI_ERR_PEER;
+            break;
+        }
+        if (spins++ < KUMI_TCP_SPIN_POLLS) {
+            kumi_tcp_relax();
+        } else if (served) {
+            struct pollfd pf = { .fd = s->epfd, .events = POLLIN };
+            poll(&pf, 1, 1);
+        } else {
+            sched_yield();
+        }
+    }
+    kumi_tcp_lock(s);
+    return rc;
+}
+
 static int kumi_tcp_tag_get(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned *tag)
 {
     while (c->nfree == 0) {
         if (s->in_rx)
             return KUMI_AGAIN;
         kumi_tcp_flush(s, c);
-        kumi_tcp_progress_locked(s, 1);
+        if (s->threads && s->depth == 1)
+            kumi_tcp_pause(s, 0);   /* other threads hold the tags */
+        else
+            kumi_tcp_progress_locked(s, 1);
         if (c->fd < 0 || kumi_tcp_is_failed(s))
             return KUMI_ERR_PEER;
     }
@@ -352,17 +465,19 @@ static void kumi_tcp_tag_put(struct kumi_tcp_conn *c, unsigned tag)
 
 /* Serves the engine until request tag of c is answered. Busy-polls first
  * (the latency path), then sleeps in epoll; oversubscribed PEs sleep at
- * once so the target gets the core. */
-static int kumi_tcp_progress_direct(struct kumi_tcp *s);
-
+ * once so the target gets the core. With threads, without the lock
+ * (kumi_tcp_await). */
 static int kumi_tcp_wait_req(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned tag)
 {
     unsigned spins = __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED) ? KUMI_TCP_SPIN_POLLS : 0;
 
+    if (s->threads && s->depth == 1)
+        return kumi_tcp_await(s, &c->req[tag].done, spins);
     while (!__atomic_load_n(&c->req[tag].done, __ATOMIC_ACQUIRE)) {
-        /* "main polls" (only the main thread issues requests): the progress
-         * thread stays parked instead of waking for the reply on our core */
-        __atomic_store_n(&s->polls, s->polls + 1, __ATOMIC_RELAXED);
+        /* "main polls" (without threads only the main thread issues
+         * requests): the progress thread stays parked instead of waking
+         * for the reply on our core */
+        kumi_tcp_polled(s);
         if (spins++ < KUMI_TCP_SPIN_POLLS && s->size <= KUMI_TCP_DIRECT_MAX
             && (++s->direct_polls & 63) != 0)
             kumi_tcp_progress_direct(s);     /* the reply's latency path */
@@ -417,6 +532,9 @@ static int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr
     if (kumi_frame_counted(h->type))
         c->rx_unreported++;
     s->handled++;
+    if (h->type == KUMI_TCP_KICK || h->type == KUMI_TCP_PUT || h->type == KUMI_TCP_AMO_REQ
+        || h->type == KUMI_TCP_AM)
+        s->stored++;
     switch (h->type) {
     case KUMI_TCP_GET_REQ:
         return kumi_tcp_reply_get(s, c, h->tag, (uint8_t *)tp->local[h->seg] + h->off,
@@ -425,7 +543,7 @@ static int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr
     case KUMI_TCP_AMO_REQ: {
         uint64_t old = kumi_tp_amo_apply((uint8_t *)tp->local[h->seg] + h->off, h->op, h->width,
                                           h->val, h->cmp);
-        if (h->op != KUMI_AMO_ADD) {
+        if (kumi_tp_amo_fetches(h->op)) {
             struct kumi_tcp_hdr r = { .type = KUMI_TCP_AMO_REP, .val = old, .tag = h->tag };
             if (kumi_tcp_tx_hdr(s, c, &r) != KUMI_OK)
                 return -1;
@@ -523,6 +641,7 @@ static void kumi_tcp_selfq_run(struct kumi_tcp *s)
         if (fn != NULL)
             fn(tp, s->rank, buf, len, __atomic_load_n(&tp->am[id].arg, __ATOMIC_RELAXED));
         s->handled++;
+        s->stored++;
     }
     /* handlers may have queued more to myself: keep those */
     memmove(s->selfq, s->selfq + pos, s->selfq_len - pos);
@@ -563,16 +682,19 @@ static void kumi_tcp_event(struct kumi_tcp *s, const struct epoll_event *ev)
 }
 
 /* The end of a round of the engine: write what the frames handled
- * queued, wake a sleeping waiter if anything arrived. Returns the frames
- * applied since before. */
-static int kumi_tcp_progress_end(struct kumi_tcp *s, int before)
+ * queued, wake sleeping waiters if a frame may have changed what they
+ * wait for (a store to my memory or a handler: not a reply, which only
+ * its requester waits for, awake, nor credit; with threads a needless
+ * wake-up costs the waiter's thread a trip through the scheduler).
+ * Returns the frames applied since before. */
+static int kumi_tcp_progress_end(struct kumi_tcp *s, int before, unsigned stored_before)
 {
     int n;
 
     if (s->ndirty)
         kumi_tcp_flush_dirty(s);
     n = s->handled - before;
-    if (n > 0 && __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED))
+    if (s->stored != stored_before && __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED))
         kumi_tp_doorbell_ring(s->tp->doorbell);
     return n;
 }
@@ -583,6 +705,7 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
 {
     struct epoll_event ev[32];
     int                n, before = s->handled;
+    unsigned           stored = s->stored;
 
     if (s->in_rx)      /* never re-enter the decoder from a handler */
         return 0;
@@ -594,7 +717,7 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
     n = epoll_wait(s->epfd, ev, 32, s->handled != before ? 0 : timeout_ms);
     for (int i = 0; i < n; i++)
         kumi_tcp_event(s, &ev[i]);
-    return kumi_tcp_progress_end(s, before);
+    return kumi_tcp_progress_end(s, before, stored);
 }
 
 /* The main thread's poll in a small job: a non-blocking recv on each
@@ -604,7 +727,8 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
  * connections being accepted or checked, sockets waiting for room. */
 static int kumi_tcp_progress_direct(struct kumi_tcp *s)
 {
-    int before = s->handled;
+    int      before = s->handled;
+    unsigned stored = s->stored;
 
     if (s->in_rx)
         return 0;
@@ -616,7 +740,7 @@ static int kumi_tcp_progress_direct(struct kumi_tcp *s)
         if (pe != s->rank && c->fd >= 0 && c->state == KUMI_TCP_UP)
             kumi_tcp_conn_read(s, c);
     }
-    return kumi_tcp_progress_end(s, before);
+    return kumi_tcp_progress_end(s, before, stored);
 }
 
 /* ------------------------------------------------------ progress thread */
@@ -636,11 +760,15 @@ static void kumi_tcp_futex_wake(uint32_t *w)
 /* Parks while the main thread polls (it does the work, and on a machine
  * with as many PEs as cores a second poller steals a core); serves the
  * engine from epoll while main computes or sleeps, so one-sided
- * operations complete without the target's help. */
+ * operations complete without the target's help. With threads a caller
+ * asleep does not mean nobody polls: the thread parks whenever some
+ * caller polled since it last looked, except for one round of service
+ * each time a caller goes to sleep (naps), in case it was the last. */
 static void *kumi_tcp_thread(void *arg)
 {
     struct kumi_tcp   *s = arg;
     uint32_t           seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
+    uint32_t           naps = __atomic_load_n(&s->naps, __ATOMIC_RELAXED);
     struct epoll_event ev;
 
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
@@ -648,15 +776,21 @@ static void *kumi_tcp_thread(void *arg)
         int      asleep = __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE);
         double   now;
 
+        if (s->threads) {
+            uint32_t n = __atomic_load_n(&s->naps, __ATOMIC_ACQUIRE);
+            asleep = n != naps;
+            naps   = n;
+        }
         if (polls != seen && !asleep) {
             seen = polls;
             kumi_tcp_futex_wait(&s->park, __atomic_load_n(&s->park, __ATOMIC_ACQUIRE), 1000000L);
         } else {
+            seen = s->threads ? polls : seen;
             /* 1 ms at most: coalesced frames left unflushed go out soon */
             int n = epoll_wait(s->epfd, &ev, 1, 1);
             if (__atomic_load_n(&s->polls, __ATOMIC_RELAXED) != seen
-                && !__atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))
-                continue;                    /* main took over */
+                && (s->threads || !__atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE)))
+                continue;                    /* a caller took over */
             if (n > 0 || __atomic_load_n(&s->unflushed, __ATOMIC_RELAXED)) {
                 if (kumi_tcp_trylock(s)) {
                     kumi_tcp_progress_locked(s, 0);
@@ -728,9 +862,13 @@ static int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     tp->progress_mask = 0;           /* frames arrive only through progress */
     tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
     tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
+    tp->seg_size[KUMI_SEG_DATA] = p->data_size;   /* the program's own range */
+    tp->local[KUMI_SEG_DATA]    = p->data_size != 0 ? p->data_base : NULL;
     tp->doorbell      = &s->bell;
+    s->threads        = p->threads;
     s->lim = (struct kumi_frame_limits){
-        .seg_size = { p->llcm_size, p->heap_size }, .max_payload = KUMI_TCP_MAX_PAYLOAD,
+        .seg_size = { p->llcm_size, p->heap_size, p->data_size },
+        .max_payload = KUMI_TCP_MAX_PAYLOAD,
         .am_handlers = KUMI_TP_AM_MAX_HANDLERS, .tags = KUMI_FRAME_TAGS, .window = KUMI_TCP_WINDOW,
     };
     rc = kumi_tcp_map(s, tp, p);
@@ -742,10 +880,12 @@ static int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     s->table = calloc((size_t)p->size, sizeof(*s->table));
     if (s->conn == NULL || s->dirty == NULL || s->table == NULL)
         goto err;
+    uint8_t *segs[KUMI_SEG_COUNT];
+    for (int i = 0; i < KUMI_SEG_COUNT; i++)
+        segs[i] = tp->local[i];
     for (int pe = 0; pe < p->size; pe++) {
         kumi_tcp_conn_init(s, &s->conn[pe], pe);
-        kumi_frame_rx_init(&s->conn[pe].rx, &s->lim, tp->local[KUMI_SEG_LLCM],
-                           tp->local[KUMI_SEG_HEAP], s->conn[pe].req, kumi_tcp_on_frame,
+        kumi_frame_rx_init(&s->conn[pe].rx, &s->lim, segs, s->conn[pe].req, kumi_tcp_on_frame,
                            &s->conn[pe]);
     }
     if (p->size == 1)
@@ -858,20 +998,71 @@ static void kumi_tcp_goodbye(struct kumi_tcp *s)
     } while (open > 0 && kumi_tcp_now() < deadline);
 }
 
+static void kumi_tcp_stop_thread(struct kumi_tcp *s)
+{
+    uint64_t one = 1;
+
+    if (!s->thread_on)
+        return;
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+    kumi_tcp_futex_wake(&s->park);
+    if (write(s->wakefd, &one, sizeof(one)) < 0)
+        perror("kumi: tcp: eventfd");
+    pthread_join(s->thread, NULL);
+    s->thread_on = 0;
+}
+
+/* kumi_global_exit (transport.h). kumirun hears of it over the rendezvous
+ * and answers every PE, this one last of all, so by then the peers'
+ * answers are on their way; then FIN to every peer, without waiting for
+ * theirs: a peer whose connection to this PE ends after its FIN keeps
+ * quiet (kumi_tcp_conn_lost), as it does once it has kumirun's answer. */
+static int kumi_tcp_exit_job(struct kumi_tp *tp, int status)
+{
+    struct kumi_tcp *s = kumi_tcp_of(tp);
+    uint32_t         failed;
+    int32_t          job_status;
+
+    if (s == NULL)
+        return status;
+    kumi_tcp_stop_thread(s);   /* the rendezvous is served here from now on */
+    if (s->rdv_on) {
+        s->rdv_on = 0;
+        if (kumi_rdv_request_exit(&s->rdv, status, KUMI_TCP_EXIT_WAIT_S, &failed,
+                                  &job_status) == 1 && kumi_tp_fail_is_exit(failed))
+            status = job_status;   /* the request kumirun heard first */
+    }
+    s->closing = 1;
+    if (s->conn != NULL && s->epfd >= 0) {
+        double deadline = kumi_tcp_now() + KUMI_TCP_EXIT_FIN_S;
+        int    queued;
+
+        kumi_tcp_lock(s);
+        for (int pe = 0; pe < s->size; pe++) {
+            struct kumi_tcp_conn *c = &s->conn[pe];
+            struct kumi_tcp_hdr   h = { .type = KUMI_TCP_FIN };
+            if (c->fd >= 0 && c->state == KUMI_TCP_UP)
+                kumi_tcp_tx_hdr(s, c, &h);
+        }
+        do {
+            queued = 0;
+            kumi_tcp_progress_locked(s, 1);
+            for (int pe = 0; pe < s->size; pe++)
+                queued += s->conn[pe].fd >= 0 && s->conn[pe].spos != s->conn[pe].slen;
+        } while (queued > 0 && kumi_tcp_now() < deadline);
+        kumi_tcp_unlock(s);
+    }
+    return status;
+}
+
 static void kumi_tcp_close(struct kumi_tp *tp)
 {
     struct kumi_tcp *s = kumi_tcp_of(tp);
 
     if (s == NULL)
         return;
-    if (s->thread_on) {
-        uint64_t one = 1;
-        __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
-        kumi_tcp_futex_wake(&s->park);
-        if (write(s->wakefd, &one, sizeof(one)) < 0)
-            perror("kumi: tcp: eventfd");
-        pthread_join(s->thread, NULL);
-    }
+    kumi_tcp_stop_thread(s);
+    kumi_tcp_lost_report(s, kumi_tcp_now(), 1);
     s->closing = 1;
     if (s->conn != NULL && s->epfd >= 0) {
         kumi_tcp_lock(s);
@@ -930,6 +1121,7 @@ static int kumi_tcp_kick(struct kumi_tp *tp, int pe, size_t off, uint64_t val, s
 
     if (pe == s->rank) {
         kumi_frame_store((uint8_t *)tp->local[KUMI_SEG_LLCM] + off, (unsigned)len, h.val);
+        kumi_tcp_ring_self(tp);
         return KUMI_OK;
     }
     kumi_tcp_lock(s);
@@ -954,6 +1146,7 @@ static int kumi_tcp_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
 
     if (pe == s->rank) {
         memcpy((uint8_t *)tp->local[seg] + off, src, n);
+        kumi_tcp_ring_self(tp);
         return KUMI_OK;
     }
     kumi_tcp_lock(s);
@@ -1006,7 +1199,9 @@ static int kumi_tcp_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
     }
     /* pipelined: up to half the tags in flight, each a frame's worth */
     while (rc == KUMI_OK && (sent < n || first < next)) {
-        if (sent < n && next - first < KUMI_FRAME_TAGS / 2) {
+        /* a get holding tags waits for its own replies rather than for
+         * a free tag (threads: the others' gets may hold the rest) */
+        if (sent < n && next - first < KUMI_FRAME_TAGS / 2 && (c->nfree > 0 || first == next)) {
             size_t   k = n - sent < KUMI_TCP_MAX_PAYLOAD ? n - sent : KUMI_TCP_MAX_PAYLOAD;
             unsigned tag;
             rc = kumi_tcp_credit(s, c);
@@ -1043,11 +1238,14 @@ static int kumi_tcp_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     unsigned              tag = 0;
     int                   rc;
 
+    if (!kumi_tp_amo_fetches(op))
+        old = NULL;            /* nothing to wait for */
     if (pe == s->rank) {
         uint64_t o = kumi_tp_amo_apply((uint8_t *)tp->local[seg] + off, op, width, operand,
                                         compare);
         if (old != NULL)
             *old = o;
+        kumi_tcp_ring_self(tp);
         return KUMI_OK;
     }
     kumi_tcp_lock(s);
@@ -1058,7 +1256,7 @@ static int kumi_tcp_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
         return KUMI_ERR_UNSUPPORTED;
     }
     rc = kumi_tcp_credit(s, c);
-    if (rc == KUMI_OK && op != KUMI_AMO_ADD) {
+    if (rc == KUMI_OK && kumi_tp_amo_fetches(op)) {
         rc = kumi_tcp_tag_get(s, c, &tag);
         if (rc == KUMI_OK)   /* nobody waits for a non-fetching swap's reply */
             c->req[tag] = (struct kumi_frame_req){ .kind = KUMI_REQ_AMO, .discard = old == NULL };
@@ -1143,6 +1341,8 @@ static int kumi_tcp_fence(struct kumi_tp *tp)
 
 /* Every earlier frame to every peer is applied once an empty get to each
  * peer written to comes back: frames are applied in order. */
+static int kumi_tcp_quiet_threads(struct kumi_tcp *s);
+
 static int kumi_tcp_quiet(struct kumi_tp *tp)
 {
     struct kumi_tcp *s = kumi_tcp_of(tp);
@@ -1150,6 +1350,8 @@ static int kumi_tcp_quiet(struct kumi_tp *tp)
 
     if (s->size == 1)
         return KUMI_OK;
+    if (s->threads)
+        return kumi_tcp_quiet_threads(s);
     kumi_tcp_lock(s);
     if (s->in_rx) {
         kumi_tcp_unlock(s);
@@ -1191,13 +1393,78 @@ static int kumi_tcp_quiet(struct kumi_tp *tp)
     return rc;
 }
 
+/* The same with threads: each caller keeps its probes' tags itself and
+ * waits for them without the lock (kumi_tcp_await). A connection needs a
+ * probe while some frame queued on it (wseq) is not yet covered by a
+ * returned probe (wdone): a probe proves applied every frame queued before
+ * it, whichever thread queued them, so a quiet never returns before the
+ * frames its caller sent, and a connection nobody wrote to since costs
+ * nothing. Concurrent quiets may each send a probe. */
+static int kumi_tcp_quiet_threads(struct kumi_tcp *s)
+{
+    struct kumi_tcp_probe {
+        int      pe;
+        unsigned tag;
+        uint64_t upto;      /* wseq right after the probe */
+    } few[16], *probe = few;
+    int n = 0, rc = KUMI_OK;
+
+    if (s->size > (int)(sizeof(few) / sizeof(few[0]))) {
+        probe = malloc(sizeof(*probe) * (size_t)s->size);
+        if (probe == NULL)
+            return KUMI_ERR_NOMEM;
+    }
+    kumi_tcp_lock(s);
+    if (s->in_rx) {
+        rc = KUMI_ERR_UNSUPPORTED;
+        goto out;
+    }
+    for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++) {
+        struct kumi_tcp_conn *c = &s->conn[pe];
+        unsigned              tag;
+        if (c->wseq == c->wdone)
+            continue;
+        if (c->fd < 0) {
+            rc = KUMI_ERR_PEER;
+            break;
+        }
+        rc = kumi_tcp_tag_get(s, c, &tag);    /* may let the lock go */
+        if (rc != KUMI_OK)
+            break;
+        c->req[tag] = (struct kumi_frame_req){ .kind = KUMI_REQ_GET, .len = 0 };
+        struct kumi_tcp_hdr h = { .type = KUMI_TCP_GET_REQ, .tag = tag };
+        rc = kumi_tcp_tx_hdr(s, c, &h);
+        if (rc != KUMI_OK) {
+            kumi_tcp_tag_put(c, tag);
+            break;
+        }
+        probe[n++] = (struct kumi_tcp_probe){ pe, tag, c->wseq };
+    }
+    kumi_tcp_flush_dirty(s);
+    for (int i = 0; i < n; i++) {
+        struct kumi_tcp_conn *c = &s->conn[probe[i].pe];
+        if (rc == KUMI_OK)
+            rc = kumi_tcp_wait_req(s, c, probe[i].tag);
+        if (rc == KUMI_OK && c->wdone < probe[i].upto)
+            c->wdone = probe[i].upto;
+        if (rc == KUMI_OK || c->fd >= 0)
+            kumi_tcp_tag_put(c, probe[i].tag);
+    }
+out:
+    kumi_tcp_unlock(s);
+    if (probe != few)
+        free(probe);
+    if (rc == KUMI_OK && kumi_tcp_is_failed(s))
+        rc = KUMI_ERR_PEER;
+    return rc;
+}
+
 static int kumi_tcp_progress(struct kumi_tp *tp)
 {
     struct kumi_tcp *s = kumi_tcp_of(tp);
     int              n;
 
-    /* "main polls": the progress thread stays parked */
-    __atomic_store_n(&s->polls, s->polls + 1, __ATOMIC_RELAXED);
+    kumi_tcp_polled(s);           /* the progress thread stays parked */
     if (!kumi_tcp_trylock(s))
         return 0;                 /* the progress thread is at it */
     if (s->size <= KUMI_TCP_DIRECT_MAX && (++s->direct_polls & 63) != 0)
@@ -1212,7 +1479,14 @@ static void kumi_tcp_idle(struct kumi_tp *tp, int sleeping)
 {
     struct kumi_tcp *s = kumi_tcp_of(tp);
 
-    __atomic_store_n(&s->sleeping, (uint32_t)sleeping, __ATOMIC_RELEASE);
+    /* a count: with threads several callers may sleep at once */
+    if (sleeping) {
+        __atomic_add_fetch(&s->sleeping, 1, __ATOMIC_RELEASE);
+        if (s->threads)
+            __atomic_add_fetch(&s->naps, 1, __ATOMIC_RELEASE);
+    } else {
+        __atomic_sub_fetch(&s->sleeping, 1, __ATOMIC_RELEASE);
+    }
     if (sleeping && s->thread_on)
         kumi_tcp_futex_wake(&s->park);
 }
@@ -1221,6 +1495,8 @@ static void kumi_tcp_settle(struct kumi_tp *tp)
 {
     struct kumi_tcp *s = kumi_tcp_of(tp);
 
+    if (s->threads)
+        return;      /* other threads may have written during the barrier */
     kumi_tcp_lock(s);
     for (int pe = 0; pe < s->size; pe++)
         if (s->conn[pe].wrote > 0)
@@ -1250,6 +1526,7 @@ const struct kumi_tp_ops kumi_tp_tcp_ops = {
     .peer_ptr = kumi_tcp_peer_ptr,
     .idle     = kumi_tcp_idle,
     .settle   = kumi_tcp_settle,
+    .exit_job = kumi_tcp_exit_job,
 };
 
 /* ---------------------------------------------------------- test hooks */

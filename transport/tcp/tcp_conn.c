@@ -272,20 +272,42 @@ void kumi_tcp_pend_sweep(struct kumi_tcp *s, double now)
  * the engine's lock (main before the progress thread starts, then the
  * progress thread alone), every 10 ms: the service is one non-blocking
  * read, and kumirun's FAIL notice waits no longer than that. */
+void kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final)
+{
+    uint32_t held = 2, failed;
+
+    if (__atomic_load_n(&s->lost_state, __ATOMIC_ACQUIRE) != 2)
+        return;
+    /* kumirun (or the rendezvous) writes the status, then failed: a status
+     * seen now means failed is settled by the next tick */
+    if (!final && !s->lost_verdict && now < s->lost_until) {
+        s->lost_verdict = __atomic_load_n(s->tp->fail_status, __ATOMIC_ACQUIRE)
+                          != KUMI_TP_STATUS_UNKNOWN;
+        return;
+    }
+    failed = __atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE);
+    if (__atomic_compare_exchange_n(&s->lost_state, &held, 3, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED) && !kumi_tp_fail_is_exit(failed))
+        fprintf(stderr, "%s\n", s->lost_line);
+}
+
 void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
 {
     uint32_t failed = 0;
     int32_t  status = 1;
+
+    kumi_tcp_lost_report(s, now, 0);
 
     /* A PE on another host has nobody to kill it once its job is gone
      * (ssh does not forward kumirun's SIGKILL): one that has not ended by
      * itself within the grace (a program computing without kumi calls, or
      * stuck outside kumi) ends here. */
     if (s->orphan_at > 0 && now >= s->orphan_at && !s->closing) {
-        fprintf(stderr, "kumi[%d]: tcp: the job failed and this PE did not end within %.0f s; "
-                "exiting (a PE on another host does not outlive its job)\n", s->rank,
-                KUMI_TCP_ORPHAN_GRACE_S);
-        _exit(s->orphan_status > 0 && s->orphan_status < 256 ? s->orphan_status : 1);
+        if (!kumi_tp_fail_is_exit(__atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE)))
+            fprintf(stderr, "kumi[%d]: tcp: the job failed and this PE did not end within "
+                    "%.0f s; exiting (a PE on another host does not outlive its job)\n",
+                    s->rank, KUMI_TCP_ORPHAN_GRACE_S);
+        _exit(s->orphan_status);
     }
     if (!s->rdv_on)
         return;
@@ -296,9 +318,12 @@ void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
             if (failed == 0)
                 failed = KUMI_TP_FAIL_LAUNCHER;
             kumi_tp_fail(s->tp, failed, status);
-            if (s->remote) {
+            if (s->remote && kumi_tp_fail_is_exit(failed)) {
+                s->orphan_at     = now + KUMI_TCP_ORPHAN_EXIT_S;
+                s->orphan_status = status;   /* 0..255, the status asked for */
+            } else if (s->remote) {
                 s->orphan_at     = now + KUMI_TCP_ORPHAN_GRACE_S;
-                s->orphan_status = status;
+                s->orphan_status = status > 0 && status < 256 ? status : 1;
             }
         }
     }

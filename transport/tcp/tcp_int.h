@@ -16,6 +16,16 @@
 
 /* a remote PE still alive this long after its job failed exits by itself */
 #define KUMI_TCP_ORPHAN_GRACE_S 3.0
+/* ... or this long after a PE asked the job to end (kumi_global_exit):
+ * with nothing to report, about when kumirun stops local PEs */
+#define KUMI_TCP_ORPHAN_EXIT_S  0.2
+/* kumi_global_exit: how long to wait for kumirun's answer, and to hand
+ * the peers their FIN */
+#define KUMI_TCP_EXIT_WAIT_S    2.0
+#define KUMI_TCP_EXIT_FIN_S     0.2
+/* a lost connection's line waits at most this long for kumirun's verdict
+ * (kumi_tcp_lost_report) */
+#define KUMI_TCP_LOST_REPORT_S  1.0
 
 /* jobs of up to this many PEs poll their sockets directly (recv on each)
  * rather than through epoll while the main thread spins */
@@ -49,6 +59,9 @@ struct kumi_tcp_conn {
     int       pollout;       /* EPOLLOUT registered                        */
     int       dirty;         /* on the dirty list                          */
     int       wrote;         /* frames sent since the last quiet           */
+    /* threads (quiet without the lock): counted frames queued so far, and
+     * how many of them a returned quiet probe proved applied */
+    uint64_t  wseq, wdone;
     int32_t   tx_credit;     /* counted frames I may still send            */
     uint32_t  rx_unreported; /* the peer's frames consumed, not yet credited */
     /* receive side */
@@ -93,12 +106,20 @@ struct kumi_tcp {
     int                   remote;      /* params->remote: started through --rsh */
     double                orphan_at;   /* remote, job failed: exit by then    */
     int32_t               orphan_status;
+    /* the first lost connection's line, held for kumirun's verdict
+     * (kumi_tcp_lost_report): 0 none, 1 being written, 2 held, 3 done */
+    uint32_t              lost_state;
+    int                   lost_verdict;     /* a verdict was seen: decide next tick */
+    double                lost_until;
+    char                  lost_line[384];
     /* engine lock: one owner at a time, recursive for AM handlers */
     int                   lock;
     int                   depth;
     int                   in_rx;            /* AM handlers running: never block */
     int                   closing;
     int                   handled;          /* frames applied in this progress */
+    unsigned              stored;           /* of them: stores to my memory and
+                                               handlers (sleepers are woken) */
     /* messages to myself, delivered by progress like any other */
     uint8_t              *selfq;
     size_t                selfq_len, selfq_cap;
@@ -106,12 +127,16 @@ struct kumi_tcp {
     pthread_t             thread;
     int                   thread_on;
     uint32_t              stop;
-    uint32_t              polls;            /* bumped by the main thread's progress */
-    unsigned              direct_polls;     /* main's polls, for the epoll round */
-    uint32_t              sleeping;         /* main is asleep on its doorbell */
+    uint32_t              polls;            /* bumped by every caller's progress */
+    unsigned              direct_polls;     /* callers' polls, for the epoll round */
+    uint32_t              sleeping;         /* callers asleep on their doorbell */
+    uint32_t              naps;             /* threads: times a caller went to sleep */
     uint32_t              park;             /* futex the thread parks on */
     uint32_t              unflushed;        /* some connection has queued bytes */
     struct kumi_tp_doorbell bell;
+    /* kumi_tp_params.threads: several threads call the operations; one
+     * that waits for a reply or a tag does so without the lock */
+    int                   threads;
     /* test hook: the next frame to this PE goes out with bad fields */
     int                   corrupt_next;
 };
@@ -134,6 +159,12 @@ void   kumi_tcp_accept(struct kumi_tcp *s);
 void   kumi_tcp_pend_read(struct kumi_tcp *s, int slot);
 void   kumi_tcp_pend_sweep(struct kumi_tcp *s, double now);
 void   kumi_tcp_rdv_tick(struct kumi_tcp *s, double now);
+/* Prints the held lost-connection line (kumi_tcp_conn_lost) once
+ * kumirun's verdict is in and says the loss was news, i.e. not a PE
+ * leaving because one asked the job to end (kumi_global_exit); or when no
+ * verdict came within KUMI_TCP_LOST_REPORT_S; or, final, at close. Called
+ * by whoever serves the rendezvous. */
+void   kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final);
 void   kumi_tcp_connecting_ready(struct kumi_tcp *s, struct kumi_tcp_conn *c);
 
 /* tcp.c */

@@ -43,7 +43,8 @@ enum kumi_tcp_type {
     KUMI_TCP_GET_REQ = 3,  /* read val bytes at seg[off]; reply with GET_REP   */
     KUMI_TCP_GET_REP = 4,  /* payload = the data for request tag               */
     KUMI_TCP_AMO_REQ = 5,  /* op on width bytes at seg[off] (operand val,
-                              compare cmp); reply AMO_REP when fetching (tag)  */
+                              compare cmp); reply AMO_REP when the op fetches
+                              (kumi_tp_amo_fetches, tag), else tag 0         */
     KUMI_TCP_AMO_REP = 6,  /* val = old value for request tag                  */
     KUMI_TCP_AM      = 7,  /* active message: handler = seg, payload (len)     */
     KUMI_TCP_CREDIT  = 8,  /* no payload: returns credit only                  */
@@ -55,7 +56,8 @@ enum kumi_tcp_type {
 struct kumi_tcp_hdr {
     uint8_t  version;      /* KUMI_TCP_VERSION                               */
     uint8_t  type;         /* enum kumi_tcp_type                             */
-    uint8_t  seg;          /* enum kumi_seg (LLCM 0, HEAP 1); AM: handler id */
+    uint8_t  seg;          /* enum kumi_seg (LLCM 0, HEAP 1, DATA 2); AM:
+                              handler id                                     */
     uint8_t  width;        /* KICK 1/2/4/8; AMO_REQ 4/8; else 0              */
     uint8_t  op;           /* AMO_REQ: enum kumi_amo; else 0                 */
     uint8_t  reserved[3];  /* 0                                              */

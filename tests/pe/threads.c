@@ -1,0 +1,261 @@
+/* threads.c -- kumi_init_ex(KUMI_INIT_THREADS): many threads of a PE call
+ * kumi at once.
+ *
+ * usage: threads [mix [ROUNDS]]   (default)
+ *   8 threads per PE, each for ROUNDS rounds (default 100):
+ *   - a chain inside the PE: thread t bumps its own tick word (an atomic
+ *     to myself) and waits for thread t-1's, so threads wait on words
+ *     other threads of their PE set;
+ *   - a ticket: fetch_add on one word of PE 0 shared by every thread of
+ *     every PE, then an add on seen[ticket] there: at the end every
+ *     ticket 0..N-1 was handed out exactly once;
+ *   - counts: an add to count[t] of a PE chosen by (pe, round, thread):
+ *     every PE's counts are checked exactly at the end;
+ *   - put, quiet, get back and compare, in the thread's own slot of a
+ *     rotating peer (itself included);
+ *   - a ring per thread index: put_signal a message to the next PE, wait
+ *     for the previous PE's (a word set by another PE), check it, ack it
+ *     with an add (the sender waits for the ack before reusing the slot).
+ *
+ * usage: threads block [ITERS]
+ *   A thread blocked in kumi_wait_until_u64 on a word that only this PE's
+ *   other thread sets, after that thread did ITERS (default 300) rounds of
+ *   put, get, fetch_add and quiet with a peer (whose own waiter is blocked
+ *   too), must not stop that thread: the job would hang (kumirun's
+ *   --timeout) or the waiter would return early (checked). Run it under
+ *   each KUMI_WAIT policy: under block the waiter sleeps on its doorbell
+ *   and the atomic to myself must wake it. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <kumi.h>
+
+#include "pe_test.h"
+
+#define NTHREADS 8
+#define AREA     256     /* bytes a thread puts and gets back per round */
+#define MSG      64      /* bytes of a ring message */
+
+static int me, npes, rounds;
+
+/* symmetric */
+static uint64_t *ticket;   /* PE 0's is the one */
+static uint64_t *seen;     /* PE 0's: [npes * NTHREADS * rounds] */
+static uint64_t *count;    /* [NTHREADS] */
+static uint64_t *tick;     /* [NTHREADS] */
+static uint64_t *sig;      /* [NTHREADS]: set by the previous PE */
+static uint64_t *ack;      /* [NTHREADS]: set by the next PE */
+static uint8_t  *msg;      /* [NTHREADS][MSG] */
+static uint8_t  *area;     /* [npes * NTHREADS][AREA] */
+
+static inline uint8_t pattern(int pe, int t, int r, size_t i)
+{
+    return (uint8_t)(pe * 131 + t * 17 + r * 7 + (int)i * 3 + 1);
+}
+
+static int count_target(int pe, int r, int t)
+{
+    return (pe + r + t) % npes;
+}
+
+static void *mix_thread(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+    uint8_t   buf[AREA], back[AREA], m[MSG];
+    uint8_t  *mine = area + (size_t)(me * NTHREADS + t) * AREA;
+
+    for (int r = 0; r < rounds; r++) {
+        /* the chain: a word another thread of mine sets */
+        OK(kumi_atomic_add_u64(&tick[t], 1, me));
+        OK(kumi_wait_until_u64(&tick[(t + NTHREADS - 1) % NTHREADS], KUMI_CMP_GE,
+                               (uint64_t)r + 1));
+
+        /* a ticket, handed out exactly once */
+        uint64_t old = UINT64_MAX;
+        OK(kumi_atomic_fetch_add_u64(ticket, 1, 0, &old));
+        CHECK(old < (uint64_t)npes * NTHREADS * (uint64_t)rounds, "ticket %llu",
+              (unsigned long long)old);
+        OK(kumi_atomic_add_u64(&seen[old], 1, 0));
+
+        OK(kumi_atomic_add_u64(&count[t], 1, count_target(me, r, t)));
+
+        /* put, quiet, get back */
+        int q = (me + 1 + r) % npes;
+        for (size_t i = 0; i < AREA; i++)
+            buf[i] = pattern(me, t, r, i);
+        OK(kumi_put(mine, buf, AREA, q));
+        OK(kumi_quiet());
+        memset(back, 0, sizeof(back));
+        OK(kumi_get(back, mine, AREA, q));
+        for (size_t i = 0; i < AREA; i++)
+            CHECK(back[i] == buf[i], "thread %d round %d: byte %zu from PE %d is %u, put %u",
+                  t, r, i, q, back[i], buf[i]);
+
+        /* the ring: my slot at the next PE is free once it acked round r-1 */
+        OK(kumi_wait_until_u64(&ack[t], KUMI_CMP_GE, (uint64_t)r));
+        for (size_t i = 0; i < MSG; i++)
+            m[i] = pattern(me, t, r, i + 1000);
+        OK(kumi_put_signal(msg + (size_t)t * MSG, m, MSG, &sig[t], (uint64_t)r + 1, next));
+        OK(kumi_wait_until_u64(&sig[t], KUMI_CMP_GE, (uint64_t)r + 1));
+        for (size_t i = 0; i < MSG; i++)
+            CHECK(msg[(size_t)t * MSG + i] == pattern(prev, t, r, i + 1000),
+                  "thread %d round %d: ring byte %zu from PE %d is %u, expected %u", t, r, i,
+                  prev, msg[(size_t)t * MSG + i], pattern(prev, t, r, i + 1000));
+        OK(kumi_atomic_add_u64(&ack[t], 1, prev));
+        if (r % 8 == 7)
+            OK(kumi_fence());
+    }
+    OK(kumi_quiet());
+    return NULL;
+}
+
+static void run_mix(void)
+{
+    pthread_t th[NTHREADS];
+    size_t    tickets = (size_t)npes * NTHREADS * (size_t)rounds;
+
+    ticket = kumi_calloc(1, sizeof(uint64_t));
+    seen   = kumi_calloc(tickets, sizeof(uint64_t));
+    count  = kumi_calloc(NTHREADS, sizeof(uint64_t));
+    tick   = kumi_calloc(NTHREADS, sizeof(uint64_t));
+    sig    = kumi_calloc(NTHREADS, sizeof(uint64_t));
+    ack    = kumi_calloc(NTHREADS, sizeof(uint64_t));
+    msg    = kumi_calloc(NTHREADS, MSG);
+    area   = kumi_calloc((size_t)npes * NTHREADS, AREA);
+    CHECK(ticket && seen && count && tick && sig && ack && msg && area, "kumi_calloc");
+    BARRIER();
+
+    double t0 = kumi_wtime();
+    for (int t = 0; t < NTHREADS; t++)
+        CHECK(pthread_create(&th[t], NULL, mix_thread, (void *)(intptr_t)t) == 0,
+              "pthread_create");
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(th[t], NULL);
+    double t1 = kumi_wtime();
+    BARRIER();
+
+    for (int t = 0; t < NTHREADS; t++) {
+        uint64_t want = 0;
+        for (int pe = 0; pe < npes; pe++)
+            for (int r = 0; r < rounds; r++)
+                want += count_target(pe, r, t) == me;
+        CHECK(count[t] == want, "count[%d] is %llu, expected %llu", t,
+              (unsigned long long)count[t], (unsigned long long)want);
+        CHECK(tick[t] == (uint64_t)rounds, "tick[%d] is %llu", t, (unsigned long long)tick[t]);
+        CHECK(sig[t] == (uint64_t)rounds && ack[t] == (uint64_t)rounds,
+              "ring %d: sig %llu ack %llu", t, (unsigned long long)sig[t],
+              (unsigned long long)ack[t]);
+    }
+    if (me == 0) {
+        CHECK(*ticket == tickets, "ticket is %llu, expected %zu", (unsigned long long)*ticket,
+              tickets);
+        for (size_t i = 0; i < tickets; i++)
+            CHECK(seen[i] == 1, "ticket %zu handed out %llu times", i,
+                  (unsigned long long)seen[i]);
+        printf("threads mix: %d PEs x %d threads x %d rounds on %s: %.3f s\n", npes, NTHREADS,
+               rounds, kumi_transport_name(), t1 - t0);
+    }
+    BARRIER();
+    kumi_free(area);
+    kumi_free(msg);
+    kumi_free(ack);
+    kumi_free(sig);
+    kumi_free(tick);
+    kumi_free(count);
+    kumi_free(seen);
+    kumi_free(ticket);
+}
+
+/* ------------------------------------------------------------------ block */
+
+static uint64_t *word;          /* mine: set by my worker when it is done */
+static uint64_t *cells;         /* [2]: the worker's put/get cell and counter */
+static int       worker_done;   /* my worker has finished its RMA */
+static double    set_at;        /* when the worker set the word */
+
+static void *block_waiter(void *arg)
+{
+    double *woke = arg;
+
+    OK(kumi_wait_until_u64(word, KUMI_CMP_GE, 1));
+    *woke = kumi_wtime();
+    CHECK(__atomic_load_n(&worker_done, __ATOMIC_ACQUIRE),
+          "the wait returned before the word was set");
+    return NULL;
+}
+
+static void run_block(int iters)
+{
+    int       peer = (me + 1) % npes;
+    pthread_t waiter;
+    double    woke = 0;
+
+    word  = kumi_calloc(1, sizeof(uint64_t));
+    cells = kumi_calloc(2, sizeof(uint64_t));
+    CHECK(word && cells, "kumi_calloc");
+    BARRIER();
+    CHECK(pthread_create(&waiter, NULL, block_waiter, &woke) == 0, "pthread_create");
+
+    /* my waiter (and my peer's) is blocked meanwhile */
+    double t0 = kumi_wtime();
+    for (int i = 0; i < iters; i++) {
+        uint64_t v = ((uint64_t)me << 32) | (uint64_t)i, back = 0, old = 0;
+        OK(kumi_put(&cells[0], &v, sizeof(v), peer));
+        OK(kumi_get(&back, &cells[0], sizeof(back), peer));
+        CHECK(back == v, "iteration %d: got %llx back, put %llx", i,
+              (unsigned long long)back, (unsigned long long)v);
+        OK(kumi_atomic_fetch_add_u64(&cells[1], 1, peer, &old));
+        CHECK(old == (uint64_t)i, "iteration %d: fetch_add returned %llu", i,
+              (unsigned long long)old);
+        OK(kumi_quiet());
+        CHECK(__atomic_load_n(word, __ATOMIC_ACQUIRE) == 0, "word set by someone else");
+    }
+    double t1 = kumi_wtime();
+    __atomic_store_n(&worker_done, 1, __ATOMIC_RELEASE);
+    set_at = kumi_wtime();
+    uint64_t old = 0;
+    OK(kumi_atomic_swap_u64(word, 1, me, &old));     /* through kumi: wakes a sleeper */
+    CHECK(old == 0, "word was %llu", (unsigned long long)old);
+    pthread_join(waiter, NULL);
+    CHECK(woke - set_at < 1.0, "the waiter woke %.3f s after the word was set",
+          woke - set_at);
+    BARRIER();
+    CHECK(cells[1] == (uint64_t)iters, "counter %llu", (unsigned long long)cells[1]);
+    if (me == 0)
+        printf("threads block: %d PEs on %s: %d RMA rounds beside a blocked wait in %.3f s "
+               "(%.1f us each); the waiter woke %.1f us after the store\n", npes,
+               kumi_transport_name(), iters, t1 - t0, 1e6 * (t1 - t0) / iters,
+               1e6 * (woke - set_at));
+    BARRIER();
+    kumi_free(cells);
+    kumi_free(word);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "mix";
+
+    OK(kumi_init_ex(KUMI_INIT_THREADS));
+    CHECK(kumi_init_flags() & KUMI_INIT_THREADS, "kumi_init_flags() is 0x%x", kumi_init_flags());
+    me   = kumi_rank();
+    npes = kumi_size();
+    if (strcmp(mode, "mix") == 0) {
+        rounds = argc > 2 ? atoi(argv[2]) : 100;
+        CHECK(rounds > 0, "bad ROUNDS");
+        run_mix();
+    } else if (strcmp(mode, "block") == 0) {
+        int iters = argc > 2 ? atoi(argv[2]) : 300;
+        CHECK(iters > 0, "bad ITERS");
+        run_block(iters);
+    } else {
+        fprintf(stderr, "usage: threads [mix [ROUNDS] | block [ITERS]]\n");
+        return 2;
+    }
+    OK(kumi_finalize());
+    return 0;
+}
