@@ -174,6 +174,36 @@ int kumi_coll_state_make(const char *call, struct kumi_team *team, struct kumi_c
     return KUMI_OK;
 }
 
+/* A team with its parent's members in the parent's order (a copy of the
+ * world, say) takes the parent's decisions -- tree, barrier and release,
+ * small-reduction algorithm, what is mapped -- instead of agreeing and
+ * measuring again at its first collective (at 4 PEs on 2 cores that costs
+ * tens of milliseconds per team): every member holds the same parent state,
+ * agreed when it was made. Its sequences start at 0, and it has no scratch
+ * area yet. A transport maps a peer's LLCM whole or not at all, so rank
+ * 0's area of the new team is mapped wherever the parent's was. */
+static void kumi_coll_state_inherit(struct kumi_team *t, const struct kumi_coll_team *from)
+{
+    struct kumi_coll_team *st = calloc(1, sizeof(*st));
+
+    if (st == NULL)   /* measured at first use instead */
+        return;
+    st->barrier      = from->barrier;
+    st->release      = from->release;
+    st->radix        = from->radix;
+    st->parent       = from->parent;
+    st->child0       = from->child0;
+    st->nchild       = from->nchild;
+    st->index        = from->index;
+    st->child_mask   = from->child_mask;
+    st->small        = from->small;
+    st->line         = from->line;
+    st->peers_mapped = from->peers_mapped;
+    st->root_llcm    = from->root_llcm == NULL ? NULL
+                       : (volatile uint8_t *)kumi_coll_peer_ptr(t, 0, KUMI_SEG_LLCM, t->llcm_off);
+    t->coll = st;
+}
+
 /* ---------------------------------------------------------- scratch flags */
 
 int kumi_coll_flag_set(struct kumi_team *t, struct kumi_coll_team *st, int f, int r, uint64_t v)
@@ -246,12 +276,17 @@ static int kumi_team_make(const char *call, struct kumi_team *parent, int *ranks
     if (slot < 0) {
         /* the same bitmap everywhere: every member fails here; one says why */
         free(ranks);
+        if (parent->rank == 0 && kumi_rt.team_slots < KUMI_TEAM_MAX)
+            return kumi_rt_error(KUMI_ERR_NOMEM, call, "too many teams at once: all %d team "
+                                 "slots (the world's included) are in use on some member of "
+                                 "the parent; destroy teams or raise KUMI_LLCM_SIZE (one slot "
+                                 "per 16k of it, %d from %dk)", kumi_rt.team_slots,
+                                 KUMI_TEAM_MAX, KUMI_TEAM_MAX * 16);
         if (parent->rank == 0)
             return kumi_rt_error(KUMI_ERR_NOMEM, call, "too many teams at once: all %d team "
-                                 "slots are in use on some member of the parent (KUMI_LLCM_SIZE"
-                                 "=%zu gives KUMI_LLCM_SIZE/16k, at most %d; destroy teams or "
-                                 "raise KUMI_LLCM_SIZE)", kumi_rt.team_slots,
-                                 kumi_rt.tp.seg_size[KUMI_SEG_LLCM], KUMI_TEAM_MAX);
+                                 "slots (KUMI_TEAM_MAX, the world's included) are in use on "
+                                 "some member of the parent; destroy teams",
+                                 kumi_rt.team_slots);
         if (kumi_rt.cfg.abort_on_error)
             kumi_rt_abort("too many teams at once");
         return KUMI_ERR_NOMEM;
@@ -272,9 +307,15 @@ static int kumi_team_make(const char *call, struct kumi_team *parent, int *ranks
     t->slot = -1;
     t->scratch = -1;
     if (me >= 0) {
+        int same = n == parent->size;
         kumi_rt_team_bind_slot(t, slot);
         /* fresh LLCM words: the slot's previous team may have left values */
         memset((void *)kumi_coll_llcm(t, 0), 0, KUMI_TEAM_LLCM_BYTES);
+        for (int i = 0; i < n && same; i++)
+            same = t->pes[i] == parent->pes[i];
+        /* the allreduce above made the parent's state on every member */
+        if (same && parent->coll != NULL)
+            kumi_coll_state_inherit(t, parent->coll);
     }
     /* nobody may use the new slot before every member has cleared it */
     rc = kumi_barrier(parent);

@@ -71,7 +71,9 @@ int kumi_init(void);
  *       put, get, atomics, put_signal, kumi_ptr and waits on every PE, at
  *       the same speed as the symmetric heap (shm maps it into every peer).
  *       Static data is read at the address the same variable has on this
- *       PE; PEs must run the same executable.
+ *       PE; PEs must run the same executable. On shm, threads the program
+ *       started before kumi_init_ex must not write static data during it,
+ *       and a child fork()ed later shares the static data with its parent.
  *   KUMI_INIT_THREADS  many threads of a PE may call the one-sided, atomic,
  *       wait, test, fence and quiet calls at once; a thread blocked in a
  *       wait never stops another from making progress.
@@ -211,8 +213,14 @@ int kumi_test_u8 (volatile uint8_t  *addr, int cmp, uint8_t  value);
  * from kumi_init to kumi_finalize. Team ranks follow the order given at
  * creation. Collectives on different teams, overlapping or not, may be
  * called back to back: each team keeps its own phases and slots.
- * At most KUMI_TEAM_MAX teams exist at once on a PE (world included);
- * creating more returns KUMI_ERR_NOMEM. */
+ * A PE is in at most KUMI_LLCM_SIZE / 16 KiB teams at once (a quarter of
+ * the LLCM holds their areas: 16 at the default 256k, KUMI_TEAM_MAX from
+ * 2m up), the world included; a call that would make one more fails with
+ * KUMI_ERR_NOMEM on every member of the parent (parent rank 0 says why).
+ * A team's collectives that move more than 56 bytes use a heap scratch
+ * area (KUMI_COLL_SCRATCH), taken on the first such call and kept until
+ * the team is destroyed; when all KUMI_COLL_SCRATCH_AREAS are busy they
+ * still work, in small pieces (slowly). */
 #define KUMI_TEAM_MAX 128
 
 typedef struct kumi_team *kumi_team_t;
@@ -223,7 +231,8 @@ int kumi_team_size(kumi_team_t t);      /* number of members (0 for NULL)   */
 int kumi_team_pe(kumi_team_t t, int r);
 
 /* Collective over the parent's members (all must call, same arguments):
- * the team of parent ranks start, start+stride, ... (size members).
+ * the team of parent ranks start, start+stride, ... (size members, in
+ * that order, all in range; stride may be negative, and 0 when size is 1).
  * Every caller gets a handle in *out; on PEs not in the new team
  * kumi_team_rank(*out) is -1 (such a handle may only be destroyed). */
 int kumi_team_split_strided(kumi_team_t parent, int start, int stride, int size,
@@ -234,7 +243,8 @@ int kumi_team_create(kumi_team_t parent, const int *pes, int n, kumi_team_t *out
 /* Collective over the parent's members (each may pass its own color and
  * key, as MPI_Comm_split): members with the same color >= 0 form one team,
  * ranked by key, then parent rank; a member with color < 0 gets a handle
- * with rank -1. */
+ * with rank -1 and size 0 (destroy only). The teams of one call count as
+ * one against the limit above. */
 int kumi_team_split(kumi_team_t parent, int color, int key, kumi_team_t *out);
 /* Collective over the members of t (non-members just free their handle).
  * The world team cannot be destroyed. */
@@ -258,7 +268,10 @@ typedef enum { KUMI_SUM, KUMI_PROD, KUMI_MIN, KUMI_MAX, KUMI_BAND, KUMI_BOR, KUM
  * algorithm (auto|tree|dissem|counter|mcast), KUMI_TREE_RADIX the tree. */
 int kumi_barrier(kumi_team_t team);
 /* dst = op over all members' src (count elements of type). dst == src is
- * allowed. Bitwise ops on KUMI_FLOAT/KUMI_DOUBLE are KUMI_ERR_INVALID. */
+ * allowed. Bitwise ops exist for the integer types only, MIN/MAX for all
+ * but the complex ones (other pairs are KUMI_ERR_INVALID). A long double
+ * result has its value bytes followed by zeros, whatever padding the
+ * inputs carried. */
 int kumi_allreduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type,
                    kumi_op_t op);
 /* The same, result only at team rank root (dst ignored elsewhere, may be

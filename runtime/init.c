@@ -3,9 +3,11 @@
  *
  * Start-up order: configuration (a bad variable fails here, before anything
  * is created), identity (from kumirun's environment, or a singleton job),
- * the launcher's control segment, the transport (create my segment, map the
- * peers'), the runtime's LLCM areas, the heap, the world team, and one agree
- * round so that kumi_init returns only when every PE is ready.
+ * the flags (KUMI_SYMMETRIC_DATA; the static data range), the launcher's
+ * control segment, the transport (create my segment, map the peers'), the
+ * runtime's LLCM areas and an agree round on the flags, the heap, the world
+ * team, and one agree round so that kumi_init returns only when every PE is
+ * ready.
  */
 #include <errno.h>
 #include <fcntl.h>

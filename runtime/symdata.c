@@ -102,19 +102,6 @@ int kumi_rt_symdata_range(const char *call, void **base, size_t *size)
     return KUMI_OK;
 }
 
-int kumi_rt_sym_lookup_data(const void *sym, size_t n, enum kumi_seg *seg, size_t *off)
-{
-    uintptr_t base = (uintptr_t)kumi_rt.tp.local[KUMI_SEG_DATA];
-    uintptr_t p    = (uintptr_t)sym;
-    size_t    sz   = kumi_rt.tp.seg_size[KUMI_SEG_DATA];
-
-    if (sz == 0 || p < base || p - base > sz || n > sz - (p - base))
-        return KUMI_ERR_INVALID;
-    *seg = KUMI_SEG_DATA;
-    *off = (size_t)(p - base);
-    return KUMI_OK;
-}
-
 int kumi_rt_sym_error(const char *call, const void *sym, size_t n)
 {
     uint8_t *heap = kumi_rt.tp.local[KUMI_SEG_HEAP];

@@ -30,8 +30,12 @@
                                                 futex wake-up, a long one does
                                                 not burn the core */
 #define KUMI_WAIT_SLEEP_NS           2000000L   /* bounds a missed wake-up */
-#define KUMI_WAIT_THREAD_SPINS 1024         /* KUMI_INIT_THREADS, policy spin:
+#define KUMI_WAIT_THREAD_SPINS 128          /* KUMI_INIT_THREADS, policy spin:
                                                spins before the first yield */
+#define KUMI_WAIT_NAP_NS      100000L       /* KUMI_INIT_THREADS without doorbells:
+                                               a wait that yielded for
+                                               KUMI_WAIT_YIELD_NS sleeps this
+                                               long at a time (nobody rings) */
 
 int (*kumi_rt_poll_hook)(void);
 
@@ -93,7 +97,7 @@ static inline __attribute__((always_inline)) int kumi_rt_cond_holds(const struct
  * rings only when it goes through kumi (a put or atomic to myself on shm,
  * tcp), else the timeout bounds the wake-up. Nothing is locked while
  * asleep. */
-static void kumi_rt_sleep(const struct kumi_rt_cond *c)
+static void kumi_rt_sleep(const struct kumi_rt_cond *c, long timeout_ns)
 {
     struct kumi_tp_doorbell *db = kumi_rt.tp.doorbell;
     uint32_t                 seq;
@@ -104,7 +108,7 @@ static void kumi_rt_sleep(const struct kumi_rt_cond *c)
     __atomic_add_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     seq = __atomic_load_n(&db->seq, __ATOMIC_SEQ_CST);
     if (!kumi_rt_cond_holds(c) && !kumi_rt_failed())
-        kumi_tp_doorbell_sleep(db, seq, KUMI_WAIT_SLEEP_NS);
+        kumi_tp_doorbell_sleep(db, seq, timeout_ns);
     __atomic_sub_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     if (kumi_rt.tp.ops->idle != NULL)
         kumi_rt.tp.ops->idle(&kumi_rt.tp, 0);
@@ -161,9 +165,12 @@ static inline int kumi_rt_serve(int threads)
 
 /* team: learn the spin before yielding (kumi_rt_spin_budget), else the
  * full KUMI_WAIT_SPINS_BEFORE_YIELD. With KUMI_INIT_THREADS the policy
- * spin yields too, after KUMI_WAIT_THREAD_SPINS: the PE's threads may
- * outnumber its cores, and the one this wait needs may be queued behind
- * it on its core. */
+ * spin yields too, after KUMI_WAIT_THREAD_SPINS, and every policy sleeps
+ * after KUMI_WAIT_YIELD_NS of yielding (without doorbells, naps of
+ * KUMI_WAIT_NAP_NS): the PE's threads may outnumber its cores, and the
+ * one this wait needs may be queued behind it on its core (8 threads a
+ * PE waiting on each other, 2 PEs on 2 cores, under TSan: 20 s spinning
+ * and yielding, ...). */
 static inline __attribute__((always_inline)) int
 kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
 {
@@ -193,7 +200,7 @@ kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
         if (budget == 0 || spins < budget) {
             kumi_rt_relax();
         } else if (!may_sleep) {
-            if (block && yields % KUMI_WAIT_YIELD_CHECK == 0) {
+            if ((block || threads) && yields % KUMI_WAIT_YIELD_CHECK == 0) {
                 double now = kumi_wtime();
                 if (yields == 0)
                     yield_start = now;
@@ -205,7 +212,7 @@ kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
         } else {
             /* progress was polled just above: a sender stuck on a full
              * queue is not left waiting for our next poll */
-            kumi_rt_sleep(c);
+            kumi_rt_sleep(c, block ? KUMI_WAIT_SLEEP_NS : KUMI_WAIT_NAP_NS);
         }
     }
 }

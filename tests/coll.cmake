@@ -2,8 +2,9 @@
 # (included from tests/CMakeLists.txt; kumi_pe_test is defined there)
 
 # every collective x type x op x count on world, strided, listed and
-# overlapping teams
-kumi_pe_test(coll          coll.c NPES 1 2 3 4 8 ARGS 0 1 7 1000)
+# overlapping teams (3 elements: three 16-byte values on the small paths,
+# 7 of them on the large one)
+kumi_pe_test(coll          coll.c NPES 1 2 3 4 8 ARGS 0 1 3 7 1000)
 kumi_pe_test(coll_big      coll.c NPES 2 ARGS 1000000)
 # over tcp at 8 PEs on 2 cores this one takes 40 s (every rank pair moves
 # megabytes through sockets): tcp runs it at 3 and 4, coll.tcp.n8 covers 8
@@ -11,18 +12,23 @@ kumi_pe_test(coll_big_sub  coll.c NPES 3 4 8 TCP_NPES 3 4 ARGS --big-subset 1000
 kumi_pe_test(coll_block    coll.c NPES 4 ARGS 0 7 1000 ENV KUMI_WAIT=block)
 kumi_pe_test(coll_naive    coll.c NPES 3 ARGS 7 1000 ENV KUMI_ALLTOALL=naive)
 kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=16k)
+# teams other than the world without a scratch area (only the world's
+# exists, or one more: the first team takes it, the others not): large
+# collectives in small pieces, every type
+kumi_pe_test(coll_noscratch coll.c NPES 2 3 4 ARGS 7 1000 ENV KUMI_COLL_SCRATCH_AREAS=1)
+kumi_pe_test(coll_onescratch coll.c NPES 3 ARGS 7 1000 ENV KUMI_COLL_SCRATCH_AREAS=2)
 # each small-reduction algorithm where auto would not pick it on this
 # machine (auto: the shared line where the values fit and PEs spin, xchg
 # when oversubscribed, rd on 2 and 4 PEs otherwise); rd on 3 and 8, xchg on
 # 9, line on 8 PEs and over tcp (not mapped) run their fallback, the tree;
 # line with KUMI_WAIT=block (the auto choice only where PEs spin)
-kumi_pe_test(coll_small_tree coll.c NPES 2 3 4 8 ARGS 0 1 7 ENV KUMI_REDUCE_SMALL=tree)
-kumi_pe_test(coll_small_rd   coll.c NPES 2 3 4 8 ARGS 0 1 7 ENV KUMI_REDUCE_SMALL=rd)
-kumi_pe_test(coll_small_xchg coll.c NPES 2 3 5 8 9 ARGS 0 1 7 TCP_NPES 2 5 8
+kumi_pe_test(coll_small_tree coll.c NPES 2 3 4 8 ARGS 0 1 3 7 ENV KUMI_REDUCE_SMALL=tree)
+kumi_pe_test(coll_small_rd   coll.c NPES 2 3 4 8 ARGS 0 1 3 7 ENV KUMI_REDUCE_SMALL=rd)
+kumi_pe_test(coll_small_xchg coll.c NPES 2 3 5 8 9 ARGS 0 1 3 7 TCP_NPES 2 5 8
   ENV KUMI_REDUCE_SMALL=xchg)
-kumi_pe_test(coll_small_line coll.c NPES 2 3 4 8 ARGS 0 1 7 TCP_NPES 2 3
+kumi_pe_test(coll_small_line coll.c NPES 2 3 4 8 ARGS 0 1 3 7 TCP_NPES 2 3
   ENV KUMI_REDUCE_SMALL=line)
-kumi_pe_test(coll_small_line_block coll.c NPES 2 3 ARGS 0 1 7 SHM_ONLY
+kumi_pe_test(coll_small_line_block coll.c NPES 2 3 ARGS 0 1 3 7 SHM_ONLY
   ENV KUMI_REDUCE_SMALL=line KUMI_WAIT=block)
 
 # small collectives of every kind interleaved, fresh values each round;

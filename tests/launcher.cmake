@@ -8,7 +8,8 @@
 add_executable(kumi_test_fake_pe
   ${CMAKE_CURRENT_SOURCE_DIR}/launcher/fake_pe.c
   ${PROJECT_SOURCE_DIR}/runtime/launch.c)
-target_include_directories(kumi_test_fake_pe PRIVATE ${PROJECT_SOURCE_DIR}/runtime)
+target_include_directories(kumi_test_fake_pe PRIVATE ${PROJECT_SOURCE_DIR}/runtime
+  ${PROJECT_SOURCE_DIR}/transport ${PROJECT_SOURCE_DIR}/include)
 target_compile_definitions(kumi_test_fake_pe PRIVATE _GNU_SOURCE)
 target_link_libraries(kumi_test_fake_pe PRIVATE rt)
 

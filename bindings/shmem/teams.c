@@ -259,15 +259,6 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
     return -1;
 }
 
-void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
-{
-    struct kumi_shmem_team *t = kumi_shmem_team_peek(team);
-
-    if (t == NULL || pe < 0 || pe >= t->n_pes)
-        return NULL;
-    return shmem_ptr(dest, t->kt->pes[pe]);
-}
-
 /* ---------------------------------------------------------------- splits */
 
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     save(d, "bad_unknown_tag", 0x80);
     hdr(KUMI_TCP_GET_REP, 0, 0, 0, 100, 0, 0, 0, 1);
     save(d, "bad_reply_length", 0x80);
-    hdr(KUMI_TCP_AMO_REQ, 1, 8, 9, 0, 0, 0, 0, 1);
+    hdr(KUMI_TCP_AMO_REQ, 1, 8, 200, 0, 0, 0, 0, 1);
     save(d, "bad_amo_op", 0x80);
     hdr(KUMI_TCP_AMO_REQ, 1, 8, KUMI_AMO_COUNT, 0, 0, 0, 0, 1);
     save(d, "bad_amo_op_next", 0x80);

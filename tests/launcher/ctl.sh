@@ -2,7 +2,8 @@
 # The control segment contract (runtime/launch.h), with fake PEs that play
 # the library's part: a PE that exits after init without finalize fails
 # the job; kumirun records every failure in ctl->failed / fail_status,
-# where PEs blocked in a wait see it.
+# where PEs blocked in a wait see it; a PE's request to end the job
+# (kumi_global_exit) is no failure.
 #   ctl.sh KUMIRUN FAKE_PE
 . "$(dirname "$0")/lib.sh" "$@"
 
@@ -68,6 +69,56 @@ kill -INT $KPID
 wait_exit $KPID 5
 expect_rc $RC 130 "SIGINT"
 expect_lines "$out" '^PE [01] saw failed=4294967295 status=130$' 2
+assert_gone $KPID 1
+
+# a PE asks the job to end (kumi_global_exit): its status, 0 included, no
+# message, the others see failed = KUMI_CTL_FAIL_EXIT | (1 + PE) at once
+for st in 0 5; do
+    t0=$(now_ms)
+    kr_bg -n 3 sh -c 'if [ "$KUMI_RANK" = 1 ]; then exec "$FAKE" init sleep:200 exitreq:'$st' exit:'$st'; fi
+                      exec "$FAKE" ignore-term init watch:10000' >"$out" 2>"$err"
+    wait_exit $KPID 5
+    expect_rc $RC $st "exit request $st"
+    [ -s "$err" ] && fail "exit request $st printed: $(cat "$err")"
+    expect_lines "$out" "^PE [02] saw failed=2147483650 status=$st\$" 2
+    # SIGTERM ignored: SIGKILL 1 s after it
+    ms=$(( $(now_ms) - t0 ))
+    [ "$ms" -lt 2500 ] || fail "exit request $st: the job took $ms ms"
+    assert_gone $KPID 1
+done
+
+# KUMI_LOG=info: one line naming the PE and the status
+KUMI_LOG=info kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init exitreq:7 exit:7; fi
+                                exec "$FAKE" init watch:10000' >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 7 "exit request, KUMI_LOG=info"
+expect_grep "$err" '^kumirun: info: PE 0 \(pid [0-9]+\) called kumi_global_exit\(7\); ending the job$'
+expect_lines "$err" . 1
+
+# a PE that asked but does not exit (slow atexit handlers): the job ends
+# all the same, promptly, with its status
+t0=$(now_ms)
+kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init exitreq:9 sleep:10000; fi
+                  exec "$FAKE" init sleep:10000' >"$out" 2>"$err"
+wait_exit $KPID 5
+expect_rc $RC 9 "exit request, asker still running"
+[ -s "$err" ] && fail "exit request, asker still running: printed $(cat "$err")"
+ms=$(( $(now_ms) - t0 ))
+[ "$ms" -lt 1500 ] || fail "exit request, asker still running: the job took $ms ms"
+assert_gone $KPID 1
+
+# two PEs ask at once: the job ends with the one the segment holds, and
+# the other PE learnt which
+kr_bg -n 3 sh -c 'case $KUMI_RANK in 0) exec "$FAKE" init sleep:100 exitreq:3 exit:3;;
+                  2) exec "$FAKE" init sleep:100 exitreq:4 exit:4;;
+                  *) exec "$FAKE" init watch:10000;; esac' >"$out" 2>"$err"
+wait_exit $KPID 5
+[ "$RC" = 3 ] || [ "$RC" = 4 ] || fail "two exit requests: exit status $RC, want 3 or 4"
+[ -s "$err" ] && fail "two exit requests printed: $(cat "$err")"
+if grep -q 'lost the request' "$out"; then
+    expect_grep "$out" "^PE [02] lost the request to PE [02] \(status $RC\)\$"
+fi
+expect_line "$out" "PE 1 saw failed=$((2147483648 + (RC == 3 ? 1 : 3))) status=$RC"
 assert_gone $KPID 1
 
 pass

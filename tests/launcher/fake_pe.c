@@ -14,6 +14,11 @@
  *                   wait does; prints "PE r saw failed=F status=S", or
  *                   "PE r saw no failure"
  *     exit:N        exit with status N
+ *     exitreq:N     ask the job to end with status N, as kumi_global_exit
+ *                   does on this host (swap kumi_ctl_exit_req into
+ *                   exit_req, then failed; exit:N would follow); prints
+ *                   "PE r lost the request to PE p (status s)" if another
+ *                   came first
  *
  * A header that does not match exits 99 with a message.
  */
@@ -28,6 +33,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "transport.h"   /* what KUMI_CTL_FAIL_* stand for */
 
 static struct kumi_ctl *ctl;
 static int              rank = -1;
@@ -87,6 +93,22 @@ static void fake_watch(long ms)
     fflush(stdout);
 }
 
+static void fake_exit_request(int status)
+{
+    uint64_t req = 0;
+
+    if (!__atomic_compare_exchange_n(&ctl->exit_req, &req, kumi_ctl_exit_req(rank, status), 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        printf("PE %d lost the request to PE %d (status %d)\n", rank, kumi_ctl_exit_req_pe(req),
+               kumi_ctl_exit_req_status(req));
+        fflush(stdout);
+    } else {
+        ctl->fail_status = status;
+        __atomic_store_n(&ctl->failed, KUMI_CTL_FAIL_EXIT | (uint32_t)(rank + 1),
+                         __ATOMIC_RELEASE);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *r = getenv(KUMI_ENV_RANK);
@@ -108,6 +130,8 @@ int main(int argc, char **argv)
             fake_watch(n);
         else if (strncmp(a, "exit:", 5) == 0)
             exit((int)n);
+        else if (strncmp(a, "exitreq:", 8) == 0 && ctl != NULL)
+            fake_exit_request((int)n);
         else
             fake_die("bad step (or step before init)");
     }

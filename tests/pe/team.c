@@ -7,7 +7,7 @@
  *                   left out (color < 0), a split of a split; the teams of
  *                   one split share a slot
  *   team strided    negative strides, stride 0, and the bad ones
- *   team limits     teams of the world until creation fails: every PE fails
+ *   team limits     teams of all PEs until creation fails: every PE fails
  *                   the same call with KUMI_ERR_NOMEM and one message (PE
  *                   0's); at least 70 were alive (run with KUMI_LLCM_SIZE=2m,
  *                   the SHMEM binding's setting); large collectives on many
@@ -230,13 +230,18 @@ static void test_strided(void)
           && rc4 == KUMI_ERR_INVALID, "out of range: %d %d %d %d", rc1, rc2, rc3, rc4);
 }
 
-/* Teams of the world until one call fails; returns how many were made. */
+/* Teams of every PE until one call fails; returns how many were made.
+ * Most are copies of the world (they take its barrier choice); every 32nd
+ * is the world reversed, which measures its own at its first collective. */
 static int fill(kumi_team_t *teams, int cap, int *nomem_msgs)
 {
     int made = 0, rc = KUMI_OK;
     while (made < cap) {
         capture_begin();
-        rc = kumi_team_split_strided(kumi_team_world(), 0, 1, npes, &teams[made]);
+        if (made % 32 == 31)
+            rc = kumi_team_split_strided(kumi_team_world(), npes - 1, -1, npes, &teams[made]);
+        else
+            rc = kumi_team_split_strided(kumi_team_world(), 0, 1, npes, &teams[made]);
         const char *err = capture_end();
         if (rc != KUMI_OK) {
             CHECK(rc == KUMI_ERR_NOMEM, "team %d: %s, expected KUMI_ERR_NOMEM", made,

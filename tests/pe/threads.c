@@ -19,13 +19,15 @@
  *
  * usage: threads block [ITERS]
  *   A thread blocked in kumi_wait_until_u64 on a word that only this PE's
- *   other thread sets, after that thread did ITERS (default 300) rounds of
- *   put, get, fetch_add and quiet with a peer (whose own waiter is blocked
- *   too), must not stop that thread: the job would hang (kumirun's
- *   --timeout) or the waiter would return early (checked). Run it under
- *   each KUMI_WAIT policy: under block the waiter sleeps on its doorbell
- *   and the atomic to myself must wake it. */
+ *   other thread sets, after that thread did at least ITERS (default 300)
+ *   rounds, and for at least 50 ms, of put, get, fetch_add and quiet with
+ *   a peer (whose own waiter is blocked too), must not stop that thread:
+ *   the job would hang (kumirun's --timeout) or the waiter would return
+ *   early (checked). The worker starts 20 ms after its waiter entered the
+ *   wait, so a waiter under KUMI_WAIT=block is asleep on its doorbell by
+ *   then, and the atomic to myself that sets the word must wake it. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +177,8 @@ static void run_mix(void)
 
 static uint64_t *word;          /* mine: set by my worker when it is done */
 static uint64_t *cells;         /* [2]: the worker's put/get cell and counter */
+static int       waiting;       /* my waiter is about to wait */
+static int       woken;         /* my waiter's wait returned */
 static int       worker_done;   /* my worker has finished its RMA */
 static double    set_at;        /* when the worker set the word */
 
@@ -182,8 +186,10 @@ static void *block_waiter(void *arg)
 {
     double *woke = arg;
 
+    __atomic_store_n(&waiting, 1, __ATOMIC_RELEASE);
     OK(kumi_wait_until_u64(word, KUMI_CMP_GE, 1));
     *woke = kumi_wtime();
+    __atomic_store_n(&woken, 1, __ATOMIC_RELEASE);
     CHECK(__atomic_load_n(&worker_done, __ATOMIC_ACQUIRE),
           "the wait returned before the word was set");
     return NULL;
@@ -202,8 +208,13 @@ static void run_block(int iters)
     CHECK(pthread_create(&waiter, NULL, block_waiter, &woke) == 0, "pthread_create");
 
     /* my waiter (and my peer's) is blocked meanwhile */
+    while (!__atomic_load_n(&waiting, __ATOMIC_ACQUIRE))
+        sched_yield();
+    struct timespec ms20 = { 0, 20 * 1000000L };
+    nanosleep(&ms20, NULL);
     double t0 = kumi_wtime();
-    for (int i = 0; i < iters; i++) {
+    int    i;
+    for (i = 0; i < iters || kumi_wtime() - t0 < 0.05; i++) {
         uint64_t v = ((uint64_t)me << 32) | (uint64_t)i, back = 0, old = 0;
         OK(kumi_put(&cells[0], &v, sizeof(v), peer));
         OK(kumi_get(&back, &cells[0], sizeof(back), peer));
@@ -216,6 +227,8 @@ static void run_block(int iters)
         CHECK(__atomic_load_n(word, __ATOMIC_ACQUIRE) == 0, "word set by someone else");
     }
     double t1 = kumi_wtime();
+    iters = i;
+    CHECK(!__atomic_load_n(&woken, __ATOMIC_ACQUIRE), "the waiter returned early");
     __atomic_store_n(&worker_done, 1, __ATOMIC_RELEASE);
     set_at = kumi_wtime();
     uint64_t old = 0;
@@ -225,7 +238,13 @@ static void run_block(int iters)
     CHECK(woke - set_at < 1.0, "the waiter woke %.3f s after the word was set",
           woke - set_at);
     BARRIER();
-    CHECK(cells[1] == (uint64_t)iters, "counter %llu", (unsigned long long)cells[1]);
+    /* my counter was counted by my left neighbour, which may have done
+     * more rounds than I did */
+    uint64_t mine = cells[1];
+    OK(kumi_put(&cells[0], &mine, sizeof(mine), (me + npes - 1) % npes));
+    BARRIER();
+    CHECK(cells[0] == (uint64_t)iters, "my right neighbour counted %llu of my %d rounds",
+          (unsigned long long)cells[0], iters);
     if (me == 0)
         printf("threads block: %d PEs on %s: %d RMA rounds beside a blocked wait in %.3f s "
                "(%.1f us each); the waiter woke %.1f us after the store\n", npes,

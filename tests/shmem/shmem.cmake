@@ -8,6 +8,7 @@
 
 # kumi_shmem_test(NAME SRC [PES n...] [QUICK n...] [TRANSPORTS shm|tcp...]
 #                 [ARGS a...] [ENV VAR=value...] [LABELS l...] [CXX]
+#                 [COPTS flag...] [PROPS prop value...]
 #                 [EXPECT_RC rc EXPECT_REGEX re] [TIMEOUT sec] [NOKUMIRUN])
 # Builds tests/shmem/SRC once (target shmem_<SRC without extension>) the
 # way oshcc does (shmem.h, libkumi-shmem, libkumi; C++ when SRC ends in .cc
@@ -19,11 +20,12 @@
 # Labels: shmem (quick) or shmem-full, plus tcp for tcp runs, plus LABELS.
 # EXPECT_RC/EXPECT_REGEX: the run must exit with rc and print a line
 # matching re (tests/pe/expect.sh). NOKUMIRUN: the program is started alone
-# (a job of one PE; PES must be 1 and TRANSPORTS shm).
+# (a job of one PE; PES must be 1 and TRANSPORTS shm). COPTS: extra compile
+# flags; PROPS: target properties (e.g. C_STANDARD 99 C_EXTENSIONS OFF).
 set(KUMI_SHMEM_TEST_TIMEOUT 120)
 function(kumi_shmem_test NAME SRC)
   cmake_parse_arguments(A "CXX;NOKUMIRUN" "EXPECT_RC;EXPECT_REGEX;TIMEOUT"
-                        "PES;QUICK;TRANSPORTS;ARGS;ENV;LABELS" ${ARGN})
+                        "PES;QUICK;TRANSPORTS;ARGS;ENV;LABELS;COPTS;PROPS" ${ARGN})
   if(NOT DEFINED A_PES)
     set(A_PES 1 2 3 4 8)
   endif()
@@ -52,6 +54,12 @@ function(kumi_shmem_test NAME SRC)
     endif()
     target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/shmem)
     target_link_libraries(${target} PRIVATE kumi_shmem)
+    if(A_COPTS)
+      target_compile_options(${target} PRIVATE ${A_COPTS})
+    endif()
+    if(A_PROPS)
+      set_target_properties(${target} PROPERTIES ${A_PROPS})
+    endif()
   endif()
   math(EXPR ctest_timeout "${A_TIMEOUT} + 30")
   foreach(tp IN LISTS A_TRANSPORTS)

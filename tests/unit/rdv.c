@@ -1,7 +1,7 @@
 /* rdv.c -- the rendezvous (transport/tcp/rdv.c): a server on 127.0.0.1 in
  * one thread, PEs as threads calling the client API, and raw sockets
  * playing strangers. Covers join and table, rejected keys and garbage
- * while the job goes on, silence, EOF, FAIL delivery and BYE. */
+ * while the job goes on, silence, EOF, FAIL delivery, BYE and EXIT. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -23,6 +23,7 @@
 #include "tcp/rdv.h"
 
 #define MAXPE 8
+#define NEV   8     /* > every enum kumi_rdv_event */
 
 static const uint8_t key[KUMI_JOB_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8,
                                                  9, 10, 11, 12, 13, 14, 15, 16 };
@@ -32,21 +33,27 @@ struct srv {
     pthread_t               thread;
     pthread_mutex_t         lock;
     volatile int            stop;
-    int                     ev[MAXPE][5];     /* count per (rank, event) */
+    int                     ev[MAXPE][NEV];   /* count per (rank, event) */
     int                     fin[MAXPE];
-    double                  ev_at[MAXPE][5];
+    int                     exit_status[MAXPE];
+    double                  ev_at[MAXPE][NEV];
 };
 
-static void on_event(void *arg, int rank, enum kumi_rdv_event ev, int finalized)
+static void on_event(void *arg, int rank, enum kumi_rdv_event ev, int value)
 {
     struct srv *v = arg;
 
     /* called from kumi_rdv_server_service, under v->lock */
-    assert_true(rank >= 0 && rank < MAXPE);
+    assert_true(rank >= 0 && rank < MAXPE && ev >= 0 && ev < NEV);
     v->ev[rank][ev]++;
     v->ev_at[rank][ev] = kumi_rdv_now();
     if (ev == KUMI_RDV_EV_BYE)
-        v->fin[rank] = finalized;
+        v->fin[rank] = value;
+    if (ev == KUMI_RDV_EV_EXIT) {
+        /* as kumirun does: the job ends by that request (the first) */
+        v->exit_status[rank] = value;
+        kumi_rdv_server_fail(v->s, KUMI_TP_FAIL_EXIT | (uint32_t)(rank + 1), value);
+    }
 }
 
 static void *srv_loop(void *arg)
@@ -458,6 +465,61 @@ static void test_invalid_after_join(void **state)
     srv_stop(&v);
 }
 
+/* EXIT: a PE asks the job to end; the server hears it once, every PE
+ * (the asking one too, as its answer) gets FAIL naming it and its
+ * status; a later request gets the same answer; no EOF is reported for
+ * PEs that asked */
+static void test_exit(void **state)
+{
+    struct srv v;
+    struct pe  pes[3];
+    uint32_t   failed;
+    int32_t    status;
+    (void)state;
+
+    srv_start(&v, 3);
+    pes_join(&v, pes, 3, 3);
+    double t0 = kumi_rdv_now();
+    assert_int_equal(kumi_rdv_request_exit(&pes[1].c, 0, 2.0, &failed, &status), 1);
+    assert_true(kumi_rdv_now() - t0 < 0.5);
+    assert_int_equal(failed, KUMI_TP_FAIL_EXIT | 2);
+    assert_true(kumi_tp_fail_is_exit(failed));
+    assert_int_equal(status, 0);
+    assert_int_equal(pes[1].c.fd, -1);
+    assert_int_equal(pe_service_for(&pes[0].c, 2.0, &failed, &status), 1);
+    assert_int_equal(failed, KUMI_TP_FAIL_EXIT | 2);
+    assert_int_equal(status, 0);
+    /* PE 2 asks too, later, with another status: the first request stands */
+    assert_int_equal(kumi_rdv_request_exit(&pes[2].c, 255, 2.0, &failed, &status), 1);
+    assert_int_equal(failed, KUMI_TP_FAIL_EXIT | 2);
+    assert_int_equal(status, 0);
+    usleep(100000);
+    assert_int_equal(srv_count(&v, 1, KUMI_RDV_EV_EXIT), 1);
+    assert_int_equal(srv_count(&v, 2, KUMI_RDV_EV_EXIT), 1);
+    assert_int_equal(v.exit_status[2], 255);
+    for (int i = 0; i < 3; i++) {
+        /* PE 0 closes after FAIL as after any: its EOF is the owner's to
+         * ignore; those that asked are done */
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_EOF), i == 0);
+        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_INVALID), 0);
+    }
+    assert_false(kumi_tp_fail_is_exit(KUMI_TP_FAIL_LAUNCHER));
+    assert_false(kumi_tp_fail_is_exit(3));
+    srv_stop(&v);
+
+    /* nobody answers (no server loop): the request gives up in time */
+    srv_start(&v, 1);
+    pes_join(&v, pes, 1, 1);
+    v.stop = 1;
+    pthread_join(v.thread, NULL);
+    t0 = kumi_rdv_now();
+    assert_int_equal(kumi_rdv_request_exit(&pes[0].c, 3, 0.3, &failed, &status), 0);
+    assert_true(kumi_rdv_now() - t0 < 1.0);
+    assert_int_equal(pes[0].c.fd, -1);
+    kumi_rdv_server_close(v.s);
+    pthread_mutex_destroy(&v.lock);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_fail),
         cmocka_unit_test(test_server_gone),
         cmocka_unit_test(test_invalid_after_join),
+        cmocka_unit_test(test_exit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1343,6 +1343,18 @@ static int kumi_tcp_fence(struct kumi_tp *tp)
  * peer written to comes back: frames are applied in order. */
 static int kumi_tcp_quiet_threads(struct kumi_tcp *s);
 
+/* A quiet's probe is over: its tag is free again, unless the wait gave up
+ * (the job is ending) with the probe still out on a live connection: then
+ * its reply frees it (discard), since a reply to a free tag would read as
+ * a bad frame. Under the engine lock. */
+static void kumi_tcp_probe_done(struct kumi_tcp_conn *c, unsigned tag)
+{
+    if (c->fd >= 0 && !__atomic_load_n(&c->req[tag].done, __ATOMIC_ACQUIRE))
+        c->req[tag].discard = 1;
+    else
+        kumi_tcp_tag_put(c, tag);
+}
+
 static int kumi_tcp_quiet(struct kumi_tp *tp)
 {
     struct kumi_tcp *s = kumi_tcp_of(tp);
@@ -1384,8 +1396,7 @@ static int kumi_tcp_quiet(struct kumi_tp *tp)
         c->wrote = 0;
         if (rc == KUMI_OK)
             rc = kumi_tcp_wait_req(s, c, tag);
-        if (rc == KUMI_OK || c->fd >= 0)
-            kumi_tcp_tag_put(c, tag);
+        kumi_tcp_probe_done(c, tag);
     }
     kumi_tcp_unlock(s);
     if (rc == KUMI_OK && kumi_tcp_is_failed(s))
@@ -1447,8 +1458,7 @@ static int kumi_tcp_quiet_threads(struct kumi_tcp *s)
             rc = kumi_tcp_wait_req(s, c, probe[i].tag);
         if (rc == KUMI_OK && c->wdone < probe[i].upto)
             c->wdone = probe[i].upto;
-        if (rc == KUMI_OK || c->fd >= 0)
-            kumi_tcp_tag_put(c, probe[i].tag);
+        kumi_tcp_probe_done(c, probe[i].tag);
     }
 out:
     kumi_tcp_unlock(s);

@@ -1,0 +1,28 @@
+# tests/shmem/coll.cmake -- shmem-coll's tests: teams, team-based
+# collectives, reductions, the deprecated active-set collectives, the C11
+# generic collectives. Each runs at 1, 2, 3, 4 and 8 PEs on shm and tcp
+# (kumi_shmem_test in shmem.cmake); the quick set of `make test` is the
+# 2-PE runs and the active-set test at 3 PEs on shm (at 2 PEs every active
+# set but the world has one PE, so only 3 runs the pSync algorithms).
+
+# split shapes (negative and zero strides, splits of splits, 2d), invalid
+# triplets, translate, config, team contexts, destroy
+kumi_shmem_test(team_basic team_basic.c)
+# splits until the limit: every PE fails the same call, >= 64 alive, all
+# usable, destroy, as many again
+kumi_shmem_test(team_limit team_limit.c)
+# broadcast, collect, fcollect, alltoall(s) x every RMA type and the mem
+# forms, on the world, the shared team and split teams
+kumi_shmem_test(coll_types coll_types.c)
+# every reduction type x op on the world and split teams, exact and the
+# same bytes on every member; 1000 elements at 4 PEs
+kumi_shmem_test(reduce_types reduce_types.c)
+kumi_shmem_test(reduce_types_1000 reduce_types.c PES 4 QUICK "" ARGS 1000)
+# active sets (world, strided, PE_start 1, one PE): barrier, sync, every
+# 32/64 collective, every to_all, pSync alternation and reuse
+kumi_shmem_test(active_coll active_coll.c PES 1 2 4 8)
+kumi_shmem_test(active_coll active_coll.c PES 3 QUICK 3 TRANSPORTS shm)
+kumi_shmem_test(active_coll active_coll.c PES 3 QUICK "" TRANSPORTS tcp)
+# the C11 generic collectives and shmem_sync, -std=c11 -pedantic-errors
+kumi_shmem_test(coll_c11 coll_c11.c PROPS C_STANDARD 11 C_EXTENSIONS OFF
+  COPTS -pedantic-errors -Werror)
