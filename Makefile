@@ -5,10 +5,11 @@ BUILD_TSAN ?= build-tsan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 # the threaded code (tcp's progress thread) under ThreadSanitizer: every
-# test over tcp except the namespaces (label hosts) and the fuzzer
-TSAN_TESTS ?= -L tcp -LE 'hosts|fuzz'
+# test over tcp except the namespaces (label hosts) and the fuzzer, and the
+# KUMI_INIT_THREADS tests on every transport (label threads)
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz'
 
-.PHONY: all deps build demo test test-asan test-tsan install clean
+.PHONY: all deps build demo test test-shmem test-asan test-tsan install clean
 
 all: build
 
@@ -24,8 +25,13 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/bin/kumirun -n 4 --timeout 300 $(BUILD)/bin/kumi-bench all --iters 2000
 
+# the OpenSHMEM binding's whole PE-count x transport matrix (label
+# shmem-full) is left to `make test-shmem`, which runs every shmem test
 test: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE shmem-full
+
+test-shmem: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
 
 test-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DKUMI_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)

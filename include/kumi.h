@@ -76,7 +76,12 @@ int kumi_init(void);
  *       and a child fork()ed later shares the static data with its parent.
  *   KUMI_INIT_THREADS  many threads of a PE may call the one-sided, atomic,
  *       wait, test, fence and quiet calls at once; a thread blocked in a
- *       wait never stops another from making progress.
+ *       wait never stops another from making progress. kumi_quiet completes
+ *       every operation of the PE that happened before it, whichever thread
+ *       issued it. Collectives, allocation and teams stay one thread at a
+ *       time (per team); the DSM stays on the thread that called
+ *       kumi_init_ex (only its waits serve DSM requests). Waits then yield
+ *       even under KUMI_WAIT=spin, as a PE's threads may outnumber its cores.
  * Every PE must pass the same flags. */
 enum {
     KUMI_INIT_SYMMETRIC_DATA = 1u << 0,

@@ -6,7 +6,7 @@
 
 # 8 threads per PE mixing puts, gets, atomics, waits and quiet; fetch_add
 # tickets and add counts checked exactly
-kumi_pe_test(threads      threads.c      NPES 2 4 ARGS mix 100)
+kumi_pe_test(threads      threads.c      NPES 2 4 ARGS mix 500 TCP_ARGS mix 300)
 # a thread blocked in kumi_wait_until never stops its PE's other thread
 # (RMA with a peer whose waiter is blocked too), under each wait policy
 kumi_pe_test(threads_block threads.c     NPES 2 ARGS block 300)

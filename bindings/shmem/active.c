@@ -390,7 +390,7 @@ static void kumi_shmem_aset_collect(const char *call, void *dest, const void *so
     struct kumi_tp        *tp = &kumi_rt.tp;
     enum kumi_seg          sseg = KUMI_SEG_HEAP;
     size_t                 n, soff = 0, at = 0;
-    int                    rc;
+    int                    rc, bad = 0;
 
     if (kumi_shmem_check_init(call) != 0 || kumi_shmem_bytes(call, nelems, size, &n) != 0)
         return;
@@ -406,11 +406,9 @@ static void kumi_shmem_aset_collect(const char *call, void *dest, const void *so
             memmove(dest, source, n);
         return;
     }
-    if (n != 0 && kumi_shmem_sym(call, source, n, &sseg, &soff) != 0)
-        return;
     __atomic_store_n(&a.ps[KUMI_SHMEM_PS_COUNT], (uint64_t)n, __ATOMIC_SEQ_CST);
     rc = kumi_shmem_aset_barrier(&a);
-    for (int i = 0; i < a.size && rc == KUMI_OK; i++) {
+    for (int i = 0; i < a.size && rc == KUMI_OK && !bad; i++) {
         uint64_t c  = 0;
         int      pe = kumi_shmem_aset_pe(&a, i);
         if (i == a.me) {
@@ -420,11 +418,16 @@ static void kumi_shmem_aset_collect(const char *call, void *dest, const void *so
             continue;
         }
         rc = tp->ops->get(tp, &c, pe, a.seg, a.off + KUMI_SHMEM_PS_COUNT * 8, 8);
-        if (rc == KUMI_OK && c != 0)
+        /* source is symmetric: member i's has its c bytes at my source's
+         * place (a bad one is reported, and the others see it alike) */
+        if (rc == KUMI_OK && c != 0 && kumi_shmem_sym(call, source, (size_t)c, &sseg, &soff) != 0)
+            bad = 1;
+        if (rc == KUMI_OK && c != 0 && !bad)
             rc = tp->ops->get(tp, (char *)dest + at, pe, sseg, soff, (size_t)c);
         at += (size_t)c;
     }
-    /* nobody reads my source and COUNT after this */
+    /* nobody reads my source and COUNT after this (entered after a bad
+     * argument too: the others are in it) */
     if (rc == KUMI_OK)
         rc = kumi_shmem_aset_barrier(&a);
     __atomic_store_n(&a.ps[KUMI_SHMEM_PS_COUNT], (uint64_t)SHMEM_SYNC_VALUE, __ATOMIC_SEQ_CST);

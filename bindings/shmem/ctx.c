@@ -14,12 +14,6 @@
 
 #include "shmem_impl.h"
 
-/* The world team object is shmem-coll's (teams.c); weak while a build may
- * lack that part. */
-#pragma weak kumi_shmem_team_world
-#pragma weak kumi_shmem_team_kumi
-#pragma weak kumi_shmem_team_ctx_gone
-
 struct kumi_shmem_ctx kumi_shmem_ctx_default = {
     .options    = 0,
     .team       = SHMEM_TEAM_WORLD,
@@ -46,8 +40,7 @@ int kumi_shmem_ctx_new(const char *call, shmem_team_t team, long options, shmem_
                                 (unsigned long)options,
                                 (unsigned long)(options & ~KUMI_SHMEM_CTX_OPTIONS));
     if (team != SHMEM_TEAM_WORLD) {
-        kt = team != SHMEM_TEAM_INVALID && kumi_shmem_team_kumi != NULL
-                 ? kumi_shmem_team_kumi(team) : NULL;
+        kt = team != SHMEM_TEAM_INVALID ? kumi_shmem_team_kumi(team) : NULL;
         if (kt == NULL || kumi_team_rank(kt) < 0)
             return kumi_shmem_error(KUMI_ERR_INVALID, call, "team %p is not a valid team of "
                                     "this PE", (void *)team);
@@ -87,7 +80,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
     }
     /* destroying completes the context's operations (an implicit quiet) */
     kumi_shmem_status(call, kumi_rt.tp.ops->quiet(&kumi_rt.tp));
-    if (ctx->team != SHMEM_TEAM_WORLD && kumi_shmem_team_ctx_gone != NULL)
+    if (ctx->team != SHMEM_TEAM_WORLD)
         kumi_shmem_team_ctx_gone(ctx);   /* its team stops tracking it */
     free(ctx);
 }

@@ -235,12 +235,19 @@ static int kumi_shmem_lock_my_turn(void *arg)
 /* Ends this thread's turn (it held the lock, or failed to get it). */
 static void kumi_shmem_lock_turn_end(struct kumi_shmem_lock_mine *e)
 {
+    int waiters;
+
     kumi_shmem_locks_enter();
     e->held = 0;
     __atomic_store_n(&e->serving, e->serving + 1, __ATOMIC_RELEASE);
-    if (--e->users == 0)
+    waiters = --e->users;
+    if (waiters == 0)
         kumi_shmem_lock_forget(e);
     kumi_shmem_locks_leave();
+    /* a thread of this PE waiting for its turn may sleep on my doorbell
+     * (policy block): a store of mine does not ring it */
+    if (waiters > 0 && kumi_rt.tp.doorbells)
+        kumi_tp_doorbell_ring(kumi_rt.tp.doorbell);
 }
 
 /* ------------------------------------------------------------- the calls */

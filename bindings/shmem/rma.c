@@ -24,7 +24,7 @@ static int kumi_shmem_overflow(const char *call, size_t nelems, size_t size)
                             nelems, size);
 }
 
-static inline void kumi_shmem_put(const char *call, shmem_ctx_t ctx, void *dest,
+KUMI_SHMEM_INLINE void kumi_shmem_put(const char *call, shmem_ctx_t ctx, void *dest,
                                   const void *src, size_t nelems, size_t size, int pe)
 {
     struct kumi_shmem_target t;
@@ -42,7 +42,7 @@ static inline void kumi_shmem_put(const char *call, shmem_ctx_t ctx, void *dest,
         kumi_shmem_status(call, rc);
 }
 
-static inline void kumi_shmem_get(const char *call, shmem_ctx_t ctx, void *dest,
+KUMI_SHMEM_INLINE void kumi_shmem_get(const char *call, shmem_ctx_t ctx, void *dest,
                                   const void *src, size_t nelems, size_t size, int pe)
 {
     struct kumi_shmem_target t;

@@ -56,11 +56,6 @@ static void kumi_shmem_at_exit(int status, void *arg)
     }
 }
 
-/* The shmem-coll hooks, weak while that part may be missing from a build
- * (then there are no teams beyond the world). */
-#pragma weak kumi_shmem_coll_init
-#pragma weak kumi_shmem_coll_fini
-
 static int kumi_shmem_start(const char *call, int requested, int *provided)
 {
     static int hooked;
@@ -93,7 +88,7 @@ static int kumi_shmem_start(const char *call, int requested, int *provided)
         kumi_shmem.thread_level = SHMEM_THREAD_SERIALIZED;
     kumi_shmem.state = 1;
     kumi_shmem_ctx_default.npes = kumi_shmem.n_pes;
-    if (kumi_shmem_coll_init != NULL && (rc = kumi_shmem_coll_init()) != 0) {
+    if ((rc = kumi_shmem_coll_init()) != 0) {
         kumi_shmem.state = 0;
         kumi_finalize();
         kumi_shmem.state = 2;
@@ -141,8 +136,7 @@ void shmem_finalize(void)
         return;
     }
     kumi_shmem_status(call, kumi_rt.tp.ops->quiet(&kumi_rt.tp));
-    if (kumi_shmem_coll_fini != NULL)
-        kumi_shmem_coll_fini();
+    kumi_shmem_coll_fini();
     kumi_shmem.state = 2;
     kumi_finalize();   /* an agreement of every PE: the implicit barrier */
 }
@@ -215,8 +209,6 @@ void *shmem_ptr(const void *dest, int pe)
     return kumi_shmem_ptr_world(dest, pe);
 }
 
-#pragma weak kumi_shmem_team_kumi
-
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     static const char call[] = "shmem_team_ptr";
@@ -225,8 +217,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 
     if (kumi_shmem_check_init(call) != 0)
         return NULL;
-    kt = team != SHMEM_TEAM_INVALID && kumi_shmem_team_kumi != NULL ? kumi_shmem_team_kumi(team)
-                                                                     : NULL;
+    kt = team != SHMEM_TEAM_INVALID ? kumi_shmem_team_kumi(team) : NULL;
     if (kt == NULL) {
         kumi_shmem_error(KUMI_ERR_INVALID, call, "team %p is not a valid team of this PE",
                          (void *)team);

@@ -641,59 +641,48 @@ void kumi_shmem_generic_bad_type(void);   /* never defined: see above */
     KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, fetch_xor_nbi, __VA_ARGS__)
 
 /* deprecated (OpenSHMEM 1.4) */
-#define shmem_cswap(dest, cond, value, pe)                                                   \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, cswap, dest)          \
-    (dest, cond, value, pe)
-#define shmem_fadd(dest, value, pe)                                                          \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, fadd, dest)(dest, value, pe)
-#define shmem_finc(dest, pe)                                                                 \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, finc, dest)(dest, pe)
-#define shmem_add(dest, value, pe)                                                           \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, add, dest)(dest, value, pe)
-#define shmem_inc(dest, pe)                                                                  \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, inc, dest)(dest, pe)
-#define shmem_swap(dest, value, pe)                                                          \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, swap, dest)       \
-    (dest, value, pe)
-#define shmem_fetch(source, pe)                                                              \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD_SRC, fetch,        \
-                        source)(source, pe)
-#define shmem_set(dest, value, pe)                                                           \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, set, dest)(dest, value, pe)
+#define KUMI_SHMEM_AMO_DEPR_G(LIST, GA, OP, ...)                                            \
+    KUMI_SHMEM_GENERIC1(LIST, GA, OP, KUMI_SHMEM_ARG1(__VA_ARGS__))(__VA_ARGS__)
+#define shmem_cswap(...)                                                                     \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, cswap, __VA_ARGS__)
+#define shmem_fadd(...)                                                                      \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, fadd, __VA_ARGS__)
+#define shmem_finc(...)                                                                      \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, finc, __VA_ARGS__)
+#define shmem_add(...)                                                                       \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, add, __VA_ARGS__)
+#define shmem_inc(...)                                                                       \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, inc, __VA_ARGS__)
+#define shmem_swap(...)                                                                      \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, swap, __VA_ARGS__)
+#define shmem_fetch(...)                                                                     \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD_SRC, fetch,      \
+                          __VA_ARGS__)
+#define shmem_set(...)                                                                       \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, set, __VA_ARGS__)
 
-/* point-to-point synchronization (no context forms) */
-#define KUMI_SHMEM_SYNC_G(OP, first) KUMI_SHMEM_GENERIC1(KUMI_SHMEM_SYNC_GTYPES, KUMI_SHMEM_GA_SYNC, OP, first)
-#define shmem_wait_until(ivar, cmp, cmp_value)                                               \
-    KUMI_SHMEM_SYNC_G(wait_until, ivar)(ivar, cmp, cmp_value)
-#define shmem_wait_until_all(ivars, nelems, status, cmp, cmp_value)                          \
-    KUMI_SHMEM_SYNC_G(wait_until_all, ivars)(ivars, nelems, status, cmp, cmp_value)
-#define shmem_wait_until_any(ivars, nelems, status, cmp, cmp_value)                          \
-    KUMI_SHMEM_SYNC_G(wait_until_any, ivars)(ivars, nelems, status, cmp, cmp_value)
-#define shmem_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value)                \
-    KUMI_SHMEM_SYNC_G(wait_until_some, ivars)(ivars, nelems, indices, status, cmp, cmp_value)
-#define shmem_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values)                  \
-    KUMI_SHMEM_SYNC_G(wait_until_all_vector, ivars)(ivars, nelems, status, cmp, cmp_values)
-#define shmem_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values)                  \
-    KUMI_SHMEM_SYNC_G(wait_until_any_vector, ivars)(ivars, nelems, status, cmp, cmp_values)
-#define shmem_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values)        \
-    KUMI_SHMEM_SYNC_G(wait_until_some_vector, ivars)(ivars, nelems, indices, status, cmp,    \
-                                                     cmp_values)
-#define shmem_test(ivar, cmp, cmp_value) KUMI_SHMEM_SYNC_G(test, ivar)(ivar, cmp, cmp_value)
-#define shmem_test_all(ivars, nelems, status, cmp, cmp_value)                                \
-    KUMI_SHMEM_SYNC_G(test_all, ivars)(ivars, nelems, status, cmp, cmp_value)
-#define shmem_test_any(ivars, nelems, status, cmp, cmp_value)                                \
-    KUMI_SHMEM_SYNC_G(test_any, ivars)(ivars, nelems, status, cmp, cmp_value)
-#define shmem_test_some(ivars, nelems, indices, status, cmp, cmp_value)                      \
-    KUMI_SHMEM_SYNC_G(test_some, ivars)(ivars, nelems, indices, status, cmp, cmp_value)
-#define shmem_test_all_vector(ivars, nelems, status, cmp, cmp_values)                        \
-    KUMI_SHMEM_SYNC_G(test_all_vector, ivars)(ivars, nelems, status, cmp, cmp_values)
-#define shmem_test_any_vector(ivars, nelems, status, cmp, cmp_values)                        \
-    KUMI_SHMEM_SYNC_G(test_any_vector, ivars)(ivars, nelems, status, cmp, cmp_values)
-#define shmem_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values)              \
-    KUMI_SHMEM_SYNC_G(test_some_vector, ivars)(ivars, nelems, indices, status, cmp, cmp_values)
+/* point-to-point synchronization (no context forms), selected by ivar(s) */
+#define KUMI_SHMEM_SYNC_G(OP, ...)                                                           \
+    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_SYNC_GTYPES, KUMI_SHMEM_GA_SYNC, OP,                      \
+                        KUMI_SHMEM_ARG1(__VA_ARGS__))(__VA_ARGS__)
+#define shmem_wait_until(...)              KUMI_SHMEM_SYNC_G(wait_until, __VA_ARGS__)
+#define shmem_wait_until_all(...)          KUMI_SHMEM_SYNC_G(wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...)          KUMI_SHMEM_SYNC_G(wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...)         KUMI_SHMEM_SYNC_G(wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...)   KUMI_SHMEM_SYNC_G(wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...)   KUMI_SHMEM_SYNC_G(wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...)  KUMI_SHMEM_SYNC_G(wait_until_some_vector, __VA_ARGS__)
+#define shmem_test(...)                    KUMI_SHMEM_SYNC_G(test, __VA_ARGS__)
+#define shmem_test_all(...)                KUMI_SHMEM_SYNC_G(test_all, __VA_ARGS__)
+#define shmem_test_any(...)                KUMI_SHMEM_SYNC_G(test_any, __VA_ARGS__)
+#define shmem_test_some(...)               KUMI_SHMEM_SYNC_G(test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...)         KUMI_SHMEM_SYNC_G(test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...)         KUMI_SHMEM_SYNC_G(test_any_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...)        KUMI_SHMEM_SYNC_G(test_some_vector, __VA_ARGS__)
 /* deprecated (OpenSHMEM 1.4) */
-#define shmem_wait(ivar, cmp_value)                                                          \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_SYNC_DEPR_GTYPES, KUMI_SHMEM_GA_SYNC, wait, ivar)(ivar, cmp_value)
+#define shmem_wait(...)                                                                      \
+    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_SYNC_DEPR_GTYPES, KUMI_SHMEM_GA_SYNC, wait,               \
+                        KUMI_SHMEM_ARG1(__VA_ARGS__))(__VA_ARGS__)
 #endif /* C11 */
 
 /* --- atomics, point-to-point synchronization, locks (shmem-amo) end --- */

@@ -25,6 +25,8 @@
 
 #define KUMI_SHMEM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define KUMI_SHMEM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* the fast paths: inlined into each of the hundreds of typed calls */
+#define KUMI_SHMEM_INLINE      static inline __attribute__((always_inline))
 
 /* ----------------------------------------------------------- global state */
 struct kumi_shmem_state {
@@ -125,15 +127,21 @@ struct kumi_shmem_target {
 };
 int kumi_shmem_check_slow(const char *call, shmem_ctx_t ctx, const void *sym, size_t n,
                           const void *local, int pe, struct kumi_shmem_target *t);
-static inline int kumi_shmem_check(const char *call, shmem_ctx_t ctx, const void *sym, size_t n,
-                                   const void *local, int pe, struct kumi_shmem_target *t)
+KUMI_SHMEM_INLINE int kumi_shmem_check(const char *call, shmem_ctx_t ctx, const void *sym,
+                                       size_t n, const void *local, int pe,
+                                       struct kumi_shmem_target *t)
 {
-    if (KUMI_SHMEM_UNLIKELY(kumi_rt.state != 1 || ctx == NULL || ctx->pes != NULL
+    /* SHMEM_CTX_DEFAULT (the calls without ctx) is a world context: the
+     * compiler drops the two ctx tests for them */
+    if (KUMI_SHMEM_UNLIKELY(kumi_rt.state != 1
+                            || (ctx != SHMEM_CTX_DEFAULT && (ctx == NULL || ctx->pes != NULL))
                             || (unsigned)pe >= (unsigned)kumi_rt.size || n == 0
                             || local == NULL))
         return kumi_shmem_check_slow(call, ctx, sym, n, local, pe, t);
     t->pe = pe;
-    return kumi_shmem_sym(call, sym, n, &t->seg, &t->off);
+    if (KUMI_SHMEM_LIKELY(kumi_rt_sym_lookup(sym, n, &t->seg, &t->off) == KUMI_OK))
+        return 0;
+    return kumi_rt_sym_error(call, sym, n);
 }
 
 /* ------------------------------------------------------------ environment */

@@ -24,6 +24,11 @@ kumi_hosts_test(atomics  run    pe_atomics)
 kumi_hosts_test(ring     run    pe_ring neighbours)
 kumi_hosts_test(kill     kill   pe_loop)
 kumi_hosts_test(vanish   vanish pe_loop)
+# kumi_global_exit from the second host; the node map of --hosts
+kumi_hosts_test(global_exit exit pe_global_exit)
+kumi_hosts_test(nodes    run    pe_global_exit nodes 0,0,1,1)
+# (its one barrier need not time every algorithm first)
+set_tests_properties(hosts.nodes PROPERTIES ENVIRONMENT "KUMI_BARRIER=tree;KUMI_WAIT=block")
 
 # the rendezvous of a running job turns away a wrong key and garbage
 add_test(NAME launcher.rdv_key

@@ -4,6 +4,9 @@
 #   hosts.sh KUMIRUN run    PROGRAM ARGS...  the job succeeds
 #   hosts.sh KUMIRUN kill   PE_LOOP          PE 3 (second host) kill -9'd
 #   hosts.sh KUMIRUN vanish PE_LOOP          the second host's link deleted
+#   hosts.sh KUMIRUN exit   PE_GLOBAL_EXIT   PE 3 (second host) calls
+#                                            kumi_global_exit(3) while the
+#                                            others compute or wait
 # Faults: kumirun ends the job within 5 s, names the PE and its host,
 # exits non-zero; no process of the job and nothing in /dev/shm remains.
 . "$(dirname "$0")/../launcher/lib.sh" "$1"
@@ -84,6 +87,29 @@ vanish)
     [ "$ms" -lt 5000 ] || { cat "$err" >&2; fail "the job took $ms ms to end after the link was deleted ($((t1 - t0)) ms to delete it)"; }
     assert_gone $KPID 1
     echo "ended in $ms ms after the link was deleted (deleting it took $((t1 - t0)) ms), status $RC"
+    ;;
+exit)
+    # a PE with no control segment ends the job over the rendezvous: the
+    # job exits with its status within 2 s of the call, quietly; the PEs
+    # blocked in a wait, on either host, get KUMI_ERR_PEER. Two hosts on
+    # one machine's cores: block, not spin; and no barrier timing at start.
+    for how in compute wait; do
+        KUMI_WAIT=block KUMI_BARRIER=tree kr_ns_bg $HOSTS --timeout 100 "$1" exit last 3 $how \
+            >"$out" 2>"$err"
+        wait_exit $KPID 30
+        t_end=$(date +%s%3N)
+        [ "$RC" = 3 ] || { cat "$out" "$err" >&2; fail "$how: exit status $RC, want 3"; }
+        t_ask=$(sed -n 's/^PE 3 asks at \([0-9]*\)$/\1/p' "$out")
+        [ -n "$t_ask" ] || { cat "$out" "$err" >&2; fail "$how: PE 3 did not ask"; }
+        ms=$(( t_end - t_ask ))
+        [ "$ms" -lt 2000 ] || { cat "$out" "$err" >&2; fail "$how: the job ended $ms ms after the call"; }
+        [ -s "$err" ] && { cat "$err" >&2; fail "$how: printed on stderr"; }
+        expect_line "$out" "PE 3: buffered line"
+        grep -q '^FAIL' "$out" && { cat "$out" >&2; fail "$how: a PE failed"; }
+        [ "$how" = wait ] && expect_lines "$out" '^PE [012]: kumi_wait_until_u64 returned KUMI_ERR_PEER$' 3
+        assert_gone $KPID 1
+        echo "$how: ended $ms ms after PE 3's kumi_global_exit(3)"
+    done
     ;;
 *)
     fail "unknown case $CASE"

@@ -13,11 +13,14 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(dirname "$(find "$prefix" -name libkumi.a | head -n 1)")
 libdir=${libdir#"$prefix"/}
 for f in include/kumi.h bin/kumirun bin/kumicc $libdir/libkumi.so $libdir/libkumi.a \
-         $libdir/pkgconfig/kumi.pc $libdir/cmake/kumi/kumiConfig.cmake; do
+         $libdir/pkgconfig/kumi.pc $libdir/cmake/kumi/kumiConfig.cmake \
+         include/shmem.h include/shmemx.h $libdir/libkumi-shmem.so $libdir/libkumi-shmem.a \
+         bin/oshcc bin/oshc++ bin/oshrun $libdir/pkgconfig/kumi-shmem.pc; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
-if ls "$prefix"/include | grep -qv '^kumi.h$'; then
-  echo "FAIL: more than one public header installed"; exit 1
+# kumi.h, and the OpenSHMEM binding's shmem.h and shmemx.h
+if ls "$prefix"/include | grep -qvE '^(kumi|shmem|shmemx)\.h$'; then
+  echo "FAIL: headers other than kumi.h, shmem.h, shmemx.h installed"; exit 1
 fi
 
 # 1. CMake package
@@ -42,4 +45,23 @@ for exe in "$tmp/cm/consumer_shared" "$tmp/cm/consumer_static" "$tmp/pc" "$tmp/k
   out=$("$prefix/bin/kumirun" -n 2 --timeout 60 "$exe")
   [ "$(grep -c ': 42$' <<<"$out")" = 2 ] || { echo "FAIL: $exe under kumirun: $out"; exit 1; }
 done
-echo "install: 4 consumers built and ran (cmake shared, cmake static, pkg-config, kumicc)"
+
+# OpenSHMEM: the installed oshcc (and its --showme), pkg-config kumi-shmem,
+# find_package(kumi) with kumi::shmem and kumi::shmem_static; run alone
+# and with the installed oshrun
+show=$("$prefix/bin/oshcc" --showme -O2 x.c -o x)
+case "$show" in
+  *"$build"*) echo "FAIL: installed oshcc points into the build tree: $show"; exit 1 ;;
+  *"-I$prefix/bin/../include -O2 x.c -o x -L$prefix/bin/../$libdir -Wl,"*"-lkumi-shmem -lkumi") ;;
+  *) echo "FAIL: oshcc --showme: $show"; exit 1 ;;
+esac
+"$prefix/bin/oshcc" -O2 "$src/tests/install/shmem_consumer.c" -o "$tmp/osh"
+cc "$src/tests/install/shmem_consumer.c" -o "$tmp/pcsh" $(pkg-config --cflags --libs kumi-shmem) \
+   -Wl,-rpath,"$prefix/$libdir"
+for exe in "$tmp/osh" "$tmp/pcsh" "$tmp/cm/shmem_consumer_shared" "$tmp/cm/shmem_consumer_static"; do
+  "$exe" | grep -q 'PE 0 of 1: 42' || { echo "FAIL: $exe alone"; exit 1; }
+  out=$("$prefix/bin/oshrun" -np 2 --timeout 60 "$exe")
+  [ "$(grep -c ': 42$' <<<"$out")" = 2 ] || { echo "FAIL: $exe under oshrun: $out"; exit 1; }
+done
+echo "install: 8 consumers built and ran (kumi: cmake shared, cmake static, pkg-config, kumicc;"
+echo "         shmem: oshcc, pkg-config kumi-shmem, cmake kumi::shmem, kumi::shmem_static)"

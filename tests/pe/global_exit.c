@@ -62,12 +62,22 @@ static int run_exit(const char *who, int status, const char *how)
                      (me == last && strcmp(who, "first") != 0);
     int       rc;
 
-    CHECK(off != (size_t)-1, "kumi_llcm_alloc(8) failed");
+    size_t    go = kumi_llcm_alloc(8);
+
+    CHECK(off != (size_t)-1 && go != (size_t)-1, "kumi_llcm_alloc(8) failed");
     BARRIER();
+    if (asks && strcmp(who, "both") == 0) {
+        /* both out of the barrier before either asks (one leaves it
+         * before the other, which the first one's request would catch
+         * there): each tells the other, then waits to be told */
+        uint64_t one = 1;
+        OK(kumi_kick(me == 0 ? last : 0, go, &one, 8));
+        OK(kumi_wait_until_u64(kumi_llcm(go), KUMI_CMP_EQ, 1));
+        ask(me, me == 0 ? status : (status + 1) & 255);
+    }
     if (asks) {
-        if (strcmp(who, "both") != 0)
-            sleep_ms(100);   /* the others are blocked (or computing) by then */
-        ask(me, me == 0 ? status : (status + (strcmp(who, "both") == 0)) & 255);
+        sleep_ms(100);   /* the others are blocked (or computing) by then */
+        ask(me, status);
     }
     if (strcmp(how, "compute") == 0) {
         volatile double x = 1.0;

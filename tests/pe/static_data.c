@@ -177,6 +177,11 @@ static void test_atomics(void)
     OK(kumi_atomic_swap_u64(&d_struct.word, 0x5000 + (uint64_t)me, 0, &o64));
     OK(kumi_atomic_cswap_u32(&d_struct.bits, 0, 0x100 + (uint32_t)me, 0, &o32));
     CHECK(o32 == 0 || (o32 >= 0x100 && o32 < 0x100 + (uint32_t)npes), "cswap_u32 old 0x%x", o32);
+    OK(kumi_atomic_swap_u32(&a32[8], 0x300 + (uint32_t)me, 0, &o32));
+    CHECK(o32 == 0 || (o32 >= 0x300 && o32 < 0x300 + (uint32_t)npes), "swap_u32 old 0x%x", o32);
+    OK(kumi_atomic_cswap_u64(&a64[8], 0, 0x600 + (uint64_t)me, 0, &o64));
+    CHECK(o64 == 0 || (o64 >= 0x600 && o64 < 0x600 + (uint64_t)npes), "cswap_u64 old 0x%llx",
+          (unsigned long long)o64);
     /* set on right's word, fetch it back */
     OK(kumi_atomic_set_u64(&a64[7], 0x7700 + (uint64_t)me, right));
     OK(kumi_atomic_set_u32(&a32[7], 0x7800 + (uint32_t)me, right));
@@ -211,6 +216,11 @@ static void test_atomics(void)
           (unsigned long long)o64);
     OK(kumi_atomic_fetch_u32(&d_struct.bits, 0, &o32));
     CHECK(o32 >= 0x100 && o32 < 0x100 + (uint32_t)npes, "cswap_u32 final 0x%x", o32);
+    OK(kumi_atomic_fetch_u32(&a32[8], 0, &o32));
+    CHECK(o32 >= 0x300 && o32 < 0x300 + (uint32_t)npes, "swap_u32 final 0x%x", o32);
+    OK(kumi_atomic_fetch_u64(&a64[8], 0, &o64));
+    CHECK(o64 >= 0x600 && o64 < 0x600 + (uint64_t)npes, "cswap_u64 final 0x%llx",
+          (unsigned long long)o64);
     /* alignment is checked on static words as on the heap */
     capture_begin();
     int rc = kumi_atomic_add_u64((uint64_t *)(void *)(b_big + 1), 1, right);

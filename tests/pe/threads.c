@@ -12,7 +12,9 @@
  *   - counts: an add to count[t] of a PE chosen by (pe, round, thread):
  *     every PE's counts are checked exactly at the end;
  *   - put, quiet, get back and compare, in the thread's own slot of a
- *     rotating peer (itself included);
+ *     rotating peer (itself included); every 16th round also 48 KiB (tcp:
+ *     written from the caller's buffer, received in place, a pipelined
+ *     get);
  *   - a ring per thread index: put_signal a message to the next PE, wait
  *     for the previous PE's (a word set by another PE), check it, ack it
  *     with an add (the sender waits for the ack before reusing the slot).
@@ -41,6 +43,7 @@
 #define NTHREADS 8
 #define AREA     256     /* bytes a thread puts and gets back per round */
 #define MSG      64      /* bytes of a ring message */
+#define BIG      (48 << 10)  /* every 16th round: a put and get this large */
 
 static int me, npes, rounds;
 
@@ -53,6 +56,7 @@ static uint64_t *sig;      /* [NTHREADS]: set by the previous PE */
 static uint64_t *ack;      /* [NTHREADS]: set by the next PE */
 static uint8_t  *msg;      /* [NTHREADS][MSG] */
 static uint8_t  *area;     /* [npes * NTHREADS][AREA] */
+static uint8_t  *big;      /* [npes * NTHREADS][BIG] */
 
 static inline uint8_t pattern(int pe, int t, int r, size_t i)
 {
@@ -70,6 +74,10 @@ static void *mix_thread(void *arg)
     const int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
     uint8_t   buf[AREA], back[AREA], m[MSG];
     uint8_t  *mine = area + (size_t)(me * NTHREADS + t) * AREA;
+    uint8_t  *mine_big = big + (size_t)(me * NTHREADS + t) * BIG;
+    uint8_t  *bbuf = malloc(BIG), *bback = malloc(BIG);
+
+    CHECK(bbuf && bback, "malloc");
 
     for (int r = 0; r < rounds; r++) {
         /* the chain: a word another thread of mine sets */
@@ -97,6 +105,15 @@ static void *mix_thread(void *arg)
         for (size_t i = 0; i < AREA; i++)
             CHECK(back[i] == buf[i], "thread %d round %d: byte %zu from PE %d is %u, put %u",
                   t, r, i, q, back[i], buf[i]);
+        if (r % 16 == 5) {
+            for (size_t i = 0; i < BIG; i++)
+                bbuf[i] = pattern(me, t, r, i * 7);
+            OK(kumi_put(mine_big, bbuf, BIG, q));
+            OK(kumi_quiet());
+            OK(kumi_get(bback, mine_big, BIG, q));
+            CHECK(memcmp(bback, bbuf, BIG) == 0, "thread %d round %d: 48 KiB from PE %d differ",
+                  t, r, q);
+        }
 
         /* the ring: my slot at the next PE is free once it acked round r-1 */
         OK(kumi_wait_until_u64(&ack[t], KUMI_CMP_GE, (uint64_t)r));
@@ -113,6 +130,8 @@ static void *mix_thread(void *arg)
             OK(kumi_fence());
     }
     OK(kumi_quiet());
+    free(bback);
+    free(bbuf);
     return NULL;
 }
 
@@ -129,7 +148,8 @@ static void run_mix(void)
     ack    = kumi_calloc(NTHREADS, sizeof(uint64_t));
     msg    = kumi_calloc(NTHREADS, MSG);
     area   = kumi_calloc((size_t)npes * NTHREADS, AREA);
-    CHECK(ticket && seen && count && tick && sig && ack && msg && area, "kumi_calloc");
+    big    = kumi_calloc((size_t)npes * NTHREADS, BIG);
+    CHECK(ticket && seen && count && tick && sig && ack && msg && area && big, "kumi_calloc");
     BARRIER();
 
     double t0 = kumi_wtime();
@@ -163,6 +183,7 @@ static void run_mix(void)
                rounds, kumi_transport_name(), t1 - t0);
     }
     BARRIER();
+    kumi_free(big);
     kumi_free(area);
     kumi_free(msg);
     kumi_free(ack);

@@ -17,6 +17,7 @@
 #define SST     3
 #define DST     2
 #define BIGRED  20000   /* a to_all count that takes several pieces */
+#define SENT    0x6b    /* dest bytes no call should have written */
 
 static long psync[2][SHMEM_SYNC_SIZE];   /* alternating, with dbufs[] */
 static long pbar[SHMEM_BARRIER_SYNC_SIZE];
@@ -35,9 +36,14 @@ struct aset {
  * so every member has checked its dest of call c and left it (the spec's
  * conditions for reusing pSync and dest, without a barrier). next_dest
  * picks the buffer, next_psync (in the call) moves on. */
+static size_t move_bytes;   /* the part of a dest the checks look at */
+
 static char *next_dest(void)
 {
     slot = calls % 2;
+    /* the other buffer's results (the last call's) are checked: fill it
+     * for the next call now, before this call lets anyone into that one */
+    memset(dbufs[1 - slot], SENT, move_bytes);
     return dbufs[slot];
 }
 
@@ -60,8 +66,6 @@ static int aset_me(const struct aset *a)
     return -1;
 }
 
-#define SENT 0x6b
-
 /* the data movers, in 32 and 64 bits */
 #define DEF_MOVE(BITS, T)                                                                    \
     static void move_##BITS(const struct aset *a, int ph)                                    \
@@ -72,7 +76,6 @@ static int aset_me(const struct aset *a)
             d = (T *)next_dest();                                                            \
             for (int i = 0; i < NE; i++)                                                     \
                 s[i] = (T)test_val(me, i, ph + root);                                        \
-            memset(d, SENT, NE * sizeof(T));                                                 \
             shmem_broadcast##BITS(d, s, NE, root, a->start, a->log, a->size, next_psync());  \
             for (int i = 0; i < NE; i++)                                                     \
                 if (m == root)                                                               \
@@ -87,7 +90,6 @@ static int aset_me(const struct aset *a)
         for (int i = 0; i < (m + ph) % 3; i++)                                               \
             s[i] = (T)test_val(me, i, ph + 5);                                               \
         d = (T *)next_dest();                                                                \
-        memset(d, SENT, (size_t)k * 2 * sizeof(T) + sizeof(T));                              \
         shmem_collect##BITS(d, s, (size_t)((m + ph) % 3), a->start, a->log, a->size,         \
                             next_psync());                                                   \
         {                                                                                    \
@@ -119,7 +121,6 @@ static int aset_me(const struct aset *a)
         for (int e = 0; e < k * NE; e++)                                                     \
             s[e * SST] = (T)test_val(me, e, ph + 8);                                         \
         d = (T *)next_dest();                                                                \
-        memset(d, SENT, (size_t)k * NE * DST * sizeof(T));                                   \
         shmem_alltoalls##BITS(d, s, DST, SST, NE, a->start, a->log, a->size, next_psync());  \
         for (int q = 0; q < k; q++)                                                          \
             for (int i = 0; i < NE; i++) {                                                   \
@@ -194,6 +195,11 @@ static void run_set(const struct aset *a, int ph)
 
     if (m < 0)
         return;
+    /* every member starts the set on the same pSync and dest (the
+     * barrier_all before it ends every use of both) */
+    calls = 0;
+    memset(dbufs[0], SENT, move_bytes);
+    memset(dbufs[1], SENT, move_bytes);
     /* the same pSync, back to back */
     for (int i = 0; i < 3; i++)
         shmem_barrier(a->start, a->log, a->size, pbar);
@@ -239,6 +245,7 @@ int main(int argc, char **argv)
     dbufs[0] = shmem_malloc((size_t)BIGRED * 16 + (size_t)npes * NE * SST * 8);
     dbufs[1] = shmem_malloc((size_t)BIGRED * 16 + (size_t)npes * NE * SST * 8);
     CHECK(sbuf != NULL && dbufs[0] != NULL && dbufs[1] != NULL, "malloc");
+    move_bytes = (size_t)npes * NE * SST * 8 + 64;
     sets[nsets++] = (struct aset){ 0, 0, npes, "world" };
     sets[nsets++] = (struct aset){ 0, 1, (npes + 1) / 2, "evens" };
     if (npes >= 2)

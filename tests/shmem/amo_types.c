@@ -95,7 +95,7 @@ KUMI_SHMEM_AMO_EXT_TYPES(TARGETS)
         QUIET(r);                                                                            \
         amo_test_gather(v, 2 * sizeof(T));                                                   \
         if (me == 0) {                                                                       \
-            T   f[2 * AMO_TEST_MAX_PES], a[2 * AMO_TEST_MAX_PES];                            \
+            T   f[2 * AMO_TEST_MAX_PES] = { 0 }, a[2 * AMO_TEST_MAX_PES] = { 0 };            \
             int n = 0;                                                                       \
             for (int p = 0; p < npes; p++)                                                   \
                 for (int k = 0; k < 2; k++) {                                                \

@@ -11,15 +11,6 @@
 
 static int me, npes;
 
-/* members of the triplet: is world PE pe one, and at which index */
-static int triplet_index(int start, int stride, int size, int pe)
-{
-    for (int i = 0; i < size; i++)
-        if (start + i * stride == pe)
-            return i;
-    return -1;
-}
-
 /* Checks team t against the world PEs it should hold (team rank r is
  * world PE pes[r]) and runs a sync, a reduction and a ring of puts on a
  * team context over it. keep_ctx: leave the context for team_destroy. */

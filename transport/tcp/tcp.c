@@ -774,8 +774,16 @@ static void *kumi_tcp_thread(void *arg)
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         uint32_t polls = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
         int      asleep = __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE);
-        double   now;
+        double   now = kumi_tcp_now();
 
+        /* first, so that no path through the loop skips the heartbeat */
+        if (now >= s->rdv_next) {
+            kumi_tcp_rdv_tick(s, now);
+            if (kumi_tcp_trylock(s)) {
+                kumi_tcp_pend_sweep(s, now);
+                kumi_tcp_unlock(s);
+            }
+        }
         if (s->threads) {
             uint32_t n = __atomic_load_n(&s->naps, __ATOMIC_ACQUIRE);
             asleep = n != naps;
@@ -799,14 +807,6 @@ static void *kumi_tcp_thread(void *arg)
                     kumi_tcp_futex_wait(&s->park, __atomic_load_n(&s->park, __ATOMIC_ACQUIRE),
                                         50000L);
                 }
-            }
-        }
-        now = kumi_tcp_now();
-        if (now >= s->rdv_next) {
-            kumi_tcp_rdv_tick(s, now);
-            if (kumi_tcp_trylock(s)) {
-                kumi_tcp_pend_sweep(s, now);
-                kumi_tcp_unlock(s);
             }
         }
     }
