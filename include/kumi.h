@@ -94,12 +94,26 @@ unsigned kumi_init_flags(void);
 /* Ends the whole job promptly with exit status status (0 included), from
  * any PE, whatever the others are doing (in a barrier, a wait, computing):
  * kumirun exits with status, every PE is stopped, nothing is left behind.
- * Before init (or without kumirun) it is exit(status). */
-_Noreturn void kumi_global_exit(int status);
+ * Before init (or without kumirun) it is exit(status). As with exit(),
+ * status & 255 is what the job's parent sees, and this PE's atexit
+ * handlers and stdio buffers run (a kumi_finalize there returns at once).
+ * Calls other PEs are blocked in return KUMI_ERR_PEER, reported only with
+ * KUMI_LOG=info; of concurrent calls, one status wins for the whole job. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define KUMI_NORETURN [[noreturn]]
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KUMI_NORETURN _Noreturn
+#elif defined(__GNUC__)
+#define KUMI_NORETURN __attribute__((noreturn))
+#else
+#define KUMI_NORETURN
+#endif
+KUMI_NORETURN void kumi_global_exit(int status);
 
 /* The node (host) pe runs on, numbered 0..kumi_node_count()-1 in order of
- * the lowest PE on each; PEs that share memory (shm) share a node. -1 for a
- * bad pe or before init. */
+ * the lowest PE on each; PEs that share memory (shm) share a node, and
+ * over tcp the PEs of one host (kumirun --hosts). -1 for a bad pe or
+ * before init; kumi_node_count() is 0 before init. */
 int kumi_pe_node(int pe);
 int kumi_node_count(void);
 

@@ -80,6 +80,7 @@ struct kumi_run_job {
     int              live;           /* PEs started and not yet reaped        */
     pid_t            pgid;           /* the PEs' process group (PE 0's pid)   */
     int              ending;         /* the job is being terminated           */
+    int              by_request;     /* ... because a PE asked (global exit)  */
     int              termed;         /* SIGTERM sent                          */
     int              killed;         /* SIGKILL sent                          */
     int              exit_code;      /* kumirun's exit status                 */

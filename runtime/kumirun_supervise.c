@@ -115,7 +115,9 @@ static void kumi_run_kill(struct kumi_run_job *j)
     if (j->killed)
         return;
     j->killed = 1;
-    if (j->live > 0)
+    /* a job that ends by request has nothing to report: a PE slow to die
+     * (or ignoring SIGTERM) is kumirun's business then */
+    if (j->live > 0 && (!j->by_request || j->log >= KUMI_LOG_DEBUG))
         fprintf(stderr, "kumirun: %d PE%s still running; sending SIGKILL\n", j->live,
                 j->live == 1 ? "" : "s");
     kumi_run_signal_all(j, SIGKILL);
@@ -176,6 +178,7 @@ static int kumi_run_exit_request(struct kumi_run_job *j, int rank, int status)
                 kumi_run_pe_name(j, rank, pid, who, sizeof(who)), status);
     }
     kumi_run_end(j, KUMI_CTL_FAIL_EXIT | (uint32_t)(rank + 1), status);
+    j->by_request = 1;
     return 1;
 }
 

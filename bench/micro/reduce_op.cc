@@ -30,6 +30,15 @@ static void fill_type(kumi_type_t t, void *inout, void *in, size_t n)
     case KUMI_UINT64: fill<uint64_t>(inout, in, n); break;
     case KUMI_FLOAT:  fill<float>(inout, in, n); break;
     case KUMI_DOUBLE: fill<double>(inout, in, n); break;
+    case KUMI_INT8:   fill<int8_t>(inout, in, n); break;
+    case KUMI_INT16:  fill<int16_t>(inout, in, n); break;
+    case KUMI_UINT8:  fill<uint8_t>(inout, in, n); break;
+    case KUMI_UINT16: fill<uint16_t>(inout, in, n); break;
+    case KUMI_LONG_DOUBLE: fill<long double>(inout, in, n); break;
+    case KUMI_FLOAT_COMPLEX:   /* real and imaginary parts as two floats */
+        fill<float>(inout, in, 2 * n); break;
+    case KUMI_DOUBLE_COMPLEX:
+        fill<double>(inout, in, 2 * n); break;
     }
 }
 

@@ -97,14 +97,16 @@ static int kumi_shmem_queue_acquire(const char *call, long *lock,
                                 (void *)lock, prev);
     /* my predecessor's node is written only by it, its predecessor (WAIT)
      * and me: an atomic or, which needs no reply */
-    rc = kumi_shmem_lock_amo(call, t, (int)prev - 1, KUMI_LOCK_NODE, KUMI_AMO_OR, me, 0, NULL);
+    rc = kumi_shmem_lock_amo(call, t, (int)prev - 1, KUMI_LOCK_NODE, KUMI_AMO_OR, me, 0,
+                             NULL);
     if (rc != 0)
         return rc;
     return kumi_rt_wait_pred(call, kumi_shmem_lock_granted, node) == KUMI_OK ? 0 : -1;
 }
 
 /* Takes the lock only if it is free. 0 taken, 1 set, negative error. */
-static int kumi_shmem_queue_try(const char *call, long *lock, const struct kumi_shmem_target *t)
+static int kumi_shmem_queue_try(const char *call, long *lock,
+                                const struct kumi_shmem_target *t)
 {
     uint32_t *node = (uint32_t *)lock + KUMI_LOCK_NODE;
     uint32_t  me = (uint32_t)kumi_rt.rank + 1, old = 0;
@@ -128,8 +130,8 @@ static int kumi_shmem_queue_release(const char *call, long *lock,
         return kumi_shmem_status(call, rc);
     next = __atomic_load_n(node, __ATOMIC_ACQUIRE) & KUMI_LOCK_NEXT;
     if (next == 0) {
-        rc = kumi_shmem_lock_amo(call, t, KUMI_LOCK_HOME, KUMI_LOCK_TAIL, KUMI_AMO_CSWAP, 0, me,
-                                 &old);
+        rc = kumi_shmem_lock_amo(call, t, KUMI_LOCK_HOME, KUMI_LOCK_TAIL, KUMI_AMO_CSWAP, 0,
+                                 me, &old);
         if (rc != 0 || old == me)
             return rc;
         /* someone swapped in behind me and is about to link in */

@@ -3,8 +3,8 @@
  * free, malloc_with_hints and the deprecated shmalloc family.
  *
  * kumi's allocation is already what SHMEM asks for: collective, the same
- * address on every PE (verified: PEs that disagree get NULL and a message,
- * never a silent mismatch), and an agreement of every PE before it returns
+ * address on every PE (verified: PEs whose offsets disagree get NULL and a
+ * message, never a silent mismatch), and an agreement of every PE before it returns
  * (the implicit barrier at the end of shmem_malloc, and at the start of
  * shmem_free: no PE still reaches into freed memory). Pending puts are
  * completed first, so the barrier also publishes them as the
@@ -16,12 +16,20 @@
 
 #define KUMI_SHMEM_MALLOC_HINTS (SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE)
 
+/* Every PE gets an object of the largest size any PE asked for: the
+ * specification wants the same size everywhere, but SHMEM 1.1 allowed
+ * asymmetric sizes and programs (and test suites) still use them. One
+ * agreement more per allocation; kumi's own then verifies the offsets. */
 static void *kumi_shmem_alloc(const char *call, size_t size, size_t alignment, int zero)
 {
+    uint64_t hi = 0;
+
     if (kumi_shmem_check_init(call) != 0)
         return NULL;
     kumi_shmem_status(call, kumi_rt.tp.ops->quiet(&kumi_rt.tp));
-    return kumi_rt_heap_alloc(call, size, alignment, zero);
+    if (kumi_rt_agree(call, size, NULL, &hi) != KUMI_OK)
+        return NULL;
+    return kumi_rt_heap_alloc(call, (size_t)hi, alignment, zero);
 }
 
 void *shmem_malloc(size_t size)

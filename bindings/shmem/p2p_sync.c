@@ -191,7 +191,8 @@ static int kumi_shmem_p2p_empty(size_t nelems, const int *status)
                                            const int *status, int cmp, TYPE value,           \
                                            const TYPE *values, int vector)                   \
     {                                                                                        \
-        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0, 0 }; \
+        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0,     \
+                                           0 };                                              \
         if (kumi_shmem_p2p_check(call, ivars, nelems, sizeof(TYPE), cmp, values, vector,     \
                                  NULL, 0) == 0)                                              \
             kumi_shmem_p2p_wait(call, kumi_shmem_p2p_all_##NAME, &s);                        \
@@ -226,7 +227,8 @@ static int kumi_shmem_p2p_empty(size_t nelems, const int *status)
                                           const int *status, int cmp, TYPE value,            \
                                           const TYPE *values, int vector)                    \
     {                                                                                        \
-        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0, 0 }; \
+        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0,     \
+                                           0 };                                              \
         if (kumi_shmem_p2p_check(call, ivars, nelems, sizeof(TYPE), cmp, values, vector,     \
                                  NULL, 0) != 0)                                              \
             return 0;                                                                        \
@@ -239,7 +241,8 @@ static int kumi_shmem_p2p_empty(size_t nelems, const int *status)
                                              const int *status, int cmp, TYPE value,         \
                                              const TYPE *values, int vector)                 \
     {                                                                                        \
-        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0, 0 }; \
+        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0,     \
+                                           0 };                                              \
         if (kumi_shmem_p2p_check(call, ivars, nelems, sizeof(TYPE), cmp, values, vector,     \
                                  NULL, 0) != 0)                                              \
             return SIZE_MAX;                                                                 \
@@ -254,7 +257,8 @@ static int kumi_shmem_p2p_empty(size_t nelems, const int *status)
                                               size_t *indices, const int *status, int cmp,   \
                                               TYPE value, const TYPE *values, int vector)    \
     {                                                                                        \
-        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0, 0 }; \
+        struct kumi_shmem_p2p_##NAME s = { ivars, nelems, status, cmp, value, values, 0,     \
+                                           0 };                                              \
         size_t n;                                                                            \
         if (kumi_shmem_p2p_check(call, ivars, nelems, sizeof(TYPE), cmp, values, vector,     \
                                  indices, 1) != 0)                                           \

@@ -392,6 +392,26 @@ void shmem_ctx_quiet(shmem_ctx_t ctx);
     KUMI_SHMEM_GENERIC(d, KUMI_SHMEM_G_CTX_PUT_SIG_NBI)(c, d, s, n, sa, sv, so, pe)
 #endif /* C11 */
 
+/* ------------------------------------------------ type-list macros (compat)
+ * Sandia OpenSHMEM's shmem.h has these, and programs and test suites
+ * written against it use them: SHMEM_DECLARE_FOR_RMA(M) is M(TYPENAME,
+ * TYPE); for every standard RMA type, and so on, from the tables above
+ * (SHMEM_DECLARE_FOR_SIZES(M): M(BITS, BYTES);). */
+#define KUMI_SHMEM_EXPAND_(...)        __VA_ARGS__
+#define KUMI_SHMEM_NAME_TYPE_(T, N)    (N, T);
+#define KUMI_SHMEM_BITS_BYTES_(B, Y)   (B, Y);
+#define KUMI_SHMEM_FOR_(LIST, M, ORDER) KUMI_SHMEM_EXPAND_(LIST(M ORDER))
+#define SHMEM_DECLARE_FOR_RMA(M) \
+    KUMI_SHMEM_FOR_(KUMI_SHMEM_RMA_TYPES, M, KUMI_SHMEM_NAME_TYPE_)
+#define SHMEM_DECLARE_FOR_AMO(M) \
+    KUMI_SHMEM_FOR_(KUMI_SHMEM_AMO_STD_TYPES, M, KUMI_SHMEM_NAME_TYPE_)
+#define SHMEM_DECLARE_FOR_EXTENDED_AMO(M) \
+    KUMI_SHMEM_FOR_(KUMI_SHMEM_AMO_EXT_TYPES, M, KUMI_SHMEM_NAME_TYPE_)
+#define SHMEM_DECLARE_FOR_BITWISE_AMO(M) \
+    KUMI_SHMEM_FOR_(KUMI_SHMEM_AMO_BIT_TYPES, M, KUMI_SHMEM_NAME_TYPE_)
+#define SHMEM_DECLARE_FOR_SIZES(M) \
+    KUMI_SHMEM_FOR_(KUMI_SHMEM_SIZES, M, KUMI_SHMEM_BITS_BYTES_)
+
 /* --- setup, memory, RMA, signals, contexts, ordering (shmem-core) end --- */
 
 /* --- atomics, point-to-point synchronization, locks (shmem-amo) begin --- */
@@ -550,7 +570,9 @@ int  shmem_test_lock(long *lock);
  * size_t and ptrdiff_t are among these types on the LP64 targets kumi runs
  * on (the test amo_generic passes every type of every table). A type no
  * list has is a compile error (too many arguments to
- * kumi_shmem_generic_bad_type). */
+ * kumi_shmem_generic_bad_type). The operation's name travels as _OP (a
+ * user's macro named like an operation, or <iso646.h>'s and/or/xor, then
+ * cannot touch it). */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define KUMI_SHMEM_AMO_STD_GTYPES(X, P)                                                      \
     X(int, int, P) X(long, long, P) X(long long, longlong, P) X(unsigned int, uint, P)       \
@@ -562,7 +584,8 @@ int  shmem_test_lock(long *lock);
     X(int32_t, int32, P) X(int64_t, int64, P)
 #define KUMI_SHMEM_SYNC_GTYPES(X, P)                                                         \
     X(short, short, P) X(unsigned short, ushort, P) KUMI_SHMEM_AMO_STD_GTYPES(X, P)
-#define KUMI_SHMEM_AMO_DEPR_GTYPES(X, P) X(int, int, P) X(long, long, P) X(long long, longlong, P)
+#define KUMI_SHMEM_AMO_DEPR_GTYPES(X, P)                                                     \
+    X(int, int, P) X(long, long, P) X(long long, longlong, P)
 #define KUMI_SHMEM_AMO_DEPR_EXT_GTYPES(X, P)                                                 \
     X(float, float, P) X(double, double, P) KUMI_SHMEM_AMO_DEPR_GTYPES(X, P)
 #define KUMI_SHMEM_SYNC_DEPR_GTYPES(X, P) X(short, short, P) KUMI_SHMEM_AMO_DEPR_GTYPES(X, P)
@@ -577,17 +600,17 @@ void kumi_shmem_generic_bad_type(void);   /* never defined: see above */
 
 /* generic associations: TYPE * (and const TYPE * where the argument is a
  * source, volatile TYPE * for the waits) to the typed function */
-#define KUMI_SHMEM_GA(TYPE, NAME, OP)      TYPE *: shmem_##NAME##_atomic_##OP,
-#define KUMI_SHMEM_GA_CTX(TYPE, NAME, OP)  TYPE *: shmem_ctx_##NAME##_atomic_##OP,
+#define KUMI_SHMEM_GA(TYPE, NAME, OP)      TYPE *: shmem_##NAME##_atomic##OP,
+#define KUMI_SHMEM_GA_CTX(TYPE, NAME, OP)  TYPE *: shmem_ctx_##NAME##_atomic##OP,
 #define KUMI_SHMEM_GA_SRC(TYPE, NAME, OP)                                                    \
-    TYPE *: shmem_##NAME##_atomic_##OP, const TYPE *: shmem_##NAME##_atomic_##OP,
+    TYPE *: shmem_##NAME##_atomic##OP, const TYPE *: shmem_##NAME##_atomic##OP,
 #define KUMI_SHMEM_GA_SRC_CTX(TYPE, NAME, OP)                                                \
-    TYPE *: shmem_ctx_##NAME##_atomic_##OP, const TYPE *: shmem_ctx_##NAME##_atomic_##OP,
-#define KUMI_SHMEM_GA_OLD(TYPE, NAME, OP)  TYPE *: shmem_##NAME##_##OP,
+    TYPE *: shmem_ctx_##NAME##_atomic##OP, const TYPE *: shmem_ctx_##NAME##_atomic##OP,
+#define KUMI_SHMEM_GA_OLD(TYPE, NAME, OP)  TYPE *: shmem_##NAME##OP,
 #define KUMI_SHMEM_GA_OLD_SRC(TYPE, NAME, OP)                                                \
-    TYPE *: shmem_##NAME##_##OP, const TYPE *: shmem_##NAME##_##OP,
+    TYPE *: shmem_##NAME##OP, const TYPE *: shmem_##NAME##OP,
 #define KUMI_SHMEM_GA_SYNC(TYPE, NAME, OP)                                                   \
-    TYPE *: shmem_##NAME##_##OP, volatile TYPE *: shmem_##NAME##_##OP,
+    TYPE *: shmem_##NAME##OP, volatile TYPE *: shmem_##NAME##OP,
 
 /* an atomic with or without a context first */
 #define KUMI_SHMEM_AMO_GENERIC(LIST, GA, GA_CTX, OP, ...)                                    \
@@ -595,93 +618,98 @@ void kumi_shmem_generic_bad_type(void);   /* never defined: see above */
              shmem_ctx_t: _Generic(KUMI_SHMEM_ARG2(__VA_ARGS__),                             \
                                    LIST(GA_CTX, OP) default: kumi_shmem_generic_bad_type),   \
              LIST(GA, OP) default: kumi_shmem_generic_bad_type)(__VA_ARGS__)
-#define KUMI_SHMEM_AMO_G(LIST, OP, ...)                                                      \
-    KUMI_SHMEM_AMO_GENERIC(LIST, KUMI_SHMEM_GA, KUMI_SHMEM_GA_CTX, OP, __VA_ARGS__)
+/* CLASS: STD, EXT or BIT (KUMI_SHMEM_AMO_<CLASS>_GTYPES) */
+#define KUMI_SHMEM_AMO_G(CLASS, OP, ...)                                                     \
+    KUMI_SHMEM_AMO_GENERIC(KUMI_SHMEM_AMO_##CLASS##_GTYPES, KUMI_SHMEM_GA, KUMI_SHMEM_GA_CTX, \
+                           OP, __VA_ARGS__)
 /* selected by the first argument only (no context form) */
 #define KUMI_SHMEM_GENERIC1(LIST, GA, OP, first)                                             \
     _Generic((first), LIST(GA, OP) default: kumi_shmem_generic_bad_type)
 
 #define shmem_atomic_fetch(...)                                                              \
     KUMI_SHMEM_AMO_GENERIC(KUMI_SHMEM_AMO_EXT_GTYPES, KUMI_SHMEM_GA_SRC,                     \
-                           KUMI_SHMEM_GA_SRC_CTX, fetch, __VA_ARGS__)
-#define shmem_atomic_set(...)      KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_EXT_GTYPES, set, __VA_ARGS__)
-#define shmem_atomic_swap(...)     KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_EXT_GTYPES, swap, __VA_ARGS__)
+                           KUMI_SHMEM_GA_SRC_CTX, _fetch, __VA_ARGS__)
+#define shmem_atomic_set(...)      KUMI_SHMEM_AMO_G(EXT, _set, __VA_ARGS__)
+#define shmem_atomic_swap(...)     KUMI_SHMEM_AMO_G(EXT, _swap, __VA_ARGS__)
 #define shmem_atomic_fetch_nbi(...)                                                          \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_EXT_GTYPES, fetch_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(EXT, _fetch_nbi, __VA_ARGS__)
 #define shmem_atomic_swap_nbi(...)                                                           \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_EXT_GTYPES, swap_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(EXT, _swap_nbi, __VA_ARGS__)
 #define shmem_atomic_compare_swap(...)                                                       \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, compare_swap, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(STD, _compare_swap, __VA_ARGS__)
 #define shmem_atomic_fetch_inc(...)                                                          \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, fetch_inc, __VA_ARGS__)
-#define shmem_atomic_inc(...)      KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, inc, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(STD, _fetch_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...)      KUMI_SHMEM_AMO_G(STD, _inc, __VA_ARGS__)
 #define shmem_atomic_fetch_add(...)                                                          \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, fetch_add, __VA_ARGS__)
-#define shmem_atomic_add(...)      KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, add, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(STD, _fetch_add, __VA_ARGS__)
+#define shmem_atomic_add(...)      KUMI_SHMEM_AMO_G(STD, _add, __VA_ARGS__)
 #define shmem_atomic_compare_swap_nbi(...)                                                   \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, compare_swap_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(STD, _compare_swap_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_inc_nbi(...)                                                      \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, fetch_inc_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(STD, _fetch_inc_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_add_nbi(...)                                                      \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_STD_GTYPES, fetch_add_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(STD, _fetch_add_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_and(...)                                                          \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, fetch_and, __VA_ARGS__)
-#define shmem_atomic_and(...)      KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, and, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(BIT, _fetch_and, __VA_ARGS__)
+#define shmem_atomic_and(...)      KUMI_SHMEM_AMO_G(BIT, _and, __VA_ARGS__)
 #define shmem_atomic_fetch_or(...)                                                           \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, fetch_or, __VA_ARGS__)
-#define shmem_atomic_or(...)       KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, or, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(BIT, _fetch_or, __VA_ARGS__)
+#define shmem_atomic_or(...)       KUMI_SHMEM_AMO_G(BIT, _or, __VA_ARGS__)
 #define shmem_atomic_fetch_xor(...)                                                          \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, fetch_xor, __VA_ARGS__)
-#define shmem_atomic_xor(...)      KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, xor, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(BIT, _fetch_xor, __VA_ARGS__)
+#define shmem_atomic_xor(...)      KUMI_SHMEM_AMO_G(BIT, _xor, __VA_ARGS__)
 #define shmem_atomic_fetch_and_nbi(...)                                                      \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, fetch_and_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(BIT, _fetch_and_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_or_nbi(...)                                                       \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, fetch_or_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(BIT, _fetch_or_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...)                                                      \
-    KUMI_SHMEM_AMO_G(KUMI_SHMEM_AMO_BIT_GTYPES, fetch_xor_nbi, __VA_ARGS__)
+    KUMI_SHMEM_AMO_G(BIT, _fetch_xor_nbi, __VA_ARGS__)
 
 /* deprecated (OpenSHMEM 1.4) */
-#define KUMI_SHMEM_AMO_DEPR_G(LIST, GA, OP, ...)                                            \
+#define KUMI_SHMEM_AMO_DEPR_G(LIST, GA, OP, ...)                                             \
     KUMI_SHMEM_GENERIC1(LIST, GA, OP, KUMI_SHMEM_ARG1(__VA_ARGS__))(__VA_ARGS__)
 #define shmem_cswap(...)                                                                     \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, cswap, __VA_ARGS__)
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _cswap, __VA_ARGS__)
 #define shmem_fadd(...)                                                                      \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, fadd, __VA_ARGS__)
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _fadd, __VA_ARGS__)
 #define shmem_finc(...)                                                                      \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, finc, __VA_ARGS__)
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _finc, __VA_ARGS__)
 #define shmem_add(...)                                                                       \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, add, __VA_ARGS__)
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _add, __VA_ARGS__)
 #define shmem_inc(...)                                                                       \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, inc, __VA_ARGS__)
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _inc, __VA_ARGS__)
 #define shmem_swap(...)                                                                      \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, swap, __VA_ARGS__)
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, _swap, __VA_ARGS__)
 #define shmem_fetch(...)                                                                     \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD_SRC, fetch,      \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD_SRC, _fetch,      \
                           __VA_ARGS__)
 #define shmem_set(...)                                                                       \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, set, __VA_ARGS__)
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, _set, __VA_ARGS__)
 
 /* point-to-point synchronization (no context forms), selected by ivar(s) */
 #define KUMI_SHMEM_SYNC_G(OP, ...)                                                           \
     KUMI_SHMEM_GENERIC1(KUMI_SHMEM_SYNC_GTYPES, KUMI_SHMEM_GA_SYNC, OP,                      \
                         KUMI_SHMEM_ARG1(__VA_ARGS__))(__VA_ARGS__)
-#define shmem_wait_until(...)              KUMI_SHMEM_SYNC_G(wait_until, __VA_ARGS__)
-#define shmem_wait_until_all(...)          KUMI_SHMEM_SYNC_G(wait_until_all, __VA_ARGS__)
-#define shmem_wait_until_any(...)          KUMI_SHMEM_SYNC_G(wait_until_any, __VA_ARGS__)
-#define shmem_wait_until_some(...)         KUMI_SHMEM_SYNC_G(wait_until_some, __VA_ARGS__)
-#define shmem_wait_until_all_vector(...)   KUMI_SHMEM_SYNC_G(wait_until_all_vector, __VA_ARGS__)
-#define shmem_wait_until_any_vector(...)   KUMI_SHMEM_SYNC_G(wait_until_any_vector, __VA_ARGS__)
-#define shmem_wait_until_some_vector(...)  KUMI_SHMEM_SYNC_G(wait_until_some_vector, __VA_ARGS__)
-#define shmem_test(...)                    KUMI_SHMEM_SYNC_G(test, __VA_ARGS__)
-#define shmem_test_all(...)                KUMI_SHMEM_SYNC_G(test_all, __VA_ARGS__)
-#define shmem_test_any(...)                KUMI_SHMEM_SYNC_G(test_any, __VA_ARGS__)
-#define shmem_test_some(...)               KUMI_SHMEM_SYNC_G(test_some, __VA_ARGS__)
-#define shmem_test_all_vector(...)         KUMI_SHMEM_SYNC_G(test_all_vector, __VA_ARGS__)
-#define shmem_test_any_vector(...)         KUMI_SHMEM_SYNC_G(test_any_vector, __VA_ARGS__)
-#define shmem_test_some_vector(...)        KUMI_SHMEM_SYNC_G(test_some_vector, __VA_ARGS__)
+#define shmem_wait_until(...)              KUMI_SHMEM_SYNC_G(_wait_until, __VA_ARGS__)
+#define shmem_wait_until_all(...)          KUMI_SHMEM_SYNC_G(_wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...)          KUMI_SHMEM_SYNC_G(_wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...)         KUMI_SHMEM_SYNC_G(_wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...)                                                     \
+    KUMI_SHMEM_SYNC_G(_wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...)                                                     \
+    KUMI_SHMEM_SYNC_G(_wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...)                                                    \
+    KUMI_SHMEM_SYNC_G(_wait_until_some_vector, __VA_ARGS__)
+#define shmem_test(...)                    KUMI_SHMEM_SYNC_G(_test, __VA_ARGS__)
+#define shmem_test_all(...)                KUMI_SHMEM_SYNC_G(_test_all, __VA_ARGS__)
+#define shmem_test_any(...)                KUMI_SHMEM_SYNC_G(_test_any, __VA_ARGS__)
+#define shmem_test_some(...)               KUMI_SHMEM_SYNC_G(_test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...)         KUMI_SHMEM_SYNC_G(_test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...)         KUMI_SHMEM_SYNC_G(_test_any_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...)        KUMI_SHMEM_SYNC_G(_test_some_vector, __VA_ARGS__)
 /* deprecated (OpenSHMEM 1.4) */
 #define shmem_wait(...)                                                                      \
-    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_SYNC_DEPR_GTYPES, KUMI_SHMEM_GA_SYNC, wait,               \
+    KUMI_SHMEM_GENERIC1(KUMI_SHMEM_SYNC_DEPR_GTYPES, KUMI_SHMEM_GA_SYNC, _wait,               \
                         KUMI_SHMEM_ARG1(__VA_ARGS__))(__VA_ARGS__)
 #endif /* C11 */
 

@@ -47,7 +47,13 @@ static inline struct kumi_shmem_team *kumi_shmem_team_peek(shmem_team_t team)
 }
 
 /* nelems * size in *bytes, or nonzero after a message naming call. */
-int kumi_shmem_bytes(const char *call, size_t nelems, size_t size, size_t *bytes);
+int kumi_shmem_bytes_overflow(const char *call, size_t nelems, size_t size);
+static inline int kumi_shmem_bytes(const char *call, size_t nelems, size_t size, size_t *bytes)
+{
+    if (KUMI_SHMEM_UNLIKELY(__builtin_mul_overflow(nelems, size, bytes)))
+        return kumi_shmem_bytes_overflow(call, nelems, size);
+    return 0;
+}
 
 /* A kumi status of a collective as the binding's return value: 0 for
  * KUMI_OK, else nonzero (kumi already reported it). */

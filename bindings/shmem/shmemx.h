@@ -14,7 +14,10 @@ extern "C" {
 /* This header's interfaces: the kumi version that added the last of them. */
 #define SHMEMX_KUMI_VERSION 100   /* 0.1.0 */
 
-/* Seconds on a monotonic clock (kumi_wtime): for timing, not dates. */
+/* Seconds on a monotonic clock (kumi_wtime): for timing, not dates.
+ * HAVE_SHMEMX_WTIME says so to programs that otherwise define their own
+ * (the convention of Sandia OpenSHMEM's shmemx.h). */
+#define HAVE_SHMEMX_WTIME 1
 double shmemx_wtime(void);
 
 /* The node (host) world PE pe runs on, 0..shmemx_node_count()-1, numbered

@@ -7,8 +7,10 @@
  * the triplet's parent ranks, kumi_team_split for the 2d axes), so when
  * kumi runs out of team slots every member of the parent fails the same
  * call. PEs outside a new team get SHMEM_TEAM_INVALID (kumi's handle for
- * them, rank -1, is freed at once). SHMEM_TEAM_SHARED is the PEs on this
- * node (kumi_pe_node): the PEs whose memory this PE maps on shm.
+ * them, rank -1, is freed at once). SHMEM_TEAM_SHARED is what the spec
+ * asks of it, the PEs whose memory every member reaches by load/store
+ * (shmem_ptr not NULL): the PEs of this node (kumi_pe_node) where the
+ * transport maps them (shm), this PE alone where it does not (tcp).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -40,13 +42,10 @@ struct kumi_shmem_team *kumi_shmem_team_get(const char *call, shmem_team_t team)
     return (struct kumi_shmem_team *)team;
 }
 
-int kumi_shmem_bytes(const char *call, size_t nelems, size_t size, size_t *bytes)
+int kumi_shmem_bytes_overflow(const char *call, size_t nelems, size_t size)
 {
-    if (size != 0 && nelems > SIZE_MAX / size)
-        return kumi_shmem_error(KUMI_ERR_INVALID, call, "%zu elements of %zu bytes overflow",
-                                nelems, size);
-    *bytes = nelems * size;
-    return 0;
+    return kumi_shmem_error(KUMI_ERR_INVALID, call, "%zu elements of %zu bytes overflow",
+                            nelems, size);
 }
 
 kumi_team_t kumi_shmem_team_kumi(shmem_team_t team)
@@ -176,15 +175,29 @@ static void kumi_shmem_team_free(struct kumi_shmem_team *t)
 
 /* ------------------------------------------------------- init and fini */
 
+/* Does this PE map the memory of every other PE of its node? */
+static int kumi_shmem_maps_node(int me)
+{
+    struct kumi_tp *tp = &kumi_rt.tp;
+
+    for (int pe = 0; pe < kumi_rt.size; pe++)
+        if (pe != me && kumi_pe_node(pe) == kumi_pe_node(me)
+            && (tp->ops->peer_ptr == NULL || tp->ops->peer_ptr(tp, pe, KUMI_SEG_HEAP, 0) == NULL))
+            return 0;
+    return 1;
+}
+
 int kumi_shmem_coll_init(void)
 {
     static const shmem_team_config_t defaults = { 0 };
     kumi_team_t                      shared;
-    int                              me = kumi_rank(), rc;
+    int                              me = kumi_rank(), rc, color;
 
     kumi_shmem_team_fill(&kumi_shmem_team_world, kumi_team_world(), 1, &defaults, 0);
-    /* the PEs of my node, ranked as in the world */
-    rc = kumi_team_split(kumi_team_world(), kumi_pe_node(me), me, &shared);
+    /* the PEs of my node (colors 0..nodes-1) where they are mapped, else
+     * me alone (a color no other PE has), ranked as in the world */
+    color = kumi_shmem_maps_node(me) ? kumi_pe_node(me) : kumi_node_count() + me;
+    rc    = kumi_team_split(kumi_team_world(), color, me, &shared);
     if (rc != KUMI_OK)
         return kumi_shmem_error(rc, "shmem_init", "cannot make SHMEM_TEAM_SHARED");
     kumi_shmem_team_fill(&kumi_shmem_team_shared, shared, 1, &defaults, 0);

@@ -15,9 +15,14 @@
  *     rotating peer (itself included); every 16th round also 48 KiB (tcp:
  *     written from the caller's buffer, received in place, a pipelined
  *     get);
- *   - a ring per thread index: put_signal a message to the next PE, wait
+ *   - a ring per thread index: a message to the next PE, by put_signal
+ *     (even rounds) or by put and a kick into its LLCM (odd rounds); wait
  *     for the previous PE's (a word set by another PE), check it, ack it
- *     with an add (the sender waits for the ack before reusing the slot).
+ *     with an add (the sender waits for the ack before reusing the slot,
+ *     by kumi_wait_until or, odd rounds, polling kumi_test);
+ *   - swap: thread t swaps r + 1 into its own word at the next PE and must
+ *     get back r; every 4th round a compare-and-swap increment (fetch,
+ *     then cswap until it takes) of one word at PE 0, counted exactly.
  *
  * usage: threads block [ITERS]
  *   A thread blocked in kumi_wait_until_u64 on a word that only this PE's
@@ -57,6 +62,9 @@ static uint64_t *ack;      /* [NTHREADS]: set by the next PE */
 static uint8_t  *msg;      /* [NTHREADS][MSG] */
 static uint8_t  *area;     /* [npes * NTHREADS][AREA] */
 static uint8_t  *big;      /* [npes * NTHREADS][BIG] */
+static uint64_t *swapw;    /* [npes * NTHREADS]: (pe, t)'s word at pe + 1 */
+static uint64_t *casw;     /* PE 0's is the one */
+static size_t    ksig;     /* LLCM: [NTHREADS] words, kicked by the previous PE */
 
 static inline uint8_t pattern(int pe, int t, int r, size_t i)
 {
@@ -116,16 +124,46 @@ static void *mix_thread(void *arg)
         }
 
         /* the ring: my slot at the next PE is free once it acked round r-1 */
-        OK(kumi_wait_until_u64(&ack[t], KUMI_CMP_GE, (uint64_t)r));
+        if (r % 2 == 0) {
+            OK(kumi_wait_until_u64(&ack[t], KUMI_CMP_GE, (uint64_t)r));
+        } else {
+            int h;
+            while ((h = kumi_test_u64(&ack[t], KUMI_CMP_GE, (uint64_t)r)) == 0)
+                sched_yield();
+            CHECK(h == 1, "kumi_test_u64 returned %d", h);
+        }
         for (size_t i = 0; i < MSG; i++)
             m[i] = pattern(me, t, r, i + 1000);
-        OK(kumi_put_signal(msg + (size_t)t * MSG, m, MSG, &sig[t], (uint64_t)r + 1, next));
-        OK(kumi_wait_until_u64(&sig[t], KUMI_CMP_GE, (uint64_t)r + 1));
+        if (r % 2 == 0) {
+            OK(kumi_put_signal(msg + (size_t)t * MSG, m, MSG, &sig[t], (uint64_t)r + 1, next));
+            OK(kumi_wait_until_u64(&sig[t], KUMI_CMP_GE, (uint64_t)r + 1));
+        } else {
+            uint64_t v = (uint64_t)r + 1;
+            OK(kumi_put(msg + (size_t)t * MSG, m, MSG, next));
+            OK(kumi_kick(next, ksig + 8 * (size_t)t, &v, 8));
+            OK(kumi_wait_until_u64((volatile uint64_t *)kumi_llcm(ksig + 8 * (size_t)t),
+                                   KUMI_CMP_GE, v));
+        }
         for (size_t i = 0; i < MSG; i++)
             CHECK(msg[(size_t)t * MSG + i] == pattern(prev, t, r, i + 1000),
                   "thread %d round %d: ring byte %zu from PE %d is %u, expected %u", t, r, i,
                   prev, msg[(size_t)t * MSG + i], pattern(prev, t, r, i + 1000));
         OK(kumi_atomic_add_u64(&ack[t], 1, prev));
+
+        uint64_t was = UINT64_MAX;
+        OK(kumi_atomic_swap_u64(&swapw[me * NTHREADS + t], (uint64_t)r + 1, next, &was));
+        CHECK(was == (uint64_t)r, "thread %d round %d: swap returned %llu", t, r,
+              (unsigned long long)was);
+        if (r % 4 == 3) {
+            uint64_t cur = 0, seen_now = 0;
+            OK(kumi_atomic_fetch_u64(casw, 0, &cur));
+            for (;;) {
+                OK(kumi_atomic_cswap_u64(casw, cur, cur + 1, 0, &seen_now));
+                if (seen_now == cur)
+                    break;
+                cur = seen_now;
+            }
+        }
         if (r % 8 == 7)
             OK(kumi_fence());
     }
@@ -149,7 +187,12 @@ static void run_mix(void)
     msg    = kumi_calloc(NTHREADS, MSG);
     area   = kumi_calloc((size_t)npes * NTHREADS, AREA);
     big    = kumi_calloc((size_t)npes * NTHREADS, BIG);
-    CHECK(ticket && seen && count && tick && sig && ack && msg && area && big, "kumi_calloc");
+    swapw  = kumi_calloc((size_t)npes * NTHREADS, sizeof(uint64_t));
+    casw   = kumi_calloc(1, sizeof(uint64_t));
+    ksig   = kumi_llcm_alloc(8 * NTHREADS);
+    CHECK(ticket && seen && count && tick && sig && ack && msg && area && big && swapw && casw,
+          "kumi_calloc");
+    CHECK(ksig != (size_t)-1, "kumi_llcm_alloc");
     BARRIER();
 
     double t0 = kumi_wtime();
@@ -169,9 +212,18 @@ static void run_mix(void)
         CHECK(count[t] == want, "count[%d] is %llu, expected %llu", t,
               (unsigned long long)count[t], (unsigned long long)want);
         CHECK(tick[t] == (uint64_t)rounds, "tick[%d] is %llu", t, (unsigned long long)tick[t]);
-        CHECK(sig[t] == (uint64_t)rounds && ack[t] == (uint64_t)rounds,
-              "ring %d: sig %llu ack %llu", t, (unsigned long long)sig[t],
+        uint64_t last_even = (uint64_t)((rounds - 1) / 2 * 2) + 1;
+        uint64_t last_odd  = rounds > 1 ? (uint64_t)((rounds - 2) / 2 * 2 + 1) + 1 : 0;
+        uint64_t k = __atomic_load_n((volatile uint64_t *)kumi_llcm(ksig + 8 * (size_t)t),
+                                     __ATOMIC_ACQUIRE);
+        CHECK(sig[t] == last_even && k == last_odd && ack[t] == (uint64_t)rounds,
+              "ring %d: sig %llu (expected %llu), kick %llu (expected %llu), ack %llu", t,
+              (unsigned long long)sig[t], (unsigned long long)last_even,
+              (unsigned long long)k, (unsigned long long)last_odd,
               (unsigned long long)ack[t]);
+        int from = (me + npes - 1) % npes;
+        CHECK(swapw[from * NTHREADS + t] == (uint64_t)rounds, "swap word of PE %d thread %d: "
+              "%llu", from, t, (unsigned long long)swapw[from * NTHREADS + t]);
     }
     if (me == 0) {
         CHECK(*ticket == tickets, "ticket is %llu, expected %zu", (unsigned long long)*ticket,
@@ -179,10 +231,15 @@ static void run_mix(void)
         for (size_t i = 0; i < tickets; i++)
             CHECK(seen[i] == 1, "ticket %zu handed out %llu times", i,
                   (unsigned long long)seen[i]);
+        uint64_t cas_want = (uint64_t)npes * NTHREADS * (uint64_t)(rounds / 4);
+        CHECK(*casw == cas_want, "compare-and-swap counter is %llu, expected %llu",
+              (unsigned long long)*casw, (unsigned long long)cas_want);
         printf("threads mix: %d PEs x %d threads x %d rounds on %s: %.3f s\n", npes, NTHREADS,
                rounds, kumi_transport_name(), t1 - t0);
     }
     BARRIER();
+    kumi_free(casw);
+    kumi_free(swapw);
     kumi_free(big);
     kumi_free(area);
     kumi_free(msg);

@@ -18,9 +18,11 @@ kumi_shmem_test(amo_symbols amo_symbols.c PES 1 QUICK 1 TRANSPORTS shm
 # kumi_shmem_generic_bad_type
 add_test(NAME shmem.amo_generic_bad
   COMMAND ${CMAKE_C_COMPILER} -std=c11 -pedantic-errors -fsyntax-only
-          -I${PROJECT_SOURCE_DIR}/bindings/shmem ${CMAKE_CURRENT_SOURCE_DIR}/shmem/amo_generic_bad.c)
+          -I${PROJECT_SOURCE_DIR}/bindings/shmem
+          ${CMAKE_CURRENT_SOURCE_DIR}/shmem/amo_generic_bad.c)
 set_tests_properties(shmem.amo_generic_bad PROPERTIES LABELS shmem TIMEOUT 60
-  PASS_REGULAR_EXPRESSION "error: too many arguments to function.*kumi_shmem_generic_bad_type")
+  PASS_REGULAR_EXPRESSION
+  "error: too many arguments to function.*kumi_shmem_generic_bad_type")
 # bad arguments to atomics, waits, tests, locks: one line naming the call,
 # no crash, no hang (each message checked in the program)
 kumi_shmem_test(amo_bad_args amo_bad_args.c PES 1 2 3 EXPECT_RC 0

@@ -6,9 +6,17 @@
  * found through the C type they are), the result type checked at compile
  * time and the value at run time. Each PE works on its own objects (the
  * races are amo_types' and sync_types' business); the deprecated generic
- * names too.
+ * names too. Macros a program may well have (<iso646.h>'s and, or, xor;
+ * a "test" or "set" of its own) must not disturb the generic names.
  */
+#include <iso646.h>
+
 #include "amo_test.h"
+
+#define test  do_not_expand_test
+#define set   do_not_expand_set
+#define fetch do_not_expand_fetch
+#define wait  do_not_expand_wait
 
 #if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
 #error "amo_generic.c tests the C11 interfaces"

@@ -137,7 +137,8 @@ KUMI_SHMEM_AMO_EXT_TYPES(TARGETS)
                 CHECK(winners == 1, #NAME " cswap %s r%d: %d winners on PE %d", where, r,    \
                       winners, q);                                                           \
                 for (int p = 0; p < npes; p++)                                               \
-                    CHECK(p == winner || ((const T *)amo_test_slot(p))[q] == (T)(winner + 1), \
+                    CHECK(p == winner                                                        \
+                          || ((const T *)amo_test_slot(p))[q] == (T)(winner + 1),            \
                           #NAME " cswap %s r%d: PE %d fetched a non-winner on PE %d", where, \
                           r, p, q);                                                          \
             }                                                                                \
@@ -281,6 +282,50 @@ KUMI_SHMEM_AMO_EXT_TYPES(EXT_TEST)
     }
 KUMI_SHMEM_AMO_BIT_TYPES(BIT_TEST)
 
+/* ------------------------------------------- a context on a reversed team
+ * (shmem_team_split_strided with stride -1): the PE of a ctx call is a
+ * rank of the context's team, here world PE npes - 1 - rank */
+static long   team_long;
+static int    team_int;
+static double team_double;
+static unsigned team_uint;
+
+static void team_ctx(void)
+{
+    shmem_team_t rev;
+    shmem_ctx_t  tctx;
+    int          mirror = npes - 1 - me;   /* my team rank */
+
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev) == 0,
+          "shmem_team_split_strided");
+    CHECK(shmem_team_my_pe(rev) == mirror, "team rank %d", shmem_team_my_pe(rev));
+    CHECK(shmem_team_create_ctx(rev, 0, &tctx) == 0, "shmem_team_create_ctx");
+    team_long = team_int = 0;
+    team_uint = 0;
+    team_double = 0;
+    shmem_barrier_all();
+    /* rank 0 is world PE npes - 1 */
+    CHECK(shmem_ctx_long_atomic_fetch_add(tctx, &team_long, me + 1, 0) >= 0, "fetch_add");
+    shmem_ctx_int_atomic_inc(tctx, &team_int, 0);
+    /* rank r is world PE npes - 1 - r: my world number into my mirror's */
+    shmem_ctx_double_atomic_set(tctx, &team_double, 0.5 + me, me);
+    shmem_ctx_uint_atomic_or(tctx, &team_uint, 1u << (me % 32), me);
+    shmem_ctx_quiet(tctx);
+    shmem_barrier_all();
+    if (me == npes - 1)
+        CHECK(team_long == (long)npes * (npes + 1) / 2 && team_int == npes,
+              "team ctx: %ld, %d on the last PE", team_long, team_int);
+    else
+        CHECK(team_long == 0 && team_int == 0, "team ctx: rank 0 was not the last PE");
+    CHECK(team_double == 0.5 + mirror && team_uint == 1u << (mirror % 32),
+          "team ctx: %g, %#x", team_double, team_uint);
+    CHECK(shmem_ctx_double_atomic_fetch(tctx, &team_double, me) == 0.5 + me,
+          "team ctx fetch");
+    shmem_barrier_all();
+    shmem_ctx_destroy(tctx);
+    shmem_team_destroy(rev);
+}
+
 /* ------------------------------------------------------------------ driver */
 
 static int checks;
@@ -318,6 +363,7 @@ int main(void)
     KUMI_SHMEM_AMO_BIT_TYPES(RUN_BIT)
 
     shmem_ctx_destroy(ctxs[2]);
+    team_ctx();
     if (me == 0)
         printf("amo_types: %d type/target/round runs passed on %d PEs\n", checks, npes);
     shmem_finalize();

@@ -11,6 +11,9 @@ kumi_shmem_test(rma_sized   rma_sized.c)
 kumi_shmem_test(rma_signal  rma_signal.c)
 # contexts: options, get_team, per-context fence/quiet, many contexts
 kumi_shmem_test(ctx_basic   ctx_basic.c)
+# contexts on a team: PE numbers are team ranks; outside the team: refused
+kumi_shmem_test(ctx_team    ctx_team.c PES 1 2 3 4 8 QUICK 4 TRANSPORTS shm tcp
+  EXPECT_RC 0 EXPECT_REGEX "(kumi\\[[0-9]+\\]: shmem_ctx_long_p: pe [0-9]+ out of range \\(the context's team has|ctx_team: 1 PE, skipped)")
 # malloc, calloc, align, realloc (contents kept), free, hints, deprecated names
 kumi_shmem_test(memory_heap memory_heap.c)
 # init/finalize, queries, shmem_ptr (heap and static: a pointer on shm, NULL

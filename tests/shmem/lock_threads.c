@@ -97,7 +97,8 @@ int main(int argc, char **argv)
         long long total = 0, n = (long long)npes * THREADS * iters;
         for (int p = 0; p < npes; p++)
             total += *(const long long *)amo_test_slot(p);
-        CHECK(ticket == n && total == n * (n - 1) / 2, "tickets: %ld, sum %lld", ticket, total);
+        CHECK(ticket == n && total == n * (n - 1) / 2, "tickets: %ld, sum %lld", ticket,
+              total);
         printf("lock_threads: %d PEs x %d threads x %d iterations, exact\n", npes, THREADS,
                iters);
     }

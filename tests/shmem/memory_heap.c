@@ -3,8 +3,8 @@
  * (growing and shrinking, contents kept, a put into the new object),
  * shmem_free, shmem_malloc_with_hints and the deprecated shmalloc,
  * shmemalign, shrealloc, shfree: every allocation symmetric (a put to the
- * right neighbour lands), zero sizes, NULL frees, and a 200 MiB object (the
- * benchmark suites' need; the default heap holds it).
+ * right neighbour lands), zero sizes, NULL frees, asymmetric sizes, and a
+ * 200 MiB object (the benchmark suites' need; the default heap holds it).
  */
 #include <stdint.h>
 #include <string.h>
@@ -97,6 +97,20 @@ int main(void)
     CHECK(big != NULL, "200 MiB do not fit the default symmetric heap");
     check_symmetric(big, (size_t)200 << 20, "200 MiB");
     shmem_free(big);
+
+    /* asymmetric sizes (SHMEM 1.1, still used): every PE may reach the
+     * largest size any PE asked for on every other PE */
+    int *asym = shmem_malloc(sizeof(int) * (size_t)(me + 1));
+    CHECK(asym != NULL, "asymmetric shmem_malloc");
+    int back[64];
+    for (int i = 0; i <= right && i < 64; i++)
+        back[i] = right;
+    shmem_barrier_all();
+    shmem_int_put(asym, back, (size_t)(right < 64 ? right + 1 : 64), right);
+    shmem_barrier_all();
+    for (int i = 0; i <= me && i < 64; i++)
+        CHECK(asym[i] == me, "asymmetric object [%d] = %d", i, asym[i]);
+    shmem_free(asym);
 
     /* many objects, freed in another order */
     void *objs[64];

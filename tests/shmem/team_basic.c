@@ -160,7 +160,7 @@ int main(void)
     CHECK(sn >= 1 && sn <= npes && shmem_team_my_pe(SHMEM_TEAM_SHARED) >= 0, "shared: %d", sn);
     {
         /* the shared team: in world order, me included, every member's
-         * memory reachable by load/store where the transport maps peers */
+         * memory reachable by load/store (tcp: me alone) */
         static int probe;
         int        prev = -1, have_me = 0, pe;
         for (int r = 0; r < sn; r++) {
@@ -168,10 +168,13 @@ int main(void)
             CHECK(pe > prev, "shared: rank %d is PE %d after %d", r, pe, prev);
             have_me |= pe == me;
             prev = pe;
-            if (shmem_ptr(&probe, me) != NULL && shmem_ptr(&probe, (me + 1) % npes) != NULL)
-                CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, &probe, r) != NULL, "shared ptr %d", r);
+            CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, &probe, r) != NULL, "shared ptr %d", r);
+            CHECK(shmem_ptr(&probe, pe) != NULL, "shared: no pointer to PE %d", pe);
         }
         CHECK(have_me, "shared: without me");
+        /* on shm (one node) it is every PE */
+        if (npes > 1 && shmem_ptr(&probe, (me + 1) % npes) != NULL)
+            CHECK(sn == npes, "shared: %d of %d PEs", sn, npes);
         CHECK(shmem_team_sync(SHMEM_TEAM_SHARED) == 0, "shared sync");
     }
 

@@ -102,9 +102,10 @@ int kumi_tcp_join(struct kumi_tcp *s, const char *rdv, int remote)
                 s->rank, rdv, err);
         return KUMI_ERR_TRANSPORT;
     }
+    double now  = kumi_tcp_now();
     s->rdv_on   = 1;
     s->remote   = remote;
-    s->rdv_next = kumi_tcp_now();
+    __atomic_store(&s->rdv_next, &now, __ATOMIC_RELAXED);
     return KUMI_OK;
 }
 
@@ -270,7 +271,7 @@ void kumi_tcp_pend_sweep(struct kumi_tcp *s, double now)
 /* The rendezvous channel: heartbeats both ways, and kumirun's word that
  * the job fails (or its silence). Served by one thread at a time without
  * the engine's lock (main before the progress thread starts, then the
- * progress thread alone), every 10 ms: the service is one non-blocking
+ * holder of rdv_busy: kumi_tcp_rdv_poll), every 10 ms: the service is one non-blocking
  * read, and kumirun's FAIL notice waits no longer than that. */
 void kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final)
 {
@@ -311,7 +312,8 @@ void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
     }
     if (!s->rdv_on)
         return;
-    s->rdv_next = now + 0.01;
+    double next = now + 0.01;
+    __atomic_store(&s->rdv_next, &next, __ATOMIC_RELAXED);
     if (kumi_rdv_service(&s->rdv, now, &failed, &status) != 0) {
         s->rdv_on = 0;
         if (!s->closing) {

@@ -102,7 +102,8 @@ struct kumi_tcp {
     /* rendezvous channel */
     struct kumi_rdv_client rdv;
     int                   rdv_on;
-    double                rdv_next;
+    double                rdv_next;    /* atomic: read by kumi_tcp_rdv_poll */
+    uint32_t              rdv_busy;    /* a thread is in kumi_tcp_rdv_tick */
     int                   remote;      /* params->remote: started through --rsh */
     double                orphan_at;   /* remote, job failed: exit by then    */
     int32_t               orphan_status;
