@@ -51,9 +51,10 @@
 #define KUMI_RUN_TICK_NS      (100 * 1000000L) /* supervisor's longest sleep     */
 #define KUMI_RUN_GRACE_S      1                /* SIGTERM .. SIGKILL             */
 #define KUMI_RUN_NOTICE_NS    (300 * 1000000L) /* failure flag .. SIGTERM        */
-#define KUMI_RUN_EXIT_NOTICE_NS (100 * 1000000L) /* exit request .. SIGTERM: PEs
+#define KUMI_RUN_EXIT_NOTICE_NS (200 * 1000000L) /* exit request .. SIGTERM: PEs
                                                   blocked in kumi see it at once
-                                                  and have nothing to report   */
+                                                  and have nothing to report,
+                                                  but may finalize and exit   */
 #define KUMI_RUN_EXEC_WAIT_MS 10000            /* bound on "did every exec work" */
 #define KUMI_RUN_CAUSE_GRACE_S 0.2             /* exit code .. judged, see below */
 #define KUMI_RUN_LOST_GRACE_S 0.5              /* EOF .. "lost", if it has not

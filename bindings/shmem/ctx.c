@@ -142,11 +142,11 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
 int kumi_shmem_bad_pe(const char *call, const struct kumi_shmem_ctx *ctx, int pe)
 {
     if (ctx->pes == NULL)
-        kumi_shmem_error(KUMI_ERR_INVALID, call, "pe %d out of range (%d PEs)", pe,
+        kumi_shmem_error(KUMI_ERR_INVALID, call, "pe %d out of range (size %d)", pe,
                          kumi_rt.size);
     else
-        kumi_shmem_error(KUMI_ERR_INVALID, call, "pe %d out of range (the context's team has "
-                         "%d PEs)", pe, ctx->npes);
+        kumi_shmem_error(KUMI_ERR_INVALID, call, "pe %d out of range (the context's team: size "
+                         "%d)", pe, ctx->npes);
     return -1;
 }
 

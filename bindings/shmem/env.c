@@ -183,8 +183,7 @@ void kumi_shmem_env_after_init(void)
     struct kumi_shmem_env e = kumi_shmem_env_read();
 
     if (kumi_shmem.my_pe == 0 && (kumi_shmem_flag(e.version) || kumi_shmem_flag(e.sma_version))) {
-        printf("%s: OpenSHMEM %d.%d, kumi %d.%d.%d\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION,
-               SHMEM_MINOR_VERSION, KUMI_VERSION_MAJOR, KUMI_VERSION_MINOR, KUMI_VERSION_PATCH);
+        printf("SHMEM_VERSION: %s\n", SHMEM_VENDOR_STRING);
         fflush(stdout);
     }
     if (kumi_shmem.my_pe == 0 && (kumi_shmem_flag(e.info) || kumi_shmem_flag(e.sma_info)))

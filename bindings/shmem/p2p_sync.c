@@ -66,8 +66,8 @@ static int kumi_shmem_p2p_check(const char *call, const void *ivars, size_t nele
 }
 
 /* Waits until ready(arg): inline first, then the runtime's wait. */
-static inline __attribute__((always_inline)) void
-kumi_shmem_p2p_wait(const char *call, int (*ready)(void *arg), void *arg)
+KUMI_SHMEM_INLINE void kumi_shmem_p2p_wait(const char *call, int (*ready)(void *arg),
+                                           void *arg)
 {
     if (ready(arg))
         return;

@@ -70,8 +70,9 @@ static inline int kumi_shmem_reduce(const char *call, shmem_team_t team, void *d
                                    int logPE_stride, int PE_size, T *pWrk, long *pSync)      \
     {                                                                                        \
         (void)pWrk;   /* the members' sources are read in place */                           \
-        kumi_shmem_to_all("shmem_" #N "_" #OP "_to_all", dest, source, nreduce, sizeof(T),   \
-                          KUMI_SHMEM_TYPE(T), KOP, PE_start, logPE_stride, PE_size, pSync);  \
+        kumi_shmem_to_all_fast("shmem_" #N "_" #OP "_to_all", dest, source, nreduce,         \
+                               sizeof(T), KUMI_SHMEM_TYPE(T), KOP, PE_start, logPE_stride,   \
+                               PE_size, pSync);                                              \
     }
 
 #define KUMI_SHMEM_DEF_BIT(T, N)                                                             \

@@ -29,7 +29,7 @@ int main(void)
     }
     /* PEs 1, 3, 5, ...: team rank r is world PE 2r + 1 */
     int nodd = npes / 2;
-    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, nodd, &odd) == 0, "split");
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, nodd, NULL, 0, &odd) == 0, "split");
     if (me % 2 == 1) {
         int r = shmem_team_my_pe(odd);
         CHECK(r == me / 2, "team rank %d", r);

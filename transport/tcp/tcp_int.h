@@ -17,8 +17,9 @@
 /* a remote PE still alive this long after its job failed exits by itself */
 #define KUMI_TCP_ORPHAN_GRACE_S 3.0
 /* ... or this long after a PE asked the job to end (kumi_global_exit):
- * with nothing to report, about when kumirun stops local PEs */
-#define KUMI_TCP_ORPHAN_EXIT_S  0.2
+ * with nothing to report, when kumirun's SIGKILL would reach a PE on its
+ * own host (runtime/kumirun_supervise.c: notice 0.2 s, grace 1 s) */
+#define KUMI_TCP_ORPHAN_EXIT_S  1.2
 /* kumi_global_exit: how long to wait for kumirun's answer, and to hand
  * the peers their FIN */
 #define KUMI_TCP_EXIT_WAIT_S    2.0
