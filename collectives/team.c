@@ -80,12 +80,17 @@ static int kumi_coll_scratch_layout(const char *call, struct kumi_team *team,
 
 int kumi_coll_scratch_take(const char *call, struct kumi_team *t, struct kumi_coll_team *st)
 {
-    static int warned;
-    uint64_t   all[KUMI_RT_TEAM_WORDS];
-    int        area = -1;
-    int        rc   = kumi_allreduce(t, all, kumi_rt.scratch_used, KUMI_RT_TEAM_WORDS,
-                                     KUMI_UINT64, KUMI_BOR);
+    static int            warned;
+    uint64_t              all[KUMI_RT_TEAM_WORDS];
+    struct kumi_coll_team probe = { 0 };
+    int                   area = -1, rc;
 
+    /* an area too small for the team is an error (the same everywhere)
+     * before anything is taken */
+    rc = kumi_coll_scratch_layout(call, t, &probe);
+    if (rc == KUMI_OK)
+        rc = kumi_allreduce(t, all, kumi_rt.scratch_used, KUMI_RT_TEAM_WORDS, KUMI_UINT64,
+                            KUMI_BOR);
     if (rc != KUMI_OK)
         return rc;
     for (int a = 1; a < kumi_rt.scratch_areas && area < 0; a++)

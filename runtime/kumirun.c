@@ -74,9 +74,10 @@ static void kumi_run_usage(FILE *out)
         "  -h, --help             print this text\n"
         "      --help-env         print the KUMI_* environment variables\n"
         "\n"
-        "Exit status: 0 when every PE succeeded; else the exit status of the first\n"
-        "PE that failed (128+signal if it was killed); 124 after --timeout;\n"
-        "128+signal when kumirun itself is interrupted; 2 for a usage error.\n",
+        "Exit status: 0 when every PE succeeded; the status a PE passed to\n"
+        "kumi_global_exit; else the exit status of the first PE that failed\n"
+        "(128+signal if it was killed); 124 after --timeout; 128+signal when\n"
+        "kumirun itself is interrupted; 2 for a usage error.\n",
         KUMI_RUN_MAX_PES);
 }
 

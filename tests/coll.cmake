@@ -5,13 +5,17 @@
 # overlapping teams (3 elements: three 16-byte values on the small paths,
 # 7 of them on the large one)
 kumi_pe_test(coll          coll.c NPES 1 2 3 4 8 ARGS 0 1 3 7 1000)
-kumi_pe_test(coll_big      coll.c NPES 2 ARGS 1000000)
+# (the first six types: the others' blocks are covered by coll_scratch*,
+# whose 16k scratch makes blocks of 8k)
+kumi_pe_test(coll_big      coll.c NPES 2 ARGS --types old 1000000)
 # over tcp at 8 PEs on 2 cores this one takes 40 s (every rank pair moves
 # megabytes through sockets): tcp runs it at 3 and 4, coll.tcp.n8 covers 8
 kumi_pe_test(coll_big_sub  coll.c NPES 3 4 8 TCP_NPES 3 4 ARGS --big-subset 1000000)
 kumi_pe_test(coll_block    coll.c NPES 4 ARGS 0 7 1000 ENV KUMI_WAIT=block)
 kumi_pe_test(coll_naive    coll.c NPES 3 ARGS 7 1000 ENV KUMI_ALLTOALL=naive)
 kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=16k)
+kumi_pe_test(coll_scratch_new coll.c NPES 2 4 ARGS --types new 30000
+  ENV KUMI_COLL_SCRATCH=16k)
 # teams other than the world without a scratch area (only the world's
 # exists, or one more: the first team takes it, the others not): large
 # collectives in small pieces, every type
@@ -70,6 +74,6 @@ kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 TCP_ARGS 1000
 # on the new teams; negative and zero strides; the limit on teams alive at
 # once with the SHMEM binding's LLCM (2m: 127 besides the world), every PE
 # failing the same call, destroy and again
-kumi_pe_test(team_split   team.c NPES 2 3 4 5 8 ARGS split INTERNAL)
+kumi_pe_test(team_split   team.c NPES 2 3 4 5 6 7 8 ARGS split INTERNAL)
 kumi_pe_test(team_strided team.c NPES 1 2 3 4 ARGS strided INTERNAL)
 kumi_pe_test(team_limits  team.c NPES 2 4 ARGS limits INTERNAL ENV KUMI_LLCM_SIZE=2m)

@@ -87,12 +87,13 @@ static int kumi_shmem_aset_make(const char *call, int start, int log_stride, int
 
     if (kumi_shmem_check_init(call) != 0)
         return -1;
-    if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30)
+    /* a set of one PE has no stride to check (programs pass anything) */
+    if (size < 1 || start < 0 || (size > 1 && (log_stride < 0 || log_stride > 30)))
         return kumi_shmem_error(KUMI_ERR_INVALID, call, "PE_start %d, logPE_stride %d, "
                                 "PE_size %d: not an active set", start, log_stride, size);
     a->call   = call;
     a->start  = start;
-    a->stride = 1 << log_stride;
+    a->stride = size > 1 ? 1 << log_stride : 1;
     a->size   = size;
     last      = (long long)start + (long long)a->stride * (size - 1);
     if (last >= kumi_shmem.n_pes)

@@ -827,14 +827,38 @@ KUMI_SHMEM_TO_ALL_ARITH_TYPES(KUMI_SHMEM_DECL_ARITH_TO_ALL)
  * ..., shmem_prod_reduce(team, dest, source, nreduce): the type is chosen
  * by dest. shmem_sync(team) is shmem_team_sync; shmem_sync with four
  * arguments stays the active-set routine. Fixed-width and size types are
- * typedefs of C types and select those types' functions; the bitwise
- * reductions, whose table has no signed C type, take the signed
- * fixed-width ones instead. */
+ * typedefs of C types and select those types' functions (the bitwise
+ * reductions' signed C types: the fixed-width function of their size). */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+/* The bitwise reductions' table has signed types only as int8_t ... int64_t,
+ * which are typedefs of some of the signed C types: programs pass short *,
+ * int *, long * or long long *, so each signed C type has a function here
+ * that goes to the fixed-width function of its size. */
+#define KUMI_SHMEM_GENERIC_SIGNED_BIT_TYPES(X)                                               \
+    X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define KUMI_SHMEM_SIGNED_BIT(T, N, OP)                                                      \
+    static inline int kumi_shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest,            \
+                                                     const T *source, size_t nreduce)        \
+    {                                                                                        \
+        return sizeof(T) == 1   ? shmem_int8_##OP##_reduce(team, (int8_t *)(void *)dest,     \
+                                      (const int8_t *)(const void *)source, nreduce)         \
+               : sizeof(T) == 2 ? shmem_int16_##OP##_reduce(team, (int16_t *)(void *)dest,   \
+                                      (const int16_t *)(const void *)source, nreduce)        \
+               : sizeof(T) == 4 ? shmem_int32_##OP##_reduce(team, (int32_t *)(void *)dest,   \
+                                      (const int32_t *)(const void *)source, nreduce)        \
+                                : shmem_int64_##OP##_reduce(team, (int64_t *)(void *)dest,   \
+                                      (const int64_t *)(const void *)source, nreduce);       \
+    }
+#define KUMI_SHMEM_SIGNED_BITS(T, N)                                                         \
+    KUMI_SHMEM_SIGNED_BIT(T, N, and) KUMI_SHMEM_SIGNED_BIT(T, N, or)                         \
+    KUMI_SHMEM_SIGNED_BIT(T, N, xor)
+KUMI_SHMEM_GENERIC_SIGNED_BIT_TYPES(KUMI_SHMEM_SIGNED_BITS)
+#undef KUMI_SHMEM_SIGNED_BITS
+#undef KUMI_SHMEM_SIGNED_BIT
+
 #define KUMI_SHMEM_GENERIC_BIT_TYPES(X)                                                      \
     X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                  \
-    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)                 \
-    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)
+    X(unsigned long, ulong) X(unsigned long long, ulonglong)
 #define KUMI_SHMEM_GENERIC_MINMAX_TYPES(X)                                                   \
     X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)            \
     X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)                 \
@@ -852,6 +876,9 @@ KUMI_SHMEM_TO_ALL_ARITH_TYPES(KUMI_SHMEM_DECL_ARITH_TO_ALL)
 #define KUMI_SHMEM_G_AND(T, N)        , T *: shmem_##N##_and_reduce
 #define KUMI_SHMEM_G_OR(T, N)         , T *: shmem_##N##_or_reduce
 #define KUMI_SHMEM_G_XOR(T, N)        , T *: shmem_##N##_xor_reduce
+#define KUMI_SHMEM_G_SAND(T, N)       , T *: kumi_shmem_##N##_and_reduce
+#define KUMI_SHMEM_G_SOR(T, N)        , T *: kumi_shmem_##N##_or_reduce
+#define KUMI_SHMEM_G_SXOR(T, N)       , T *: kumi_shmem_##N##_xor_reduce
 #define KUMI_SHMEM_G_MAX(T, N)        , T *: shmem_##N##_max_reduce
 #define KUMI_SHMEM_G_MIN(T, N)        , T *: shmem_##N##_min_reduce
 #define KUMI_SHMEM_G_SUM(T, N)        , T *: shmem_##N##_sum_reduce
@@ -868,11 +895,17 @@ KUMI_SHMEM_TO_ALL_ARITH_TYPES(KUMI_SHMEM_DECL_ARITH_TO_ALL)
 #define shmem_alltoalls(team, dest, source, dst, sst, nelems)                                \
     KUMI_SHMEM_GENERIC(dest, KUMI_SHMEM_G_ALLTOALLS)(team, dest, source, dst, sst, nelems)
 #define shmem_and_reduce(team, dest, source, nreduce)                                        \
-    _Generic((dest) KUMI_SHMEM_GENERIC_BIT_TYPES(KUMI_SHMEM_G_AND))(team, dest, source, nreduce)
+    _Generic((dest) KUMI_SHMEM_GENERIC_BIT_TYPES(KUMI_SHMEM_G_AND)                           \
+             KUMI_SHMEM_GENERIC_SIGNED_BIT_TYPES(KUMI_SHMEM_G_SAND))(team, dest, source,     \
+                                                                     nreduce)
 #define shmem_or_reduce(team, dest, source, nreduce)                                         \
-    _Generic((dest) KUMI_SHMEM_GENERIC_BIT_TYPES(KUMI_SHMEM_G_OR))(team, dest, source, nreduce)
+    _Generic((dest) KUMI_SHMEM_GENERIC_BIT_TYPES(KUMI_SHMEM_G_OR)                            \
+             KUMI_SHMEM_GENERIC_SIGNED_BIT_TYPES(KUMI_SHMEM_G_SOR))(team, dest, source,      \
+                                                                    nreduce)
 #define shmem_xor_reduce(team, dest, source, nreduce)                                        \
-    _Generic((dest) KUMI_SHMEM_GENERIC_BIT_TYPES(KUMI_SHMEM_G_XOR))(team, dest, source, nreduce)
+    _Generic((dest) KUMI_SHMEM_GENERIC_BIT_TYPES(KUMI_SHMEM_G_XOR)                           \
+             KUMI_SHMEM_GENERIC_SIGNED_BIT_TYPES(KUMI_SHMEM_G_SXOR))(team, dest, source,     \
+                                                                     nreduce)
 #define shmem_max_reduce(team, dest, source, nreduce)                                        \
     _Generic((dest) KUMI_SHMEM_GENERIC_MINMAX_TYPES(KUMI_SHMEM_G_MAX))(team, dest, source,   \
                                                                        nreduce)

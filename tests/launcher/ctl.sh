@@ -74,7 +74,7 @@ assert_gone $KPID 1
 # a PE asks the job to end (kumi_global_exit): its status, 0 included, no
 # message, the others see failed = KUMI_CTL_FAIL_EXIT | (1 + PE) at once
 for st in 0 5; do
-    kr_bg -n 3 sh -c 'if [ "$KUMI_RANK" = 1 ]; then exec "$FAKE" init sleep:500 exitreq:'$st' exit:'$st'; fi
+    kr_bg -n 3 sh -c 'if [ "$KUMI_RANK" = 1 ]; then exec "$FAKE" init ready:10000 exitreq:'$st' exit:'$st'; fi
                       exec "$FAKE" ignore-term init watch:10000' >"$out" 2>"$err"
     wait_exit $KPID 5
     expect_rc $RC $st "exit request $st"
@@ -84,7 +84,7 @@ for st in 0 5; do
 done
 
 # KUMI_LOG=info: one line naming the PE and the status
-KUMI_LOG=info kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init sleep:500 exitreq:7 exit:7; fi
+KUMI_LOG=info kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init ready:10000 exitreq:7 exit:7; fi
                                 exec "$FAKE" init watch:10000' >"$out" 2>"$err"
 wait_exit $KPID 5
 expect_rc $RC 7 "exit request, KUMI_LOG=info"
@@ -93,7 +93,7 @@ expect_lines "$err" . 1
 
 # a PE that asked but does not exit (slow atexit handlers): the job ends
 # all the same, long before the PEs' sleep is over, with its status
-kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init sleep:500 exitreq:9 sleep:30000; fi
+kr_bg -n 2 sh -c 'if [ "$KUMI_RANK" = 0 ]; then exec "$FAKE" init ready:10000 exitreq:9 sleep:30000; fi
                   exec "$FAKE" init sleep:30000' >"$out" 2>"$err"
 wait_exit $KPID 10
 expect_rc $RC 9 "exit request, asker still running"
@@ -102,8 +102,8 @@ assert_gone $KPID 1
 
 # two PEs ask at once: the job ends with the one the segment holds, and
 # the other PE learnt which
-kr_bg -n 3 sh -c 'case $KUMI_RANK in 0) exec "$FAKE" init sleep:500 exitreq:3 exit:3;;
-                  2) exec "$FAKE" init sleep:500 exitreq:4 exit:4;;
+kr_bg -n 3 sh -c 'case $KUMI_RANK in 0) exec "$FAKE" init ready:10000 exitreq:3 exit:3;;
+                  2) exec "$FAKE" init ready:10000 exitreq:4 exit:4;;
                   *) exec "$FAKE" init watch:10000;; esac' >"$out" 2>"$err"
 wait_exit $KPID 5
 [ "$RC" = 3 ] || [ "$RC" = 4 ] || fail "two exit requests: exit status $RC, want 3 or 4"

@@ -10,6 +10,8 @@
  *     finalize      state = KUMI_PE_FINALIZED
  *     ignore-term   ignore SIGTERM (to outlive kumirun's first signal)
  *     sleep:MS      sleep MS milliseconds
+ *     ready:MS      wait until every PE initialized (MS at most), as a
+ *                   PE's first kumi call after kumi_init could assume
  *     watch:MS      poll ctl->failed for up to MS ms, as a blocked kumi
  *                   wait does; prints "PE r saw failed=F status=S", or
  *                   "PE r saw no failure"
@@ -78,6 +80,20 @@ static void fake_init(void)
     __atomic_store_n(&ctl->pe[rank].state, KUMI_PE_INITIALIZED, __ATOMIC_RELEASE);
 }
 
+static void fake_ready(long ms)
+{
+    for (long waited = 0; waited < ms; waited += 5) {
+        uint32_t r = 0;
+        while (r < ctl->npes && __atomic_load_n(&ctl->pe[r].state, __ATOMIC_ACQUIRE)
+                                    != KUMI_PE_STARTED)
+            r++;
+        if (r == ctl->npes)
+            return;
+        fake_sleep_ms(5);
+    }
+    fake_die("not every PE initialized in time");
+}
+
 static void fake_watch(long ms)
 {
     for (long waited = 0; waited < ms; waited += 5) {
@@ -128,6 +144,8 @@ int main(int argc, char **argv)
             fake_sleep_ms(n);
         else if (strncmp(a, "watch:", 6) == 0 && ctl != NULL)
             fake_watch(n);
+        else if (strncmp(a, "ready:", 6) == 0 && ctl != NULL)
+            fake_ready(n);
         else if (strncmp(a, "exit:", 5) == 0)
             exit((int)n);
         else if (strncmp(a, "exitreq:", 8) == 0 && ctl != NULL)

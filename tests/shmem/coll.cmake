@@ -26,3 +26,5 @@ kumi_shmem_test(active_coll active_coll.c PES 3 QUICK "" TRANSPORTS tcp)
 # the C11 generic collectives and shmem_sync, -std=c11 -pedantic-errors
 kumi_shmem_test(coll_c11 coll_c11.c PROPS C_STANDARD 11 C_EXTENSIONS OFF
   COPTS -pedantic-errors -Werror)
+# team contexts made and destroyed by 8 threads per PE at once
+kumi_shmem_test(team_ctx_threads team_ctx_threads.c PES 1 2 4 QUICK "")

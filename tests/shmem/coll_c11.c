@@ -3,8 +3,9 @@
  * -pedantic-errors: shmem_broadcast, shmem_collect, shmem_fcollect,
  * shmem_alltoall, shmem_alltoalls for every type of the RMA table, the
  * generic reductions for every type of theirs (fixed-width and size types
- * select their C types' functions), and shmem_sync with a team and with
- * an active set. Each call is checked on the world.
+ * select their C types' functions) and the bitwise ones for the signed C
+ * types too, and shmem_sync with a team and with an active set. Each call
+ * is checked on the world.
  */
 #include "coll_test.h"
 
@@ -46,6 +47,9 @@ KUMI_SHMEM_RMA_TYPES(DEF_MOVE)
 #define DEF_ARITH(T, N)                                                                      \
     DEF_RED(T, N, sum, shmem_sum_reduce, npes) DEF_RED(T, N, prod, shmem_prod_reduce, 1)
 KUMI_SHMEM_REDUCE_BIT_TYPES(DEF_BIT)
+/* the signed C types programs pass to the bitwise ones */
+KUMI_SHMEM_TO_ALL_BIT_TYPES(DEF_BIT)
+DEF_BIT(signed char, schar)
 KUMI_SHMEM_REDUCE_MINMAX_TYPES(DEF_MINMAX)
 KUMI_SHMEM_REDUCE_ARITH_TYPES(DEF_ARITH)
 
@@ -65,6 +69,8 @@ int main(void)
 #define RUN_MINMAX(T, N) red_##N##_max(); red_##N##_min();
 #define RUN_ARITH(T, N)  red_##N##_sum(); red_##N##_prod();
     KUMI_SHMEM_REDUCE_BIT_TYPES(RUN_BIT)
+    KUMI_SHMEM_TO_ALL_BIT_TYPES(RUN_BIT)
+    RUN_BIT(signed char, schar)
     KUMI_SHMEM_REDUCE_MINMAX_TYPES(RUN_MINMAX)
     KUMI_SHMEM_REDUCE_ARITH_TYPES(RUN_ARITH)
     shmem_sync(0, 0, npes, psync);

@@ -14,6 +14,7 @@
 
 static long     slots[NT][N];
 static uint64_t sigs[NT];
+static uint64_t acks[NT];   /* my right neighbour read round r of my puts */
 static int      me, npes;
 
 static void *worker(void *arg)
@@ -24,17 +25,21 @@ static void *worker(void *arg)
 
     CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "ctx_create in thread %d", t);
     for (int round = 1; round <= 50; round++) {
+        /* the previous round has been read before I overwrite it */
+        shmem_signal_wait_until(&acks[t], SHMEM_CMP_GE, (uint64_t)round - 1);
         for (int i = 0; i < N; i++)
             src[i] = me * 100000 + t * 1000 + round;
         shmem_ctx_long_put_signal(ctx, slots[t], src, N, &sigs[t], (uint64_t)round,
                                   SHMEM_SIGNAL_SET, right);
         shmem_signal_wait_until(&sigs[t], SHMEM_CMP_GE, (uint64_t)round);
-        /* a later round may already be landing: values only grow */
         for (int i = 0; i < N; i++)
-            CHECK(slots[t][i] >= left * 100000 + t * 1000 + round, "thread %d round %d", t,
+            CHECK(slots[t][i] == left * 100000 + t * 1000 + round, "thread %d round %d", t,
                   round);
+        shmem_ctx_putmem_signal(ctx, NULL, NULL, 0, &acks[t], (uint64_t)round,
+                                SHMEM_SIGNAL_SET, left);
         long back = shmem_ctx_long_g(ctx, &slots[t][N - 1], right);
-        CHECK(back / 1000 == me * 100 + t, "g from thread %d: %ld", t, back);
+        CHECK(back / 1000 == me * 100 + t && back % 1000 >= round, "g from thread %d: %ld", t,
+              back);
         shmem_ctx_quiet(ctx);
     }
     shmem_ctx_destroy(ctx);
