@@ -171,6 +171,16 @@ static int kumi_shmem_aset_signal(const struct kumi_shmem_aset *a, int nsend, in
     return rc;
 }
 
+/* dest and source of a call moving n bytes (0, or nonzero after a
+ * message): NULL only when there is nothing to move */
+static int kumi_shmem_aset_buffers(const char *call, const void *dest, const void *source,
+                                   size_t n)
+{
+    if (n == 0 || (dest != NULL && source != NULL))
+        return 0;
+    return kumi_shmem_error(KUMI_ERR_INVALID, call, "dest or source is NULL (%zu bytes)", n);
+}
+
 /* A transport status of the algorithms as the call's result (reported). */
 static void kumi_shmem_aset_done(const struct kumi_shmem_aset *a, int rc)
 {
@@ -252,7 +262,8 @@ static void kumi_shmem_aset_broadcast(const char *call, void *dest, const void *
         return;
     }
     if (kumi_shmem_aset_make(call, PE_start, logPE_stride, PE_size, pSync,
-                             KUMI_SHMEM_PS_WORDS, &a) != 0 || a.size == 1)
+                             KUMI_SHMEM_PS_WORDS, &a) != 0 || a.size == 1
+        || kumi_shmem_aset_buffers(call, dest, a.me == root ? source : dest, n) != 0)
         return;
     if (n != 0 && kumi_shmem_sym(call, dest, n, &seg, &off) != 0)
         return;
@@ -292,7 +303,8 @@ static void kumi_shmem_aset_fcollect(const char *call, void *dest, const void *s
     }
     if (kumi_shmem_aset_make(call, PE_start, logPE_stride, PE_size, pSync,
                              KUMI_SHMEM_PS_WORDS, &a) != 0
-        || kumi_shmem_bytes(call, n, (size_t)a.size, &all) != 0)
+        || kumi_shmem_bytes(call, n, (size_t)a.size, &all) != 0
+        || kumi_shmem_aset_buffers(call, dest, source, n) != 0)
         return;
     if (n != 0) {
         if (kumi_shmem_sym(call, dest, all, &seg, &off) != 0)
@@ -335,7 +347,8 @@ static void kumi_shmem_aset_alltoalls(const char *call, void *dest, const void *
     }
     if (kumi_shmem_aset_make(call, PE_start, logPE_stride, PE_size, pSync,
                              KUMI_SHMEM_PS_WORDS, &a) != 0
-        || kumi_shmem_bytes(call, nelems, (size_t)a.size, &elems) != 0)
+        || kumi_shmem_bytes(call, nelems, (size_t)a.size, &elems) != 0
+        || kumi_shmem_aset_buffers(call, dest, source, n) != 0)
         return;
     if (elems != 0 && (size_t)(dst > sst ? dst : sst) > SIZE_MAX / elems / size) {
         kumi_shmem_error(KUMI_ERR_INVALID, call, "strided extent overflows");
@@ -422,7 +435,8 @@ static void kumi_shmem_aset_collect(const char *call, void *dest, const void *so
         return;
     }
     if (kumi_shmem_aset_make(call, PE_start, logPE_stride, PE_size, pSync,
-                             KUMI_SHMEM_PS_WORDS, &a) != 0)
+                             KUMI_SHMEM_PS_WORDS, &a) != 0
+        || kumi_shmem_aset_buffers(call, dest, source, n) != 0)
         return;
     if (a.size == 1) {
         if (n != 0)
@@ -481,18 +495,16 @@ void kumi_shmem_to_all(const char *call, void *dest, const void *source, int nre
         kumi_shmem_error(KUMI_ERR_INVALID, call, "nreduce %d is negative", nreduce);
         return;
     }
+    if (kumi_shmem_bytes(call, (size_t)nreduce, size, &n) != 0
+        || kumi_shmem_aset_buffers(call, dest, source, n) != 0)
+        return;
     if (kumi_shmem_aset_world(PE_start, logPE_stride, PE_size)) {
         kumi_allreduce(kumi_shmem_world_kt(), dest, source, (size_t)nreduce, type, op);
         return;
     }
     if (kumi_shmem_aset_make(call, PE_start, logPE_stride, PE_size, pSync,
-                             KUMI_SHMEM_PS_WORDS, &a) != 0
-        || kumi_shmem_bytes(call, (size_t)nreduce, size, &n) != 0)
+                             KUMI_SHMEM_PS_WORDS, &a) != 0)
         return;
-    if (n != 0 && (dest == NULL || source == NULL)) {
-        kumi_shmem_error(KUMI_ERR_INVALID, call, "dest or source is NULL");
-        return;
-    }
     if (a.size == 1) {
         if (n != 0 && dest != source)
             memmove(dest, source, n);

@@ -18,6 +18,17 @@
 /* A kumi status as the binding's: 0 or -1 (kumi reported it). */
 #define KUMI_SHMEM_RC(rc) ((rc) == KUMI_OK ? 0 : -1)
 
+/* dest and source hold n bytes: not NULL unless n is 0 (0, or -1 after a
+ * message) */
+static inline int kumi_shmem_buffers(const char *call, const void *dest, const void *source,
+                                     size_t n)
+{
+    if (KUMI_SHMEM_LIKELY(n == 0 || (dest != NULL && source != NULL)))
+        return 0;
+    kumi_shmem_error(KUMI_ERR_INVALID, call, "dest or source is NULL");
+    return -1;
+}
+
 /* ------------------------------------------------------- synchronization */
 
 int shmem_team_sync(shmem_team_t team)
@@ -132,7 +143,8 @@ int kumi_shmem_fcollect(const char *call, shmem_team_t team, void *dest,
     struct kumi_shmem_team *t = kumi_shmem_team_get(call, team);
     size_t                  n;
 
-    if (t == NULL || kumi_shmem_bytes(call, nelems, size, &n) != 0)
+    if (t == NULL || kumi_shmem_bytes(call, nelems, size, &n) != 0
+        || kumi_shmem_buffers(call, dest, source, n) != 0)
         return -1;
     return KUMI_SHMEM_RC(kumi_allgather(t->kt, dest, source, n));
 }
@@ -143,7 +155,8 @@ int kumi_shmem_alltoall(const char *call, shmem_team_t team, void *dest,
     struct kumi_shmem_team *t = kumi_shmem_team_get(call, team);
     size_t                  n;
 
-    if (t == NULL || kumi_shmem_bytes(call, nelems, size, &n) != 0)
+    if (t == NULL || kumi_shmem_bytes(call, nelems, size, &n) != 0
+        || kumi_shmem_buffers(call, dest, source, n) != 0)
         return -1;
     return KUMI_SHMEM_RC(kumi_alltoall(t->kt, dest, source, n));
 }
@@ -159,7 +172,8 @@ int kumi_shmem_alltoalls(const char *call, shmem_team_t team, void *dest,
     char                   *in, *out;
     int                     rc;
 
-    if (t == NULL || kumi_shmem_bytes(call, nelems, size, &n) != 0)
+    if (t == NULL || kumi_shmem_bytes(call, nelems, size, &n) != 0
+        || kumi_shmem_buffers(call, dest, source, n) != 0)
         return -1;
     if (dst < 1 || sst < 1) {
         kumi_shmem_error(KUMI_ERR_INVALID, call, "strides dst %td and sst %td must be at "

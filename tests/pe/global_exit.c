@@ -60,15 +60,26 @@ static int run_exit(const char *who, int status, const char *how)
 {
     OK(kumi_init());
     int       me = kumi_rank(), n = kumi_size(), last = n - 1;
-    size_t    off = kumi_llcm_alloc(8);
     int       asks = (me == 0 && strcmp(who, "last") != 0) ||
                      (me == last && strcmp(who, "first") != 0);
+    int       nasks = 1 + (strcmp(who, "both") == 0 && last != 0);
+    size_t    off = kumi_llcm_alloc(8);     /* the word waits wait on */
+    size_t    go = kumi_llcm_alloc(8);      /* both: the askers' handshake */
+    uint64_t *out = kumi_calloc(1, 8);      /* others out of the barrier */
     int       rc;
 
-    size_t    go = kumi_llcm_alloc(8);
-
-    CHECK(off != (size_t)-1 && go != (size_t)-1, "kumi_llcm_alloc(8) failed");
+    CHECK(off != (size_t)-1 && go != (size_t)-1 && out != NULL, "allocation failed");
     BARRIER();
+    /* A request catches whoever is still in the barrier above: the askers
+     * wait until all the others are out of it (and on their way to what
+     * they wait in) */
+    if (!asks) {
+        OK(kumi_atomic_add_u64(out, 1, strcmp(who, "last") == 0 ? last : 0));
+        if (nasks == 2)
+            OK(kumi_atomic_add_u64(out, 1, last));
+    } else {
+        OK(kumi_wait_until_u64(out, KUMI_CMP_GE, (uint64_t)(n - nasks)));
+    }
     if (asks && strcmp(who, "both") == 0) {
         /* both out of the barrier before either asks (one leaves it
          * before the other, which the first one's request would catch

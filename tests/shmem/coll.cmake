@@ -28,3 +28,7 @@ kumi_shmem_test(coll_c11 coll_c11.c PROPS C_STANDARD 11 C_EXTENSIONS OFF
   COPTS -pedantic-errors -Werror)
 # team contexts made and destroyed by 8 threads per PE at once
 kumi_shmem_test(team_ctx_threads team_ctx_threads.c PES 1 2 4 QUICK "")
+# bad arguments: one line naming the shmem call each, no crash or hang,
+# every PE alike; the collectives work afterwards
+kumi_shmem_test(coll_bad_args coll_bad_args.c PES 1 2 3 4
+  EXPECT_RC 0 EXPECT_REGEX "kumi\\[[0-9]+\\]: shmem_int_broadcast: team is SHMEM_TEAM_INVALID")

@@ -52,7 +52,10 @@ int main(void)
             src[k] = me * 1000 + i * 10 + k;
         shmem_ctx_long_put(ctx[i], data, src, N, right);
         shmem_ctx_fence(ctx[i]);
-        shmem_ctx_uint64_p(ctx[i], &flag, f, right);
+        /* the flag by an atomic store: a put would do on any transport,
+         * but tcp delivers puts with relaxed stores, which ThreadSanitizer
+         * cannot see ordered after the data */
+        shmem_ctx_uint64_atomic_set(ctx[i], &flag, f, right);
         shmem_ctx_quiet(ctx[i]);
         shmem_signal_wait_until(&flag, SHMEM_CMP_EQ, f);
         for (int k = 0; k < N; k++)

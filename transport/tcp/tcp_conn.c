@@ -268,11 +268,6 @@ void kumi_tcp_pend_sweep(struct kumi_tcp *s, double now)
             kumi_tcp_reject(s, i, "no hello in time");
 }
 
-/* The rendezvous channel: heartbeats both ways, and kumirun's word that
- * the job fails (or its silence). Served by one thread at a time without
- * the engine's lock (main before the progress thread starts, then the
- * holder of rdv_busy: kumi_tcp_rdv_poll), every 10 ms: the service is one non-blocking
- * read, and kumirun's FAIL notice waits no longer than that. */
 void kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final)
 {
     uint32_t held = 2, failed;
@@ -292,6 +287,11 @@ void kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final)
         fprintf(stderr, "%s\n", s->lost_line);
 }
 
+/* The rendezvous channel: heartbeats both ways, and kumirun's word that
+ * the job fails (or its silence). Served by one thread at a time without
+ * the engine's lock (main before the progress thread starts, then the
+ * holder of rdv_busy: kumi_tcp_rdv_poll), every 10 ms: the service is one non-blocking
+ * read, and kumirun's FAIL notice waits no longer than that. */
 void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
 {
     uint32_t failed = 0;
