@@ -12,6 +12,11 @@ kumi_pe_test(threads      threads.c      NPES 2 4 ARGS mix 500 TCP_ARGS mix 300)
 kumi_pe_test(threads_block threads.c     NPES 2 ARGS block 300)
 kumi_pe_test(threads_block.wait_spin  threads.c NPES 2 ARGS block 300 ENV KUMI_WAIT=spin)
 kumi_pe_test(threads_block.wait_block threads.c NPES 2 ARGS block 300 ENV KUMI_WAIT=block)
+# tcp only (shm gets are memcpy): three threads' 100 MiB gets at once use
+# more than a connection's 256 request tags, beside fetch_adds and quiets
+kumi_pe_test(threads_tags threads.c      NPES 2 ARGS tags 100 SHM_ONLY
+  ENV KUMI_TRANSPORT=tcp KUMI_HEAP_SIZE=512m)
+set_tests_properties(pe.threads_tags.n2 PROPERTIES LABELS "pe;tcp;threads")
 # inside the runtime: active messages from 8 threads per PE (the shm
 # queues' producer lock, the tcp engine), kumi_rt_wait_pred from 8 threads
 kumi_pe_test(threads_am   threads_am.c   NPES 2 4 ARGS am 200 INTERNAL)

@@ -32,7 +32,15 @@
  *   the job would hang (kumirun's --timeout) or the waiter would return
  *   early (checked). The worker starts 20 ms after its waiter entered the
  *   wait, so a waiter under KUMI_WAIT=block is asleep on its doorbell by
- *   then, and the atomic to myself that sets the word must wake it. */
+ *   then, and the atomic to myself that sets the word must wake it.
+ *
+ * usage: threads tags [MIB]
+ *   Three threads each get MIB (default 160) MiB from the next PE at once
+ *   while two others run fetch_adds and quiets: over tcp a get keeps up to
+ *   128 requests (1 MiB each) in flight and a connection has 256 request
+ *   tags, so the gets run out of tags; each must then wait for its own
+ *   replies, not for a tag another holds (a hang otherwise). Needs
+ *   KUMI_HEAP_SIZE of 3 x MIB and more. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -333,6 +341,83 @@ static void run_block(int iters)
     kumi_free(word);
 }
 
+/* ------------------------------------------------------------------- tags */
+
+#define TAG_GETTERS 3
+#define TAG_COUNTERS 2
+#define TAG_ADDS    500
+
+static size_t    tag_bytes;
+static uint64_t *tag_src;      /* [TAG_GETTERS * tag_bytes / 8], filled by its owner */
+static uint64_t *tag_count;
+
+static inline uint64_t tag_word(int pe, size_t i)
+{
+    return ((uint64_t)pe << 48) ^ (i * 0x9e3779b97f4a7c15ull);
+}
+
+static void *tag_getter(void *arg)
+{
+    const int  t = (int)(intptr_t)arg, peer = (me + 1) % npes;
+    size_t     words = tag_bytes / 8;
+    uint64_t  *dst = malloc(tag_bytes);
+
+    CHECK(dst != NULL, "malloc of %zu bytes", tag_bytes);
+    OK(kumi_get(dst, tag_src + (size_t)t * words, tag_bytes, peer));
+    for (size_t i = 0; i < words; i += 509)
+        CHECK(dst[i] == tag_word(peer, (size_t)t * words + i), "getter %d: word %zu is %llx",
+              t, i, (unsigned long long)dst[i]);
+    CHECK(dst[words - 1] == tag_word(peer, (size_t)t * words + words - 1), "getter %d: last "
+          "word", t);
+    free(dst);
+    return NULL;
+}
+
+static void *tag_counter(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < TAG_ADDS; i++) {
+        uint64_t old = 0;
+        OK(kumi_atomic_fetch_add_u64(tag_count, 1, (me + 1) % npes, &old));
+        if (i % 50 == 0)
+            OK(kumi_quiet());
+    }
+    return NULL;
+}
+
+static void run_tags(size_t mib)
+{
+    pthread_t th[TAG_GETTERS + TAG_COUNTERS];
+    size_t    words;
+
+    tag_bytes = mib << 20;
+    words     = TAG_GETTERS * tag_bytes / 8;
+    tag_src   = kumi_malloc(TAG_GETTERS * tag_bytes);
+    tag_count = kumi_calloc(1, sizeof(uint64_t));
+    CHECK(tag_src && tag_count, "kumi_malloc of %zu MiB (KUMI_HEAP_SIZE)", TAG_GETTERS * mib);
+    for (size_t i = 0; i < words; i++)
+        tag_src[i] = tag_word(me, i);
+    BARRIER();
+    double t0 = kumi_wtime();
+    for (int t = 0; t < TAG_GETTERS; t++)
+        CHECK(pthread_create(&th[t], NULL, tag_getter, (void *)(intptr_t)t) == 0, "pthread");
+    for (int t = 0; t < TAG_COUNTERS; t++)
+        CHECK(pthread_create(&th[TAG_GETTERS + t], NULL, tag_counter, NULL) == 0, "pthread");
+    for (int t = 0; t < TAG_GETTERS + TAG_COUNTERS; t++)
+        pthread_join(th[t], NULL);
+    double t1 = kumi_wtime();
+    BARRIER();
+    CHECK(*tag_count == (uint64_t)TAG_COUNTERS * TAG_ADDS, "counter %llu",
+          (unsigned long long)*tag_count);
+    if (me == 0)
+        printf("threads tags: %d PEs on %s: %d gets of %zu MiB beside %d x %d fetch_adds in "
+               "%.3f s\n", npes, kumi_transport_name(), TAG_GETTERS, mib, TAG_COUNTERS,
+               TAG_ADDS, t1 - t0);
+    BARRIER();
+    kumi_free(tag_count);
+    kumi_free(tag_src);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "mix";
@@ -349,8 +434,12 @@ int main(int argc, char **argv)
         int iters = argc > 2 ? atoi(argv[2]) : 300;
         CHECK(iters > 0, "bad ITERS");
         run_block(iters);
+    } else if (strcmp(mode, "tags") == 0) {
+        int mib = argc > 2 ? atoi(argv[2]) : 160;
+        CHECK(mib > 0, "bad MIB");
+        run_tags((size_t)mib);
     } else {
-        fprintf(stderr, "usage: threads [mix [ROUNDS] | block [ITERS]]\n");
+        fprintf(stderr, "usage: threads [mix [ROUNDS] | block [ITERS] | tags [MIB]]\n");
         return 2;
     }
     OK(kumi_finalize());

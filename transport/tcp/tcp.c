@@ -104,13 +104,22 @@ static int kumi_tcp_trylock(struct kumi_tcp *s)
     return 1;
 }
 
+static int kumi_tcp_rdv_poll(struct kumi_tcp *s);
+
+/* With threads, a caller kept waiting here keeps the heartbeats going
+ * (kumi_tcp_rdv_poll): the holder may be deep in one long round of the
+ * engine (a batch of get requests for 1 MiB each is 128 MiB of replies
+ * to copy), with every other thread of the PE queued behind it. */
 static void kumi_tcp_lock(struct kumi_tcp *s)
 {
     for (unsigned i = 0; !kumi_tcp_trylock(s); i++) {
-        if (i < 256)
+        if (i < 256) {
             kumi_tcp_relax();
-        else
+        } else {
+            if (s->threads && (i & 15) == 0)
+                kumi_tcp_rdv_poll(s);
             sched_yield();
+        }
     }
 }
 
@@ -377,7 +386,6 @@ static int kumi_tcp_credit(struct kumi_tcp *s, struct kumi_tcp_conn *c)
 /* ----------------------------------------------------------- requests */
 
 static int kumi_tcp_progress_direct(struct kumi_tcp *s);
-static int kumi_tcp_rdv_poll(struct kumi_tcp *s);
 
 /* threads: one round of the engine, then the lock is let go for a moment
  * (held at depth 1 on entry and on return): a yield, so the owners of
@@ -1221,14 +1229,15 @@ static int kumi_tcp_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
     }
     /* pipelined: up to half the tags in flight, each a frame's worth */
     while (rc == KUMI_OK && (sent < n || first < next)) {
-        /* a get holding tags waits for its own replies rather than for
-         * a free tag (threads: the others' gets may hold the rest) */
-        if (sent < n && next - first < KUMI_FRAME_TAGS / 2 && (c->nfree > 0 || first == next)) {
+        if (sent < n && next - first < KUMI_FRAME_TAGS / 2
+            && (rc = kumi_tcp_credit(s, c)) == KUMI_OK
+            /* a get holding tags waits for its own replies rather than
+             * for a free tag (threads: the others' gets may hold the rest,
+             * and the credit wait may have let them take it) */
+            && (c->nfree > 0 || first == next)) {
             size_t   k = n - sent < KUMI_TCP_MAX_PAYLOAD ? n - sent : KUMI_TCP_MAX_PAYLOAD;
             unsigned tag;
-            rc = kumi_tcp_credit(s, c);
-            if (rc == KUMI_OK)
-                rc = kumi_tcp_tag_get(s, c, &tag);
+            rc = kumi_tcp_tag_get(s, c, &tag);
             if (rc != KUMI_OK)
                 break;
             c->req[tag] = (struct kumi_frame_req){ .kind = KUMI_REQ_GET, .len = (uint32_t)k,
@@ -1240,6 +1249,8 @@ static int kumi_tcp_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
             sent += k;
             continue;
         }
+        if (rc != KUMI_OK)
+            break;
         rc = kumi_tcp_flush(s, c);
         if (rc == KUMI_OK)
             rc = kumi_tcp_wait_req(s, c, tags[first % KUMI_FRAME_TAGS]);
