@@ -15,7 +15,7 @@ kumi_pe_test(coll_block    coll.c NPES 4 ARGS 0 7 1000 ENV KUMI_WAIT=block)
 kumi_pe_test(coll_naive    coll.c NPES 3 ARGS 7 1000 ENV KUMI_ALLTOALL=naive)
 kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=16k)
 kumi_pe_test(coll_scratch_new coll.c NPES 2 4 ARGS --types new 30000
-  ENV KUMI_COLL_SCRATCH=16k)
+  ENV KUMI_COLL_SCRATCH=20k)   # the least for 4 PEs (4 KiB each + flags)
 # teams other than the world without a scratch area (only the world's
 # exists, or one more: the first team takes it, the others not): large
 # collectives in small pieces, every type
