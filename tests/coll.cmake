@@ -77,3 +77,11 @@ kumi_pe_test(barrier_radix2 barrier_storm.c NPES 7 ARGS 10000 TCP_ARGS 1000
 kumi_pe_test(team_split   team.c NPES 2 3 4 5 6 7 8 ARGS split INTERNAL)
 kumi_pe_test(team_strided team.c NPES 1 2 3 4 ARGS strided INTERNAL)
 kumi_pe_test(team_limits  team.c NPES 2 4 ARGS limits INTERNAL ENV KUMI_LLCM_SIZE=2m)
+
+# `ctest -L coll`: every test above (collectives and teams)
+get_property(kumi_coll_tests DIRECTORY PROPERTY TESTS)
+foreach(t IN LISTS kumi_coll_tests)
+  if(t MATCHES "^pe\\.(coll|team|barrier)")
+    set_property(TEST ${t} APPEND PROPERTY LABELS coll)
+  endif()
+endforeach()
