@@ -7,6 +7,9 @@ CMAKE_ARGS ?=
 # the threaded code (tcp's progress thread) under ThreadSanitizer: every
 # test over tcp except the namespaces (label hosts) and the fuzzer, and the
 # KUMI_INIT_THREADS tests on every transport (label threads)
+# the sanitizer run leaves the binding's PE-count x transport matrix (label
+# shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
+ASAN_TESTS ?= -LE shmem-full
 TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz'
 
 .PHONY: all deps build demo test test-shmem test-asan test-tsan install clean
@@ -38,7 +41,7 @@ test-asan: deps
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure --timeout 600 -j 1
+	  ctest --output-on-failure --timeout 600 -j 1 $(ASAN_TESTS)
 
 test-tsan: deps
 	cmake -S . -B $(BUILD_TSAN) -DKUMI_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)

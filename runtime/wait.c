@@ -73,21 +73,18 @@ void kumi_rt_wait_setup(void)
 
 /* What a wait waits for: a word (ready NULL: cmp(*addr & mask, value)) or
  * a predicate (kumi_rt_wait_pred). The callers pass ready as a constant,
- * so the word's wait compiles without the indirect call. */
-struct kumi_rt_cond {
-    volatile void *addr;
-    size_t         width;
-    int            cmp;
-    uint64_t       value, mask;
-    int          (*ready)(void *arg);
-    void          *arg;
-};
+ * so the word's wait compiles without the indirect call. Scalars, not a
+ * struct behind a pointer: a sanitizer build (-O0) then instruments no
+ * extra loads in the spin. */
+#define KUMI_RT_COND_ARGS volatile void *addr, size_t width, int cmp, uint64_t value, \
+                          uint64_t mask, int (*ready)(void *arg), void *arg
+#define KUMI_RT_COND      addr, width, cmp, value, mask, ready, arg
 
-static inline __attribute__((always_inline)) int kumi_rt_cond_holds(const struct kumi_rt_cond *c)
+static inline __attribute__((always_inline)) int kumi_rt_cond_holds(KUMI_RT_COND_ARGS)
 {
-    if (c->ready != NULL)
-        return c->ready(c->arg) != 0;
-    return kumi_rt_test_mask(c->addr, c->width, c->cmp, c->value, c->mask);
+    if (ready != NULL)
+        return ready(arg) != 0;
+    return kumi_rt_test_mask(addr, width, cmp, value, mask);
 }
 
 /* Sleeps on my doorbell unless the condition already holds; registering
@@ -97,7 +94,7 @@ static inline __attribute__((always_inline)) int kumi_rt_cond_holds(const struct
  * rings only when it goes through kumi (a put or atomic to myself on shm,
  * tcp), else the timeout bounds the wake-up. Nothing is locked while
  * asleep. */
-static void kumi_rt_sleep(const struct kumi_rt_cond *c, long timeout_ns)
+static void kumi_rt_sleep(KUMI_RT_COND_ARGS, long timeout_ns)
 {
     struct kumi_tp_doorbell *db = kumi_rt.tp.doorbell;
     uint32_t                 seq;
@@ -107,7 +104,7 @@ static void kumi_rt_sleep(const struct kumi_rt_cond *c, long timeout_ns)
         kumi_rt.tp.ops->idle(&kumi_rt.tp, 1);
     __atomic_add_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     seq = __atomic_load_n(&db->seq, __ATOMIC_SEQ_CST);
-    if (!kumi_rt_cond_holds(c) && !kumi_rt_failed())
+    if (!kumi_rt_cond_holds(KUMI_RT_COND) && !kumi_rt_failed())
         kumi_tp_doorbell_sleep(db, seq, timeout_ns);
     __atomic_sub_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     if (kumi_rt.tp.ops->idle != NULL)
@@ -173,7 +170,7 @@ static inline int kumi_rt_serve(int threads)
  * under TSan: 20 s spinning 1024 times and then only yielding, 0.16 s
  * thus). */
 static inline __attribute__((always_inline)) int
-kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
+kumi_rt_wait_loop(const char *call, KUMI_RT_COND_ARGS, int team)
 {
     const int      threads = kumi_rt_threads();
     const int      block   = kumi_rt.wait_policy == KUMI_WAIT_BLOCK;
@@ -187,7 +184,7 @@ kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
     int            may_sleep = 0;
 
     for (;;) {
-        if (kumi_rt_cond_holds(c)) {
+        if (kumi_rt_cond_holds(KUMI_RT_COND)) {
             if (learn)
                 kumi_rt_spin_learn(spins, yields);
             return KUMI_OK;
@@ -213,7 +210,7 @@ kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
         } else {
             /* progress was polled just above: a sender stuck on a full
              * queue is not left waiting for our next poll */
-            kumi_rt_sleep(c, block ? KUMI_WAIT_SLEEP_NS : KUMI_WAIT_NAP_NS);
+            kumi_rt_sleep(KUMI_RT_COND, block ? KUMI_WAIT_SLEEP_NS : KUMI_WAIT_NAP_NS);
         }
     }
 }
@@ -221,22 +218,17 @@ kumi_rt_wait_loop(const char *call, const struct kumi_rt_cond *c, int team)
 int kumi_rt_wait_team(const char *call, volatile void *addr, size_t width, int cmp,
                       uint64_t value, uint64_t mask)
 {
-    const struct kumi_rt_cond c = { .addr = addr, .width = width, .cmp = cmp, .value = value,
-                                    .mask = mask };
-    return kumi_rt_wait_loop(call, &c, 1);
+    return kumi_rt_wait_loop(call, addr, width, cmp, value, mask, NULL, NULL, 1);
 }
 
 int kumi_rt_wait(const char *call, volatile void *addr, size_t width, int cmp, uint64_t value)
 {
-    const struct kumi_rt_cond c = { .addr = addr, .width = width, .cmp = cmp, .value = value,
-                                    .mask = ~0ull };
-    return kumi_rt_wait_loop(call, &c, 0);
+    return kumi_rt_wait_loop(call, addr, width, cmp, value, ~0ull, NULL, NULL, 0);
 }
 
 int kumi_rt_wait_pred(const char *call, int (*ready)(void *arg), void *arg)
 {
-    const struct kumi_rt_cond c = { .ready = ready, .arg = arg };
-    return kumi_rt_wait_loop(call, &c, 0);
+    return kumi_rt_wait_loop(call, NULL, 0, 0, 0, 0, ready, arg, 0);
 }
 
 /* ------------------------------------------------------------ public API */
