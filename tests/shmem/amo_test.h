@@ -12,17 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "PE %d: %s:%d: CHECK(%s) failed: ", shmem_my_pe(), __FILE__,     \
-                    __LINE__, #cond);                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fprintf(stderr, "\n");                                                           \
-            fflush(stderr);                                                                  \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
+/* CHECK: the one the shmem-core tests use */
+#include "core_test.h"
 
 #define AMO_TEST_MAX_PES 64
 
