@@ -10,7 +10,7 @@ CMAKE_ARGS ?=
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
 ASAN_TESTS ?= -LE shmem-full
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz'
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full'
 
 .PHONY: all deps build demo test test-shmem test-asan test-tsan install clean
 

@@ -237,8 +237,10 @@ static int kumi_frame_header(struct kumi_frame_rx *rx)
 
 /* Copies put data into memory the target program may be polling at this
  * moment (kumi_wait_until on a put's word, from the main thread while the
- * progress thread delivers): word-wise relaxed atomic stores, which cost
- * what plain stores cost, so that such a wait is not a data race. */
+ * progress thread delivers): word-wise release stores, which cost what
+ * plain stores cost on x86 and aarch64's stlr, so that such a wait is not
+ * a data race and a waiter that sees a word also sees the words the same
+ * put wrote before it. */
 static void kumi_frame_copy_polled(uint8_t *dst, const uint8_t *src, size_t n)
 {
     while (n > 0) {   /* the widest store the alignment allows: a 4-byte
@@ -247,20 +249,20 @@ static void kumi_frame_copy_polled(uint8_t *dst, const uint8_t *src, size_t n)
         if ((a & 7) == 0 && n >= 8) {
             uint64_t w;
             memcpy(&w, src, 8);
-            __atomic_store_n((uint64_t *)(void *)dst, w, __ATOMIC_RELAXED);
+            __atomic_store_n((uint64_t *)(void *)dst, w, __ATOMIC_RELEASE);
             dst += 8, src += 8, n -= 8;
         } else if ((a & 3) == 0 && n >= 4) {
             uint32_t w;
             memcpy(&w, src, 4);
-            __atomic_store_n((uint32_t *)(void *)dst, w, __ATOMIC_RELAXED);
+            __atomic_store_n((uint32_t *)(void *)dst, w, __ATOMIC_RELEASE);
             dst += 4, src += 4, n -= 4;
         } else if ((a & 1) == 0 && n >= 2) {
             uint16_t w;
             memcpy(&w, src, 2);
-            __atomic_store_n((uint16_t *)(void *)dst, w, __ATOMIC_RELAXED);
+            __atomic_store_n((uint16_t *)(void *)dst, w, __ATOMIC_RELEASE);
             dst += 2, src += 2, n -= 2;
         } else {
-            __atomic_store_n(dst, *src, __ATOMIC_RELAXED);
+            __atomic_store_n(dst, *src, __ATOMIC_RELEASE);
             dst++, src++, n--;
         }
     }
