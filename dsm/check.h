@@ -28,30 +28,8 @@
 #include <string.h>
 
 #include "kumi.h"
+#include "layout.h"   /* struct kumi_dsm_g, line/page geometry, states, flag */
 
-#define KUMI_DSM_LINE_SHIFT 6
-#define KUMI_DSM_LINE       64u
-#define KUMI_DSM_STATE_E    2     /* protocol.h KUMI_DSM_E */
-/* The flag: 0x7fa5c3e7 repeated, little endian, so every aligned 4- and
- * 8-byte word of an invalid line reads as a NaN-like value that real data
- * rarely holds; narrower loads compare with the flag's bytes at their
- * offset. */
-#define KUMI_DSM_FLAG32 0x7fa5c3e7u
-#define KUMI_DSM_FLAG64 0x7fa5c3e77fa5c3e7ull
-#define KUMI_DSM_POLL_EVERY 1024u
-#define KUMI_DSM_PAGE_SHIFT 12
-
-/* Read by the inline checks; base/size are 0 until the region exists, so
- * every range check fails and untouched programs pay one compare. */
-struct kumi_dsm_g {
-    uintptr_t base;
-    uintptr_t size;
-    uint8_t  *state;      /* one byte per 64-byte line of the region */
-    unsigned  tick;       /* back-edge poll counter                  */
-    uint8_t  *pstate;     /* one byte per 4 KiB page: 1 when every line
-                           * of the page is E (the translator's first
-                           * test for a store; dsm/translate/README.md) */
-};
 extern struct kumi_dsm_g kumi_dsm_g;
 
 /* Slow paths: make the line(s) of [p, p+w) readable / writable (running

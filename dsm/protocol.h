@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "layout.h"   /* the state bytes the inline checks test */
+
 enum kumi_dsm_role { KUMI_DSM_CACHE, KUMI_DSM_DIR };
 
 /* Cache states: the per-line state byte. I must be 0 (a fresh state
@@ -19,6 +21,8 @@ enum kumi_dsm_cstate {
     KUMI_DSM_IS_D = 3, KUMI_DSM_IM_AD = 4, KUMI_DSM_IM_A = 5, KUMI_DSM_SM_AD = 6,
     KUMI_DSM_CSTATES
 };
+_Static_assert(KUMI_DSM_I == KUMI_DSM_STATE_I && KUMI_DSM_S == KUMI_DSM_STATE_S &&
+               KUMI_DSM_E == KUMI_DSM_STATE_E, "protocol.h and layout.h disagree on the state bytes");
 
 enum kumi_dsm_dstate {
     KUMI_DSM_EXCL_HOME, KUMI_DSM_EXCL_REMOTE, KUMI_DSM_SHARED, KUMI_DSM_BUSY_S,

@@ -7,15 +7,19 @@ set -u
 kt=$1 src=$2 name=$3 out=$4
 mkdir -p "$out"
 ll="$out/$name.ll"
-"$kt" "$src/$name.ll" -o "$ll" --stats 2>"$out/$name.stats" || { cat "$out/$name.stats"; echo "FAIL: kumi-translate $name.ll"; exit 1; }
-"$kt" "$src/$name.ll" -o "$out/$name.o" -O2 --no-warn || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.o"; exit 1; }
+# the function gate doubles every checked function (an unchecked copy);
+# only the gate test looks at it, the others at the checked body alone
+gate=--no-gate
+case "$name" in gate*) gate= ;; esac
+"$kt" "$src/$name.ll" -o "$ll" --stats $gate 2>"$out/$name.stats" || { cat "$out/$name.stats"; echo "FAIL: kumi-translate $name.ll"; exit 1; }
+"$kt" "$src/$name.ll" -o "$out/$name.o" -O2 --no-warn $gate || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.o"; exit 1; }
 cat "$out/$name.stats"
 fail=0
 # opt_loop: what the optimizer makes of the checks of the checked loop
 # (--no-version: without the unchecked copy and its test, opt_version's
 # subject): expectations on the -O2 IR
 case "$name" in opt_loop)
-    "$kt" "$src/$name.ll" -o "$out/$name.O2.ll" -O2 --no-warn --no-version || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.O2.ll"; exit 1; }
+    "$kt" "$src/$name.ll" -o "$out/$name.O2.ll" -O2 --no-warn --no-version $gate || { echo "FAIL: kumi-translate -O2 $name.ll -o $name.O2.ll"; exit 1; }
     ll="$out/$name.O2.ll" ;;
 esac
 # fn NAME: the body of function NAME in the output
@@ -34,11 +38,23 @@ some() {
     if [ "$n" = 0 ]; then echo "FAIL: $name: expected '$1'${2:+ in @$2}"; fail=1; fi
 }
 range='= icmp ult i64 %kumi.off'
+# ucopy NAME: the unchecked copy of function NAME (its blocks from the first kumi.u on)
+ucopy() { fn "$1" | awk '/^kumi\.u[0-9]*:/ { p = 1 } p'; }
+# uexpect N PATTERN FUNCTION: as expect, in the copy
+uexpect() {
+    n=$(ucopy "$3" | grep -c -e "$2")
+    if [ "$n" != "$1" ]; then
+        echo "FAIL: $name: expected $1 line(s) matching '$2' in the copy of @$3, found $n"
+        fail=1
+    fi
+}
+sizeld='load i64, i64\* bitcast (i8\* getelementptr inbounds (i8, i8\* bitcast (%kumi.dsm_g\* @kumi_dsm_g to i8\*), i64 8)'
+tickst='store i32 .*, i32\* bitcast (i8\* getelementptr inbounds (i8, i8\* bitcast (%kumi.dsm_g\* @kumi_dsm_g to i8\*), i64 24)'
 case "$name" in
 load_arg)
     expect 1 "$range"
     expect 1 'call i64 @kumi_dsm_load_miss(i8\* %[^,]*, i32 4)'
-    expect 1 '= icmp eq i64 .*%kumi.flag'
+    expect 1 '%kumi.isflag = icmp eq i64 %[0-9]*, 2141570023'   # aligned: the flag's low word (opt_flag)
     expect 1 '= phi i32 \[ %v, %entry \], \[ %v, %kumi.ld.chk \]'
     expect 1 'add i32 %[0-9]*, 1'
     # the flag test first, the range check only behind it
@@ -176,6 +192,56 @@ opt_version)
         expect 0 'kumi\.fast' $f
         expect 0 'kumi_dsm_ready' $f
     done ;;
+priv_omp)
+    expect 2 'call i64 @kumi_dsm_load_miss' sect
+    expect 0 'load_miss(i8\* bitcast (i64\* @plain' sect
+    expect 1 'call i64 @kumi_dsm_load_miss' rebased
+    expect 1 '%kumi.r[0-9]* = ptrtoint i8\* %p to i64' rebased
+    expect 1 'call void @kumi_dsm_store_miss' heap ;;
+opt_flag)
+    expect 1 '%kumi.isflag = icmp eq i64 %[0-9]*, 2141570023' aligned   # 0x7fa5c3e7
+    expect 0 'lshr i64 9197973213020537831' aligned
+    expect 1 'lshr i64 9197973213020537831' half_aligned
+    expect 1 '%kumi.isflag = icmp eq i64 %[0-9]*, %kumi.flag' half_aligned
+    expect 1 '%kumi.isflag = icmp eq i64 %[0-9]*, 231' byte_aligned4 ;;   # 0xe7
+gate)
+    for f in walk with_ext with_libc calls_helper indirect twice; do
+        expect 1 'kumi.gate.none = icmp eq i64' $f
+        some 'call i64 @kumi_dsm_load_miss' $f         # the checked body keeps its checks
+    done
+    for f in walk with_libc twice; do                   # copies of their own
+        expect 1 "tail call .*@$f.kumi.u(" $f
+        expect 0 '^kumi\.u[0-9]*:' $f
+        expect 0 "$sizeld" $f.kumi.u
+        expect 0 "$tickst" $f.kumi.u
+        expect 0 'call void @kumi_dsm_poll' $f.kumi.u
+    done
+    some 'call void @kumi_dsm_poll' walk
+    expect 2 'call i64 @walk.kumi.u(' twice.kumi.u
+    expect 0 'call i64 @walk(' twice.kumi.u
+    for f in with_ext calls_helper indirect; do         # copies in the function
+        some '^kumi\.u[0-9]*:' $f
+        uexpect 0 "$tickst" $f
+        uexpect 0 'call void @kumi_dsm_poll' $f
+    done
+    expect 0 'kumi.gate' priv
+    expect 0 'kumi.gate.now' walk
+    expect 0 'kumi.gate.now' with_libc
+    for f in with_ext calls_helper indirect; do
+        expect 1 'kumi.gate.now = icmp ne i64' $f
+        uexpect 1 "$sizeld" $f                         # only the switch's own
+    done
+    # a value live across the switch (%y) goes through a slot; with only
+    # arguments live there, nothing does
+    some 'kumi.gate.slot' with_ext
+    expect 0 'kumi.gate.slot' calls_helper
+    expect 0 'kumi.gate.slot' indirect
+    # the switch: in the copy, after the call, to the checked body's
+    # continuation (a block before the copy)
+    ucopy with_ext | grep -q 'br i1 %kumi.gate.now, label %kumi.gate.cont, label %kumi.u' ||
+        { echo "FAIL: gate: the copy's switch does not lead to the checked kumi.gate.cont"; fail=1; }
+    grep -q 'gated functions 6 (switches 3)' "$out/$name.stats" ||
+        { echo "FAIL: gate: expected 6 gated functions and 3 switches in --stats"; fail=1; } ;;
 warn)
     n=$(grep -c "in warn: warning: argument 1 of 'ext_use' may point to DSM memory.*kumi_dsm_acquire" "$out/$name.stats")
     [ "$n" = 1 ] || { echo "FAIL: warn: expected one warning for ext_use, found $n"; fail=1; }

@@ -5,17 +5,25 @@
 #   translate.e2e.*       tests/translate/spmd_sum.c compiled by kumicc
 #                         (translated) and run on 2 PEs over shm and tcp;
 #                         the same source with KUMI_TRANSLATE=0 on 1 PE
+#   translate.kumicc      kumicc stops when it cannot translate, -S and
+#                         -c -o translate, -fopenmp's commands (kumicc.sh)
 #   translate.version.*   tests/translate/version.c (loop versions under
 #                         concurrent writes) translated at 2 PEs (shm, tcp)
 #                         and 1 PE; untranslated at 2 PEs it must fail
+#   translate.gate.*      tests/translate/gate_switch.c (the function gate:
+#                         unchecked until kumi_init, checked after, in one
+#                         frame) at 2 PEs (shm, tcp) and 1 PE; untranslated
+#                         at 2 PEs it must fail
 set(_tdir ${PROJECT_SOURCE_DIR}/tests/translate)
 foreach(t load_arg load_alloca load_global batch loop store memcpy atomic wide warn
-          opt_align opt_rmw opt_group opt_root opt_loop opt_version)
+          opt_align opt_rmw opt_group opt_root opt_loop opt_version priv_omp gate opt_flag)
   add_test(NAME translate.ir.${t}
     COMMAND sh ${_tdir}/check_ir.sh $<TARGET_FILE:kumi-translate> ${_tdir} ${t}
             ${CMAKE_CURRENT_BINARY_DIR}/ir)
   set_tests_properties(translate.ir.${t} PROPERTIES LABELS translate TIMEOUT 60)
 endforeach()
+# the OpenMP pass's IR tests (omp_*.ll), registered by its own file
+include(${_tdir}/omp.cmake OPTIONAL)
 
 # end to end: built by kumicc at build time (after libkumi and the translator).
 # Not in sanitizer builds: kumicc links without the sanitizer runtime.
@@ -50,9 +58,20 @@ set(_version ${CMAKE_CURRENT_BINARY_DIR}/version)
 set(_version_plain ${CMAKE_CURRENT_BINARY_DIR}/version_plain)
 _kumicc_prog(${_version} version.c 1 -g -w)
 _kumicc_prog(${_version_plain} version.c 0)
-add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain} ${_memcopy} ${_version} ${_version_plain})
+# the function gate across kumi_init (gate_switch.c)
+set(_gate ${CMAKE_CURRENT_BINARY_DIR}/gate_switch)
+set(_gate_plain ${CMAKE_CURRENT_BINARY_DIR}/gate_switch_plain)
+_kumicc_prog(${_gate} gate_switch.c 1 -g)
+_kumicc_prog(${_gate_plain} gate_switch.c 0)
+add_custom_target(translate_e2e ALL DEPENDS ${_e2e} ${_e2e_plain} ${_memcopy} ${_version} ${_version_plain}
+                  ${_gate} ${_gate_plain})
 
 set(_kumirun ${CMAKE_BINARY_DIR}/bin/kumirun)
+# kumicc itself: never unchecked silently, -S/-c -o translated, -fopenmp's
+# commands (never libomp) -- kumicc.sh
+add_test(NAME translate.kumicc
+  COMMAND sh ${_tdir}/kumicc.sh ${_kumicc} ${CMAKE_CURRENT_BINARY_DIR}/kumicc)
+set_tests_properties(translate.kumicc PROPERTIES LABELS translate TIMEOUT 120)
 add_test(NAME translate.e2e.n2 COMMAND ${_kumirun} -n 2 --timeout 120 ${_e2e})
 add_test(NAME translate.e2e.tcp.n2 COMMAND ${_kumirun} -n 2 --transport tcp --timeout 120 ${_e2e})
 add_test(NAME translate.e2e.n1 COMMAND ${_kumirun} -n 1 --timeout 120 ${_e2e})
@@ -84,6 +103,21 @@ set_property(TEST translate.version.tcp.n2 APPEND PROPERTY LABELS tcp)
 add_test(NAME translate.version.plain.n2 COMMAND ${_kumirun} -n 2 --timeout 60 ${_version_plain})
 set_tests_properties(translate.version.plain.n2 PROPERTIES LABELS "translate;dsm" TIMEOUT 90
   PASS_REGULAR_EXPRESSION "version: BAD")
+
+# the gate: main starts unchecked, calls kumi_init, goes on checked
+add_test(NAME translate.gate.n2 COMMAND ${_kumirun} -n 2 --timeout 60 ${_gate})
+add_test(NAME translate.gate.tcp.n2 COMMAND ${_kumirun} -n 2 --transport tcp --timeout 60 ${_gate})
+add_test(NAME translate.gate.n1 COMMAND ${_kumirun} -n 1 --timeout 60 ${_gate})
+foreach(t n2 tcp.n2 n1)
+  set_tests_properties(translate.gate.${t} PROPERTIES LABELS "translate;dsm" TIMEOUT 90
+    PASS_REGULAR_EXPRESSION "gate_switch: PE 0: DSM sum [0-9]+, private [0-9]+ ok"
+    FAIL_REGULAR_EXPRESSION "BAD")
+endforeach()
+set_property(TEST translate.gate.tcp.n2 APPEND PROPERTY LABELS tcp)
+# the negative control: untranslated, PE 0 reads its stale words
+add_test(NAME translate.gate.plain.n2 COMMAND ${_kumirun} -n 2 --timeout 60 ${_gate_plain})
+set_tests_properties(translate.gate.plain.n2 PROPERTIES LABELS "translate;dsm" TIMEOUT 90
+  PASS_REGULAR_EXPRESSION "gate_switch: BAD")
 
 # litmus tests as plain C through kumicc (tests/translate/litmus.cmake)
 include(${_tdir}/litmus.cmake OPTIONAL)
