@@ -24,7 +24,29 @@ enum {
     KUMI_DSM_MSG_PART = 32,   /* a leading part of a block's data        */
     KUMI_DSM_MSG_NACK,        /* home: the address is not allocated      */
     KUMI_DSM_MSG_FREE,        /* a non-home PE frees an allocation       */
-    KUMI_DSM_MSG_FREE_ACK     /* the home noted it                       */
+    KUMI_DSM_MSG_FREE_ACK,    /* the home noted it                       */
+    KUMI_DSM_MSG_DIST_ADD,    /* a distributed allocation: note it, set up
+                                 the directory of my part (to every PE)  */
+    KUMI_DSM_MSG_DIST_FREE,   /* it is freed: settle my part, drop copies */
+    KUMI_DSM_MSG_DIST_ACK,    /* either is done here                     */
+    KUMI_DSM_MSG_SIZE,        /* kumi_dsm_realloc: the allocation's bytes? */
+    KUMI_DSM_MSG_SIZE_ACK     /* the home's answer (data: uint64_t)      */
+};
+
+/* DIST_ADD's data: the allocation [off, off+len) (msg.off = off, msg.bshift
+ * its block size) in parts of part bytes, part k homed at PE k. */
+struct kumi_dsm_dist_msg {
+    uint64_t len, part;
+    uint32_t zero;       /* kumi_dsm_calloc: each home zeroes its part */
+    uint32_t pad;
+};
+
+/* An entry of the replicated table of distributed allocations: every PE
+ * holds the same table (an allocation returns only after every PE noted
+ * it), so any PE finds the home of any address without a message. */
+struct kumi_dsm_dist {
+    uint64_t off, len, part;
+    unsigned bshift;
 };
 
 /* Wire header of every DSM active message (data follows). */
@@ -53,8 +75,10 @@ struct kumi_dsm_node {
     uint8_t               data[];
 };
 
-/* Directory entry, one per line of the home's slice; the entry of a
- * block's first line holds the block's state. The sharer set follows. */
+/* Directory entry, one per line of the region (only the entries of the
+ * lines this PE homes are ever touched: the array is reserved, not
+ * committed); the entry of a block's first line holds the block's state.
+ * The sharer set follows. */
 struct kumi_dsm_dir {
     uint8_t  state;      /* enum kumi_dsm_dstate                           */
     uint8_t  bshift;     /* block size log2 of the allocation (0: free)    */
@@ -90,6 +114,16 @@ struct kumi_dsm {
     size_t    dir_stride, dir_bytes;
     uint8_t  *dir;           /* my slice's directory entries              */
     unsigned  sharer_words;
+    /* block-distributed allocations (sorted by off), and per slice how
+     * many of them lie in it (0: the home is the slice's PE) */
+    struct kumi_dsm_dist *dist;
+    size_t    ndist, cap_dist;
+    unsigned *dist_in_slice;
+    uint64_t  dist_min;      /* KUMI_DSM_DIST_MIN (0: only _malloc_dist)  */
+    volatile uint32_t dist_acks;    /* DIST_ACKs for my DIST_ADD/_FREE    */
+    volatile uint32_t size_acked;   /* MSG_SIZE_ACK arrived (size_answer) */
+    uint64_t  size_answer;
+    unsigned  size_bshift;
     /* inbox: handlers (any thread) append, the main thread drains */
     int                   lock;
     struct kumi_dsm_node *in_head, *in_tail;
@@ -104,13 +138,24 @@ extern struct kumi_dsm kumi_dsm;
 
 static inline struct kumi_dsm_dir *kumi_dsm_dir_at(uint64_t off)
 {
-    uint64_t line = (off - (uint64_t)kumi_dsm.me * kumi_dsm.slice) >> KUMI_DSM_LINE_SHIFT;
-    return (struct kumi_dsm_dir *)(kumi_dsm.dir + line * kumi_dsm.dir_stride);
+    return (struct kumi_dsm_dir *)(kumi_dsm.dir + (off >> KUMI_DSM_LINE_SHIFT) * kumi_dsm.dir_stride);
 }
+/* dsm.c: the home of off inside slice s, which holds distributed
+ * allocations (a binary search of the table). */
+int kumi_dsm_dist_home(uint64_t off, int s);
+/* The home of region offset off: the PE whose part of a distributed
+ * allocation off lies in, else the PE whose slice it lies in. */
 static inline int kumi_dsm_home_of(uint64_t off)
 {
-    return (int)(off / kumi_dsm.slice);
+    int s = (int)(off / kumi_dsm.slice);
+
+    if (kumi_dsm.ndist == 0 || s >= kumi_dsm.npes || kumi_dsm.dist_in_slice[s] == 0)
+        return s;
+    return kumi_dsm_dist_home(off, s);
 }
+/* Test and debug query (tests/pe/dsm_place.c): the home PE of p, or -1
+ * when p is not in the region. Local, no message. */
+int kumi_dsm_home(const void *p);
 
 /* protocol.c */
 /* Runs the CACHE row for a CPU miss on line (LOAD or STORE). */

@@ -351,20 +351,38 @@ int kumi_ring_destroy(kumi_ring_t r);    /* collective; a second destroy is inva
  * KUMI_ERR_PEER naming it (the explicit calls return it; a miss in
  * translated code, which cannot return a status, ends the job). */
 
-/* Not collective: any PE may call; the caller is the home of the new
- * blocks and the address is valid on every PE. Returns NULL (and reports
- * KUMI_ERR_NOMEM naming KUMI_DSM_SIZE) when this PE's share of the region
- * is full, or for size 0. Memory is block-aligned. Contents are
- * unspecified (kumi_dsm_calloc zeroes). */
+/* Not collective: any PE may call; the address is valid on every PE. The
+ * space comes from the caller's share of the region (1/P of it). Below
+ * KUMI_DSM_DIST_MIN bytes (default 256 KiB) the caller is the home of the
+ * new blocks; from it on the allocation is block-distributed as by
+ * kumi_dsm_malloc_dist. Returns NULL (and reports KUMI_ERR_NOMEM naming
+ * KUMI_DSM_SIZE) when this PE's share of the region is full, or for size
+ * 0. Memory is block-aligned. Contents are unspecified (kumi_dsm_calloc
+ * zeroes; a distributed one at each part's home). */
 void *kumi_dsm_malloc(size_t size);
 void *kumi_dsm_calloc(size_t n, size_t size);
 /* The same with a coherence block of block_bytes (64..4096, a power of
  * two): the unit the protocol moves and invalidates (Shasta let each data
- * structure choose). */
+ * structure choose). Never distributed: the caller is always the home. */
 void *kumi_dsm_malloc_block(size_t size, size_t block_bytes);
+/* Block-distributed whatever the size: the allocation (4 KiB aligned) is
+ * cut into P contiguous parts of ceil(size / P) bytes rounded up to the
+ * 64-byte block, and part k is homed at PE k (absolute: PE 0 homes the
+ * first part whoever allocates), so the PE that works on part k finds its
+ * misses served locally. Not collective, but it returns only after every
+ * PE has noted the allocation (each serves that in its next kumi call that
+ * waits or polls): allocate big data this way, not in inner loops. */
+void *kumi_dsm_malloc_dist(size_t size);
 /* Any PE may free any DSM allocation (once, when no PE uses it any more);
- * the memory is recalled to its home before it is reused. */
+ * the memory is recalled to its home before it is reused (a distributed
+ * one: every PE drops its copies; the call waits for all PEs). */
 void  kumi_dsm_free(void *p);
+/* realloc for DSM allocations, from any PE: p itself when size fits and
+ * at least half of it is used, else a new allocation (distributed if p was
+ * or size reaches KUMI_DSM_DIST_MIN; p's block size) holding p's bytes,
+ * and p freed. NULL p: kumi_dsm_malloc; size 0: kumi_dsm_free, NULL.
+ * NULL on failure, p untouched. */
+void *kumi_dsm_realloc(void *p, size_t size);
 int   kumi_dsm_is_shared(const void *p);   /* 1 if p lies in the DSM region */
 
 /* A fair (FIFO ticket) lock. It may live in DSM memory (then it moves

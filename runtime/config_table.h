@@ -43,3 +43,5 @@ KUMI_CFG(dsm_size, "KUMI_DSM_SIZE", SIZE, "1g", 1ull << 20, 64ull << 30, NULL,
          "DSM region bytes (address space, same in every PE; each PE may allocate 1/P of it)")
 KUMI_CFG(dsm_base, "KUMI_DSM_BASE", UINT, "0x566000000000", 1ull << 32, (1ull << 47) - (1ull << 30), NULL,
          "DSM region start address, identical in every PE (hex with 0x); a multiple of 2 MiB")
+KUMI_CFG(dsm_dist_min, "KUMI_DSM_DIST_MIN", SIZE, "256k", 0, 64ull << 30, NULL,
+         "kumi_dsm_malloc/calloc of at least this many bytes is block-distributed: part k of P homed at PE k (0: never; kumi_dsm_malloc_dist always)")

@@ -303,8 +303,11 @@ extern void (*kumi_rt_team_coll_free)(struct kumi_team *team);
 extern int  (*kumi_rt_init_hook)(void);
 extern int  (*kumi_rt_poll_hook)(void);
 extern void (*kumi_rt_fini_hook)(void);
+/* A binding's poll (libkumi-omp serves other PEs' stdio requests): from
+ * every wait, after the DSM's poll hook, on the same thread. */
+extern int  (*kumi_rt_bind_poll_hook)(void);
 
 /* Active-message handler ids the runtime's layers use (tests use 30, 31). */
-enum { KUMI_RT_AM_DSM = 1 };
+enum { KUMI_RT_AM_DSM = 1, KUMI_RT_AM_OMP = 2 };
 
 #endif /* KUMI_RT_H */

@@ -38,6 +38,7 @@
                                                long at a time (nobody rings) */
 
 int (*kumi_rt_poll_hook)(void);
+int (*kumi_rt_bind_poll_hook)(void);
 
 /* KUMI_INIT_THREADS: the DSM stays single-threaded (its calls and
  * translated code on the thread that called kumi_init_ex), so only that
@@ -157,6 +158,8 @@ static inline int kumi_rt_serve(int threads)
 
     if (kumi_rt_poll_hook != NULL && (!threads || kumi_rt_dsm_thread))
         served += kumi_rt_poll_hook();
+    if (kumi_rt_bind_poll_hook != NULL && (!threads || kumi_rt_dsm_thread))
+        served += kumi_rt_bind_poll_hook();
     return served;
 }
 

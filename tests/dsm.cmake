@@ -50,6 +50,19 @@ dsm_fail_test(home       kumi_dsm_write  NPES 2 3)
 dsm_fail_test(sharer     kumi_dsm_write  NPES 2)
 dsm_fail_test(mutex      kumi_mutex_lock NPES 2)
 
+# Placement (dsm_place.c): block-distributed allocations homed part k at
+# PE k, free/realloc from any PE, the stencil's misses and messages per PE
+# homed at PE 0 vs distributed (printed); KUMI_DSM_DIST_MIN=0 leaves
+# kumi_dsm_malloc local; a full share (KUMI_DSM_SIZE=8m). tcp: the
+# stencil's arrays are 256 KiB, not 1 MiB (homed at PE 0 they cost a
+# socket round trip per line)
+kumi_pe_test(dsm_place dsm_place.c NPES 1 2 3 4 TCP_NPES 2 3 4 INTERNAL
+  TCP_ARGS all 32768)
+kumi_pe_test(dsm_place_off dsm_place.c NPES 2 4 TCP_NPES 2 ARGS homes INTERNAL
+  ENV KUMI_DSM_DIST_MIN=0)
+kumi_pe_test(dsm_place_exhaust dsm_place.c NPES 1 2 4 TCP_NPES 2 ARGS exhaust INTERNAL
+  ENV KUMI_DSM_SIZE=8m)
+
 # the label dsm on every test above
 get_property(dsm_all_tests DIRECTORY PROPERTY TESTS)
 foreach(t IN LISTS dsm_all_tests)
