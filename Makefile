@@ -9,7 +9,7 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE shmem-full
+ASAN_TESTS ?= -LE 'shmem-full|openmp-full'
 TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full'
 
 .PHONY: all deps build demo test test-shmem test-asan test-tsan install clean
@@ -31,7 +31,7 @@ demo: build
 # the OpenSHMEM binding's whole PE-count x transport matrix (label
 # shmem-full) is left to `make test-shmem`, which runs every shmem test
 test: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE shmem-full
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full'
 
 test-shmem: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem

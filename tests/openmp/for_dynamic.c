@@ -1,0 +1,41 @@
+/* dynamic and guided schedules (chunked or not), nowait chains that reuse
+ * the runtime's loop slots, every iteration exactly once. */
+#include <omp.h>
+#include <stdio.h>
+
+#define N 5000
+int hits[4][N];   /* one per loop: nowait loops run side by side */
+
+int main(void)
+{
+    long s1 = 0, s2 = 0;
+#pragma omp parallel
+    {
+        for (int rep = 0; rep < 12; rep++) {
+#pragma omp for schedule(dynamic) nowait
+            for (int i = 0; i < N; i++)
+                hits[0][i]++;
+#pragma omp for schedule(dynamic, 13) nowait
+            for (int i = 0; i < N; i++)
+                hits[1][i]++;
+#pragma omp for schedule(guided) nowait
+            for (int i = 0; i < N; i++)
+                hits[2][i]++;
+#pragma omp for schedule(guided, 50)
+            for (int i = 0; i < N; i++)
+                hits[3][i]++;
+        }
+#pragma omp for schedule(dynamic, 3) reduction(+ : s1)
+        for (int i = 0; i < N; i++)
+            s1 += i;
+#pragma omp for schedule(guided, 2) reduction(+ : s2)
+        for (int i = N; i > 0; i--)
+            s2 += i * 2;
+    }
+    int bad = 0;
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < N; i++)
+            bad += hits[k][i] != 12;
+    printf("iterations run other than 12 times: %d; sums %ld %ld\n", bad, s1, s2);
+    return 0;
+}

@@ -1,0 +1,115 @@
+# tests/openmp -- OpenMP programs on kumi (issue 16), included from
+# bindings/openmp/CMakeLists.txt (so only with the translator; without it
+# dsm/translate registers omp.skipped).
+#
+# Each tests/openmp/<name>.c is built twice by omp_test.sh (test
+# omp.<name>.build, a fixture of the runs): clang-14 -fopenmp with libomp
+# (the reference) and kumicc -fopenmp; each run compares the two at N
+# threads / N PEs: same stdout, same exit status.
+#   omp.<name>.shm.n<N>, omp.<name>.tcp.n<N>
+# Label openmp (in `make test`): shm at 1, 2, 4 PEs and tcp at 2.
+# Label openmp-full (`ctest -L openmp-full`): shm at 3, tcp at 1, 3, 4,
+# and omp.<name>.shm.n4t2: 4 PEs, OMP_NUM_THREADS=2.
+# libc_*.c and task_*.c belong to omp-libc+tasks, registered by libc.cmake
+# with the same function.
+
+set(KUMI_OMP_TEST_SH ${CMAKE_CURRENT_LIST_DIR}/omp_test.sh)
+set(KUMI_OMP_TEST_DIR ${CMAKE_BINARY_DIR}/tests/openmp)
+set(KUMI_OMP_KUMICC ${CMAKE_BINARY_DIR}/bin/kumicc)
+set(KUMI_OMP_KUMIRUN ${CMAKE_BINARY_DIR}/bin/kumirun)
+# In a sanitizer build libkumi and libkumi-omp are instrumented; the test
+# programs are not (instrumenting before the translator moves locals into
+# the DSM would poison DSM memory as stack): their runs preload the
+# sanitizer runtime of the compiler that built the libraries.
+set(KUMI_OMP_TEST_ENV "")
+if(KUMI_SANITIZE)
+  if(KUMI_SANITIZE STREQUAL "thread")
+    set(_san_libs libtsan.so)
+  else()
+    set(_san_libs libasan.so libubsan.so)
+  endif()
+  set(_preload "")
+  foreach(l ${_san_libs})
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=${l}
+      OUTPUT_VARIABLE _p OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(_preload)
+      string(APPEND _preload ":")
+    endif()
+    string(APPEND _preload "${_p}")   # LD_PRELOAD takes ':' too (no spaces)
+  endforeach()
+  set(KUMI_OMP_TEST_ENV "KUMI_OMP_TEST_PRELOAD=${_preload}" "ASAN_OPTIONS=detect_leaks=0")
+endif()
+
+# kumi_omp_test(NAME [ENV VAR=value...] [QUICK_ONLY])
+function(kumi_omp_test NAME)
+  cmake_parse_arguments(A "QUICK_ONLY" "" "ENV" ${ARGN})
+  set(src ${CMAKE_CURRENT_LIST_DIR}/${NAME}.c)
+  set(dir ${KUMI_OMP_TEST_DIR}/${NAME})
+  add_test(NAME omp.${NAME}.build
+    COMMAND sh ${KUMI_OMP_TEST_SH} build ${src} ${dir} ${KUMI_OMP_KUMICC} ${KUMI_CLANG14})
+  set_tests_properties(omp.${NAME}.build PROPERTIES
+    LABELS openmp FIXTURES_SETUP omp_${NAME} TIMEOUT 180)
+  set(runs "shm 1 openmp" "shm 2 openmp" "shm 4 openmp" "tcp 2 openmp")
+  if(NOT A_QUICK_ONLY)
+    list(APPEND runs "shm 3 openmp-full" "tcp 1 openmp-full" "tcp 3 openmp-full" "tcp 4 openmp-full")
+  endif()
+  # a team of 2 on 4 PEs (OMP_NUM_THREADS=2: PEs 2 and 3 stay idle)
+  add_test(NAME omp.${NAME}.shm.n4t2
+    COMMAND sh ${KUMI_OMP_TEST_SH} run ${dir} ${KUMI_OMP_KUMIRUN} 4 shm ${A_ENV} OMP_NUM_THREADS=2)
+  set_tests_properties(omp.${NAME}.shm.n4t2 PROPERTIES
+    LABELS openmp-full FIXTURES_REQUIRED omp_${NAME} TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+  foreach(r IN LISTS runs)
+    separate_arguments(r)
+    list(GET r 0 tp)
+    list(GET r 1 n)
+    list(GET r 2 label)
+    add_test(NAME omp.${NAME}.${tp}.n${n}
+      COMMAND sh ${KUMI_OMP_TEST_SH} run ${dir} ${KUMI_OMP_KUMIRUN} ${n} ${tp} ${A_ENV})
+    set_tests_properties(omp.${NAME}.${tp}.n${n} PROPERTIES
+      LABELS "${label}" FIXTURES_REQUIRED omp_${NAME} TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+  endforeach()
+endfunction()
+
+kumi_omp_test(parallel)
+kumi_omp_test(for_static)
+kumi_omp_test(for_dynamic)
+kumi_omp_test(for_types)
+kumi_omp_test(for_runtime ENV OMP_SCHEDULE=guided,3)
+kumi_omp_test(sections)
+kumi_omp_test(single)
+kumi_omp_test(master)
+kumi_omp_test(critical)
+kumi_omp_test(barrier)
+kumi_omp_test(atomic)
+kumi_omp_test(reduction)
+kumi_omp_test(locks)
+kumi_omp_test(ordered)
+kumi_omp_test(doacross)
+kumi_omp_test(collapse)
+kumi_omp_test(api)
+kumi_omp_test(exit_status)
+
+# two hosts (network namespaces, as tests/hosts/; skipped unless root with
+# ip netns): labels hosts and openmp-full
+foreach(t parallel reduction for_dynamic single critical locks ordered)
+  add_test(NAME omp.${t}.hosts COMMAND sh ${KUMI_OMP_TEST_SH} hosts ${KUMI_OMP_TEST_DIR}/${t}
+    ${KUMI_OMP_KUMIRUN} ${PROJECT_SOURCE_DIR}/tests/hosts/hosts.sh)
+  set_tests_properties(omp.${t}.hosts PROPERTIES LABELS "openmp-full;hosts"
+    FIXTURES_REQUIRED omp_${t} SKIP_RETURN_CODE 77 TIMEOUT 150 PROCESSORS 2
+    ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+endforeach()
+
+# the negative control: parallel.c without translation fails at 2 PEs
+add_test(NAME omp.negative_control COMMAND sh ${KUMI_OMP_TEST_SH} negative
+  ${CMAKE_CURRENT_LIST_DIR}/parallel.c ${KUMI_OMP_TEST_DIR}/parallel ${KUMI_OMP_KUMICC}
+  ${KUMI_OMP_KUMIRUN} 2)
+set_tests_properties(omp.negative_control PROPERTIES LABELS openmp FIXTURES_REQUIRED omp_parallel
+  TIMEOUT 120 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
+# PEs whose address layouts differ stop at start-up with a message
+add_test(NAME omp.layout_check COMMAND sh ${KUMI_OMP_TEST_SH} layout
+  ${KUMI_OMP_TEST_DIR}/exit_status ${KUMI_OMP_KUMIRUN})
+set_tests_properties(omp.layout_check PROPERTIES LABELS openmp FIXTURES_REQUIRED omp_exit_status
+  SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
+include(${CMAKE_CURRENT_LIST_DIR}/libc.cmake OPTIONAL)   # omp-libc+tasks
