@@ -32,8 +32,8 @@ static int me, npes;
 
 /* Symmetric: static data is symmetric in OpenSHMEM, the rest is shmem_malloc'd. */
 static long psync[2][PSYNC_LEN];
-static long flag;                   /* pingpong: the peer writes its sequence number here */
-static long counter;                /* atomic: PE 0's word */
+static _Alignas(64) long flag;      /* pingpong: the peer writes its sequence number here */
+static long *counter;               /* atomic: PE 0's word, in the heap like kumi-bench's */
 static unsigned char *src, *dst;
 static double *pwrk[2];
 static double *times;               /* gather: times[pe] on PE 0 */
@@ -64,6 +64,7 @@ static void shm_setup(enum peer_op op, size_t max_bytes)
         pwrk[1] = shmalloc_or_exit(nwrk * sizeof(double));
     }
     times = shmalloc_or_exit((size_t)npes * sizeof(double));
+    counter = shmalloc_or_exit(64);
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < PSYNC_LEN; i++)
             psync[s][i] = SHMEM_SYNC_VALUE;
@@ -74,9 +75,18 @@ static void shm_prepare(enum peer_op op, size_t bytes)
 {
     memset(dst, 0, peer_dst_size(op, bytes, npes));
     peer_fill_source(op, bytes, me, npes, src);
-    counter = 0;
+    *counter = 0;
     shmem_barrier_all();
 }
+
+/* OpenSHMEM 1.5 (kumi's binding): the team collectives the specification
+ * now recommends; 1.4 (Debian's OSHMEM 4.1): the active-set forms. */
+#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) \
+    && (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION) >= 105
+#define KUMI_PEER_SHMEM_TEAMS 1
+#else
+#define KUMI_PEER_SHMEM_TEAMS 0
+#endif
 
 static void shm_run(enum peer_op op, size_t bytes, long n)
 {
@@ -87,14 +97,24 @@ static void shm_run(enum peer_op op, size_t bytes, long n)
             shmem_barrier_all();
         break;
     case PEER_ALLREDUCE:
+#if KUMI_PEER_SHMEM_TEAMS
+        for (long i = 0; i < n; i++)
+            shmem_double_sum_reduce(SHMEM_TEAM_WORLD, (double *)dst, (const double *)src, count);
+#else
         for (long i = 0; i < n; i++, call_no++)
             shmem_double_sum_to_all((double *)dst, (const double *)src, (int)count, 0, 0, npes,
                                     pwrk[call_no & 1], psync[call_no & 1]);
+#endif
         break;
     case PEER_BROADCAST:
         /* The root's own dst is not written (OpenSHMEM semantics). */
+#if KUMI_PEER_SHMEM_TEAMS
+        for (long i = 0; i < n; i++)
+            shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, bytes, 0);
+#else
         for (long i = 0; i < n; i++, call_no++)
             shmem_broadcast64(dst, src, count, 0, 0, 0, npes, psync[call_no & 1]);
+#endif
         break;
     case PEER_ALLGATHER:
         for (long i = 0; i < n; i++, call_no++)
@@ -134,7 +154,7 @@ static void shm_run(enum peer_op op, size_t bytes, long n)
     }
     case PEER_ATOMIC:
         for (long i = 0; i < n; i++)
-            (void)shmem_long_atomic_fetch_add(&counter, 1, 0);
+            (void)shmem_long_atomic_fetch_add(counter, 1, 0);
         break;
     default:
         break;
@@ -188,8 +208,8 @@ static int shm_check(enum peer_op op, size_t bytes, long calls)
         }
         break;
     case PEER_ATOMIC:
-        if (me == 0 && counter != (long)npes * calls) {
-            fprintf(stderr, "%s: PE 0: atomic counter is %ld, want %ld\n", PROG, counter,
+        if (me == 0 && *counter != (long)npes * calls) {
+            fprintf(stderr, "%s: PE 0: atomic counter is %ld, want %ld\n", PROG, *counter,
                     (long)npes * calls);
             bad = -1;
         }
