@@ -18,9 +18,11 @@ for f in include/kumi.h bin/kumirun bin/kumicc $libdir/libkumi.so $libdir/libkum
          bin/oshcc bin/oshc++ bin/oshrun $libdir/pkgconfig/kumi-shmem.pc; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
-# kumi.h, and the OpenSHMEM binding's shmem.h and shmemx.h
-if ls "$prefix"/include | grep -qvE '^(kumi|shmem|shmemx)\.h$'; then
-  echo "FAIL: headers other than kumi.h, shmem.h, shmemx.h installed"; exit 1
+# kumi.h, the OpenSHMEM binding's shmem.h and shmemx.h, and the OpenMP
+# binding's omp.h in its own directory (kumicc -fopenmp adds it; it must not
+# shadow libomp's omp.h for other compilers)
+if ls "$prefix"/include | grep -qvE '^(kumi|shmem|shmemx)\.h$|^kumi-omp$'; then
+  echo "FAIL: headers other than kumi.h, shmem.h, shmemx.h, kumi-omp/ installed"; exit 1
 fi
 
 # 1. CMake package
@@ -66,5 +68,21 @@ for exe in "$tmp/osh" "$tmp/pcsh" "$tmp/cm/shmem_consumer_shared" "$tmp/cm/shmem
   out=$("$prefix/bin/oshrun" -np 2 --timeout 60 "$exe")
   [ "$(grep -c ': 42$' <<<"$out")" = 2 ] || { echo "FAIL: $exe under oshrun: $out"; exit 1; }
 done
-echo "install: 8 consumers built and ran (kumi: cmake shared, cmake static, pkg-config, kumicc;"
-echo "         shmem: oshcc, pkg-config kumi-shmem, cmake kumi::shmem, kumi::shmem_static)"
+# OpenMP: the installed kumicc -fopenmp (when the translator is built)
+nomp=0
+if [ -x "$prefix/bin/kumi-translate" ]; then
+  for f in include/kumi-omp/omp.h $libdir/libkumi-omp.so $libdir/kumi-omp-start.o; do
+    [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
+  done
+  show=$("$prefix/bin/kumicc" --showme -fopenmp -O2 x.c -o x)
+  case "$show" in
+    *"$build"*) echo "FAIL: installed kumicc -fopenmp points into the build tree: $show"; exit 1 ;;
+  esac
+  "$prefix/bin/kumicc" -fopenmp -O2 "$src/tests/install/omp_consumer.c" -o "$tmp/omp"
+  out=$("$prefix/bin/kumirun" -n 2 --timeout 60 "$tmp/omp")
+  [ "$out" = "threads 2 sum 42" ] || { echo "FAIL: kumicc -fopenmp program under kumirun: $out"; exit 1; }
+  nomp=1
+fi
+echo "install: $((8 + nomp)) consumers built and ran (kumi: cmake shared, cmake static, pkg-config, kumicc;"
+echo "         shmem: oshcc, pkg-config kumi-shmem, cmake kumi::shmem, kumi::shmem_static;"
+echo "         openmp: kumicc -fopenmp, when the translator is built)"
