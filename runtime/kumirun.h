@@ -34,6 +34,12 @@ struct kumi_run_rdv_pe {
     unsigned char   joined, bye, finalized;
     unsigned char   lost;            /* enum kumi_rdv_event of the loss, or 0 */
     struct timespec lost_at;         /* report it then unless it exits first  */
+    unsigned char   closed;          /* its rendezvous connection is gone     */
+    /* a remote PE that exited 0 before its BYE arrived: the BYE travels on
+     * another connection than the rsh's exit, and may come a little later */
+    unsigned char   bye_wait;
+    pid_t           bye_pid;
+    struct timespec bye_at;          /* judge it then at the latest           */
 };
 
 struct kumi_run_job {
@@ -78,6 +84,7 @@ struct kumi_run_job {
     int              pending_set;
     struct timespec  pending_at;
     int              live;           /* PEs started and not yet reaped        */
+    int              bye_waits;      /* PEs with rdv_pe[].bye_wait set        */
     pid_t            pgid;           /* the PEs' process group (PE 0's pid)   */
     int              ending;         /* the job is being terminated           */
     int              by_request;     /* ... because a PE asked (global exit)  */

@@ -57,6 +57,7 @@
                                                   but may finalize and exit   */
 #define KUMI_RUN_EXEC_WAIT_MS 10000            /* bound on "did every exec work" */
 #define KUMI_RUN_CAUSE_GRACE_S 0.2             /* exit code .. judged, see below */
+#define KUMI_RUN_BYE_GRACE_S 2.0               /* exit 0 .. its BYE, see below */
 #define KUMI_RUN_LOST_GRACE_S 0.5              /* EOF .. "lost", if it has not
                                                   exited with a status by then  */
 
@@ -467,7 +468,36 @@ static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int sta
         kumi_run_ts_add(&j->pending_at, KUMI_RUN_CAUSE_GRACE_S);
         return;
     }
+    if (WEXITSTATUS(status) == 0 && kumi_run_is_remote(j, r) && j->rdv_pe != NULL &&
+        j->rdv_pe[r].joined && !j->rdv_pe[r].bye && !j->rdv_pe[r].closed) {
+        /* the rsh's exit overtook the BYE on the rendezvous connection:
+         * judge when the BYE (or the connection's end) arrives */
+        struct kumi_run_rdv_pe *p = &j->rdv_pe[r];
+
+        p->bye_wait = 1;
+        p->bye_pid  = pid;
+        clock_gettime(CLOCK_MONOTONIC, &p->bye_at);
+        kumi_run_ts_add(&p->bye_at, KUMI_RUN_BYE_GRACE_S);
+        j->bye_waits++;
+        return;
+    }
     kumi_run_pe_judge(j, r, pid, status);
+}
+
+/* Remote PEs that exited 0 and whose BYE, or the end of whose rendezvous
+ * connection, has arrived since (or whose grace ran out). */
+static void kumi_run_check_bye(struct kumi_run_job *j, const struct timespec *now)
+{
+    for (int r = 0; j->bye_waits > 0 && r < j->npes; r++) {
+        struct kumi_run_rdv_pe *p = &j->rdv_pe[r];
+
+        if (!p->bye_wait || !(p->bye || p->closed || kumi_run_ts_reached(now, &p->bye_at)))
+            continue;
+        p->bye_wait = 0;
+        j->bye_waits--;
+        if (!j->ending && !kumi_run_exit_request(j, -1, 0))
+            kumi_run_pe_judge(j, r, p->bye_pid, 0);
+    }
 }
 
 /* Judges a pending exit whose grace ran out (or once no PE is left). */
@@ -547,6 +577,7 @@ void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int value)
         kumi_run_exit_request(j, rank, value);
         break;
     case KUMI_RDV_EV_SILENT:
+        p->closed = 1;
         /* a host that vanished: nothing better is coming */
         if (j->pids == NULL || j->pids[rank] > 0)
             kumi_run_lost(j, rank, ev);
@@ -554,6 +585,7 @@ void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int value)
     default:
         /* EOF: the PE most likely died, and its exit status (or the
          * rsh's) is the better report; wait a little for it */
+        p->closed = 1;
         if (j->ending || j->pids == NULL || j->pids[rank] <= 0)
             break;
         p->lost = (unsigned char)ev;
@@ -668,7 +700,9 @@ int kumi_run_supervise(struct kumi_run_job *j)
         kumi_run_reap(j);
         clock_gettime(CLOCK_MONOTONIC, &now);
         kumi_run_check_pending(j, &now);
-        if (j->live == 0)
+        if (j->bye_waits > 0)
+            kumi_run_check_bye(j, &now);
+        if (j->live == 0 && j->bye_waits == 0)
             break;
         kumi_run_check_lost(j, &now);
         /* a request whose PE is slow to exit (atexit handlers, a full
