@@ -329,6 +329,7 @@ static int dsm_map(void)
 }
 
 static void dsm_fini(void);
+static void dsm_print_stats(void);
 
 static int dsm_init(void)
 {
@@ -338,6 +339,7 @@ static int dsm_init(void)
     kumi_dsm.me   = kumi_rt.rank;
     kumi_dsm.npes = kumi_rt.size;
     kumi_dsm.dist_min = kumi_rt.cfg.dsm_dist_min;
+    kumi_dsm.dist_bshift = (unsigned)__builtin_ctzll(kumi_rt.cfg.dsm_dist_block);
     kumi_dsm.stage = calloc((size_t)kumi_rt.size, sizeof(*kumi_dsm.stage));
     kumi_dsm.dist_in_slice = calloc((size_t)kumi_rt.size, sizeof(*kumi_dsm.dist_in_slice));
     if (kumi_dsm.stage == NULL || kumi_dsm.dist_in_slice == NULL)
@@ -364,7 +366,28 @@ static int dsm_init(void)
     kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_DSM, dsm_am, NULL);
     kumi_rt_poll_hook = dsm_poll_hook;
     kumi_rt_fini_hook = dsm_fini;
+    kumi_rt_report_hook = dsm_print_stats;
     return KUMI_OK;
+}
+
+/* KUMI_DSM_STATS=1: one line per PE that used the DSM */
+static void dsm_print_stats(void)
+{
+    const kumi_dsm_stats_t *st = &kumi_dsm.stats;
+    static int              printed;
+
+    if (!kumi_rt.cfg.dsm_stats || !kumi_dsm.up || printed++)
+        return;
+    if (st->read_misses + st->write_misses + st->upgrades + st->msgs_sent + st->msgs_received == 0)
+        return;
+    fprintf(stderr, "kumi: dsm stats PE %d: read_misses=%llu write_misses=%llu upgrades=%llu "
+            "msgs_sent=%llu msgs_received=%llu bytes_sent=%llu invalidations=%llu "
+            "forwards=%llu deferred=%llu stale=%llu\n", kumi_dsm.me,
+            (unsigned long long)st->read_misses, (unsigned long long)st->write_misses,
+            (unsigned long long)st->upgrades, (unsigned long long)st->msgs_sent,
+            (unsigned long long)st->msgs_received, (unsigned long long)st->bytes_sent,
+            (unsigned long long)st->invalidations, (unsigned long long)st->forwards,
+            (unsigned long long)st->deferred, (unsigned long long)st->stale);
 }
 
 static void dsm_fini(void)
@@ -372,6 +395,7 @@ static void dsm_fini(void)
     /* the handler stays registered and drops what still arrives */
     __atomic_store_n(&kumi_dsm.closing, 1, __ATOMIC_RELEASE);
     kumi_rt_poll_hook = NULL;
+    kumi_rt_report_hook = NULL;
     memset(&kumi_dsm_g, 0, sizeof kumi_dsm_g);
     inbox_lock();
     struct kumi_dsm_node *n = kumi_dsm.in_head;
@@ -1162,6 +1186,13 @@ static int dist_wanted(size_t size)
     return kumi_dsm.dist_min != 0 && size >= kumi_dsm.dist_min;
 }
 
+/* The coherence block of a new allocation of size bytes by malloc/calloc:
+ * KUMI_DSM_DIST_BLOCK when it is distributed, else the line. */
+static unsigned default_bshift(int dist)
+{
+    return dist ? kumi_dsm.dist_bshift : KUMI_DSM_LINE_SHIFT;
+}
+
 void *kumi_dsm_malloc_block(size_t size, size_t block_bytes)
 {
     static const char call[] = "kumi_dsm_malloc";
@@ -1174,12 +1205,14 @@ void *kumi_dsm_malloc_block(size_t size, size_t block_bytes)
 
 void *kumi_dsm_malloc(size_t size)
 {
-    return dsm_alloc("kumi_dsm_malloc", size, KUMI_DSM_LINE_SHIFT, dist_wanted(size), 0);
+    int dist = dist_wanted(size);
+
+    return dsm_alloc("kumi_dsm_malloc", size, default_bshift(dist), dist, 0);
 }
 
 void *kumi_dsm_malloc_dist(size_t size)
 {
-    return dsm_alloc("kumi_dsm_malloc_dist", size, KUMI_DSM_LINE_SHIFT, 1, 0);
+    return dsm_alloc("kumi_dsm_malloc_dist", size, default_bshift(1), 1, 0);
 }
 
 void *kumi_dsm_calloc(size_t n, size_t size)
@@ -1188,7 +1221,9 @@ void *kumi_dsm_calloc(size_t n, size_t size)
         kumi_rt_error(KUMI_ERR_INVALID, "kumi_dsm_calloc", "%zu x %zu bytes overflows", n, size);
         return NULL;
     }
-    return dsm_alloc("kumi_dsm_calloc", n * size, KUMI_DSM_LINE_SHIFT, dist_wanted(n * size), 1);
+    int dist = dist_wanted(n * size);
+
+    return dsm_alloc("kumi_dsm_calloc", n * size, default_bshift(dist), dist, 1);
 }
 
 void kumi_dsm_free(void *p)
@@ -1289,6 +1324,8 @@ void *kumi_dsm_realloc(void *p, size_t size)
     }
     if (size <= old && size > old / 2)
         return p;   /* fits, and not much is wasted */
+    if (!dist && dist_wanted(size) && bshift == KUMI_DSM_LINE_SHIFT)
+        bshift = default_bshift(1);   /* becomes distributed */
     void *q = dsm_alloc(call, size, bshift, dist || dist_wanted(size), 0);
     if (q == NULL)
         return NULL;   /* p stays as it was */

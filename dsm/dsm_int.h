@@ -120,6 +120,7 @@ struct kumi_dsm {
     size_t    ndist, cap_dist;
     unsigned *dist_in_slice;
     uint64_t  dist_min;      /* KUMI_DSM_DIST_MIN (0: only _malloc_dist)  */
+    unsigned  dist_bshift;   /* log2 KUMI_DSM_DIST_BLOCK                  */
     volatile uint32_t dist_acks;    /* DIST_ACKs for my DIST_ADD/_FREE    */
     volatile uint32_t size_acked;   /* MSG_SIZE_ACK arrived (size_answer) */
     uint64_t  size_answer;

@@ -355,7 +355,7 @@ int kumi_ring_destroy(kumi_ring_t r);    /* collective; a second destroy is inva
  * space comes from the caller's share of the region (1/P of it). Below
  * KUMI_DSM_DIST_MIN bytes (default 256 KiB) the caller is the home of the
  * new blocks; from it on the allocation is block-distributed as by
- * kumi_dsm_malloc_dist. Returns NULL (and reports KUMI_ERR_NOMEM naming
+ * kumi_dsm_malloc_dist (and has its block size). Returns NULL (and reports KUMI_ERR_NOMEM naming
  * KUMI_DSM_SIZE) when this PE's share of the region is full, or for size
  * 0. Memory is block-aligned. Contents are unspecified (kumi_dsm_calloc
  * zeroes; a distributed one at each part's home). */
@@ -367,7 +367,8 @@ void *kumi_dsm_calloc(size_t n, size_t size);
 void *kumi_dsm_malloc_block(size_t size, size_t block_bytes);
 /* Block-distributed whatever the size: the allocation (4 KiB aligned) is
  * cut into P contiguous parts of ceil(size / P) bytes rounded up to the
- * 64-byte block, and part k is homed at PE k (absolute: PE 0 homes the
+ * coherence block, KUMI_DSM_DIST_BLOCK (default 4 KiB: one miss moves
+ * 64 lines, as a row of a big array is usually read whole), and part k is homed at PE k (absolute: PE 0 homes the
  * first part whoever allocates), so the PE that works on part k finds its
  * misses served locally. Not collective, but it returns only after every
  * PE has noted the allocation (each serves that in its next kumi call that

@@ -207,6 +207,11 @@ int kumi_cfg_parse(struct kumi_cfg *cfg, kumi_cfg_getter get, void *arg, char *e
                  (unsigned long long)cfg->llcm_size);
         return KUMI_ERR_INVALID;
     }
+    if (cfg->dsm_dist_block & (cfg->dsm_dist_block - 1)) {
+        snprintf(err, errlen, "KUMI_DSM_DIST_BLOCK=%llu: not a power of two",
+                 (unsigned long long)cfg->dsm_dist_block);
+        return KUMI_ERR_INVALID;
+    }
     return KUMI_OK;
 }
 

@@ -45,3 +45,7 @@ KUMI_CFG(dsm_base, "KUMI_DSM_BASE", UINT, "0x566000000000", 1ull << 32, (1ull <<
          "DSM region start address, identical in every PE (hex with 0x); a multiple of 2 MiB")
 KUMI_CFG(dsm_dist_min, "KUMI_DSM_DIST_MIN", SIZE, "256k", 0, 64ull << 30, NULL,
          "kumi_dsm_malloc/calloc of at least this many bytes is block-distributed: part k of P homed at PE k (0: never; kumi_dsm_malloc_dist always)")
+KUMI_CFG(dsm_dist_block, "KUMI_DSM_DIST_BLOCK", SIZE, "4k", 64, 4096, NULL,
+         "coherence block of block-distributed allocations (a power of two, 64..4096): larger moves a whole row in one miss, smaller shares finer")
+KUMI_CFG(dsm_stats, "KUMI_DSM_STATS", BOOL, "0", 0, 1, NULL,
+         "at kumi_finalize every PE that used the DSM prints its kumi_dsm_stats counters to stderr")

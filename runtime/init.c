@@ -325,6 +325,7 @@ err_ctl:
 
 int (*kumi_rt_init_hook)(void);
 void (*kumi_rt_fini_hook)(void);
+void (*kumi_rt_report_hook)(void);
 
 int kumi_finalize(void)
 {
@@ -336,6 +337,8 @@ int kumi_finalize(void)
     kumi_rt.tp.ops->quiet(&kumi_rt.tp);
     /* after this agree no PE touches another's memory again */
     rc = kumi_rt_agree(call, 0, NULL, NULL);
+    if (kumi_rt_report_hook != NULL)
+        kumi_rt_report_hook();
     if (kumi_rt_fini_hook != NULL)
         kumi_rt_fini_hook();
     kumi_rt_team_world_fini();

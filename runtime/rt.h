@@ -303,6 +303,9 @@ extern void (*kumi_rt_team_coll_free)(struct kumi_team *team);
 extern int  (*kumi_rt_init_hook)(void);
 extern int  (*kumi_rt_poll_hook)(void);
 extern void (*kumi_rt_fini_hook)(void);
+/* the layer above's end-of-job report (KUMI_DSM_STATS): from kumi_finalize
+ * and from kumi_global_exit, at most once per PE */
+extern void (*kumi_rt_report_hook)(void);
 /* A binding's poll (libkumi-omp serves other PEs' stdio requests): from
  * every wait, after the DSM's poll hook, on the same thread. */
 extern int  (*kumi_rt_bind_poll_hook)(void);

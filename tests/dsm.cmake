@@ -58,6 +58,9 @@ dsm_fail_test(mutex      kumi_mutex_lock NPES 2)
 # socket round trip per line)
 kumi_pe_test(dsm_place dsm_place.c NPES 1 2 3 4 TCP_NPES 2 3 4 INTERNAL
   TCP_ARGS all 32768)
+# line-sized parts (the default block is 4 KiB)
+kumi_pe_test(dsm_place_b64 dsm_place.c NPES 3 TCP_NPES 2 INTERNAL ARGS all 32768
+  ENV KUMI_DSM_DIST_BLOCK=64)
 kumi_pe_test(dsm_place_off dsm_place.c NPES 2 4 TCP_NPES 2 ARGS homes INTERNAL
   ENV KUMI_DSM_DIST_MIN=0)
 kumi_pe_test(dsm_place_exhaust dsm_place.c NPES 1 2 4 TCP_NPES 2 ARGS exhaust INTERNAL

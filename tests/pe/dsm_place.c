@@ -66,10 +66,23 @@ static void *bcast_ptr(void *p, int root)
     return p;
 }
 
+/* KUMI_DSM_DIST_BLOCK, default 4 KiB: distributed parts are rounded up
+ * to it */
+static uint64_t dist_block(void)
+{
+    const char *env = getenv("KUMI_DSM_DIST_BLOCK");
+    uint64_t    b   = env != NULL ? strtoull(env, NULL, 0) : 4096;
+
+    if (env != NULL && (env[strlen(env) - 1] == 'k' || env[strlen(env) - 1] == 'K'))
+        b <<= 10;
+    return b;
+}
+
 static uint64_t part_of(uint64_t size)
 {
+    uint64_t b   = dist_block();
     uint64_t len = (size + 63) / 64 * 64;
-    return ((len + (uint64_t)npes - 1) / (uint64_t)npes + 63) / 64 * 64;
+    return ((len + (uint64_t)npes - 1) / (uint64_t)npes + b - 1) / b * b;
 }
 
 /* Every PE: p (size bytes, distributed) has part k homed at PE k. */
