@@ -12,7 +12,7 @@
  *   store: range check; the line's state byte must be E, else
  *          kumi_dsm_store_miss makes it exclusive first. (The translator
  *          tests the page summary pstate first: 1 = all 64 lines of the
- *          4 KiB page are E.)
+ *          4 KiB page are E, 2 = all S or E, dsm/layout.h.)
  *   poll:  a counter; every KUMI_DSM_POLL_EVERY-th tick serves incoming
  *          requests (the translator puts one at each loop back-edge).
  * An access that crosses a 64-byte line always takes the slow path.

@@ -639,16 +639,9 @@ int kumi_dsm_write(void *shared_dst, const void *src, size_t n)
     return dsm_copy("kumi_dsm_write", shared_dst, (void *)(uintptr_t)src, n, 1);
 }
 
-int kumi_dsm_ready(uintptr_t lo, uintptr_t hi, int write)
+/* 1 when the state bytes [s, e) are all E (write) or all S or E (read). */
+static int lines_ready(const uint8_t *s, const uint8_t *e, int write)
 {
-    uintptr_t base = kumi_dsm_g.base, end = base + kumi_dsm_g.size;
-
-    if (hi <= lo || hi <= base || lo >= end)
-        return 1;   /* empty, or private memory: nothing to check */
-    if (lo < base || hi > end)
-        return 0;
-    const uint8_t *s = kumi_dsm_g.state + ((lo - base) >> KUMI_DSM_LINE_SHIFT);
-    const uint8_t *e = kumi_dsm_g.state + ((hi - 1 - base) >> KUMI_DSM_LINE_SHIFT) + 1;
     /* eight lines a step: E everywhere for a write; for a read every byte
      * S (1) or E (2), i.e. byte - 1 in {0, 1} (an I byte borrows and shows
      * as 0xff, a transient state as >= 2) */
@@ -662,6 +655,45 @@ int kumi_dsm_ready(uintptr_t lo, uintptr_t hi, int write)
     for (; s < e; s++)
         if (write ? *s != KUMI_DSM_E : *s != KUMI_DSM_S && *s != KUMI_DSM_E)
             return 0;
+    return 1;
+}
+
+int kumi_dsm_ready(uintptr_t lo, uintptr_t hi, int write)
+{
+    uintptr_t base = kumi_dsm_g.base, end = base + kumi_dsm_g.size;
+
+    if (hi <= lo || hi <= base || lo >= end)
+        return 1;   /* empty, or private memory: nothing to check */
+    if (lo < base || hi > end)
+        return 0;
+    /* page by page: a page whose summary says "all E" (or, for a read,
+     * "all S or E") skips its 64 state bytes, eight pages a step; the
+     * lines of the others are tested */
+    const uint64_t o0 = lo - base, o1 = hi - 1 - base, ones = 0x0101010101010101ull;
+    const uint64_t p1 = o1 >> KUMI_DSM_PAGE_SHIFT;
+    const uint8_t *ps = kumi_dsm_g.pstate;
+    for (uint64_t p = o0 >> KUMI_DSM_PAGE_SHIFT; p <= p1;) {
+        if (p1 - p >= 8) {
+            uint64_t w;
+            memcpy(&w, ps + p, 8);
+            /* bytes are 0, 1 or 2: nonzero when bit 0 or bit 1 is set */
+            if (write ? w == ones * KUMI_DSM_PSTATE_ALL_E : ((w | w >> 1) & ones) == ones) {
+                p += 8;
+                continue;
+            }
+        }
+        if (write ? ps[p] != KUMI_DSM_PSTATE_ALL_E : ps[p] == 0) {
+            uint64_t a = p << KUMI_DSM_PAGE_SHIFT, b = a + (1u << KUMI_DSM_PAGE_SHIFT) - 1;
+            if (a < o0)
+                a = o0;
+            if (b > o1)
+                b = o1;
+            if (!lines_ready(kumi_dsm_g.state + (a >> KUMI_DSM_LINE_SHIFT),
+                             kumi_dsm_g.state + (b >> KUMI_DSM_LINE_SHIFT) + 1, write))
+                return 0;
+        }
+        p++;
+    }
     return 1;
 }
 

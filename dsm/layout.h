@@ -33,10 +33,12 @@ _Static_assert(KUMI_DSM_PAGE_SHIFT > KUMI_DSM_LINE_SHIFT, "a page holds lines");
 #define KUMI_DSM_STATE_E 2
 _Static_assert(KUMI_DSM_STATE_S == 1 && KUMI_DSM_STATE_E == 2, "the checks' arithmetic needs S = 1, E = 2");
 
-/* The per-page summary byte (kumi_dsm_g.pstate): 1 when every line of the
- * page is E, else 0. Both tables are padded by KUMI_DSM_TABLE_PAD bytes,
+/* The per-page summary byte (kumi_dsm_g.pstate): KUMI_DSM_PSTATE_ALL_E (1)
+ * when every line of the page is E, else KUMI_DSM_PSTATE_READABLE (2) when
+ * every line is S or E, else 0. Both tables are padded by KUMI_DSM_TABLE_PAD bytes,
  * so a check may load 8 state or summary bytes as one word. */
-#define KUMI_DSM_PSTATE_ALL_E 1
+#define KUMI_DSM_PSTATE_ALL_E    1
+#define KUMI_DSM_PSTATE_READABLE 2
 #define KUMI_DSM_TABLE_PAD    8
 
 /* The flag: 0x7fa5c3e7 repeated, little endian, so every aligned 4- and

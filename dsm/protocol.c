@@ -63,23 +63,27 @@ void kumi_dsm_set_block_state(uint64_t block, unsigned bshift, uint8_t state)
 }
 
 /* After the line states of [off, off+len) changed: each page's summary
- * byte is 1 exactly when all its 64 lines are E. Every write of a state
- * byte goes through here (set_block_state, malloc, a NACK), so the
- * translator's store test may trust a 1. */
+ * byte is KUMI_DSM_PSTATE_ALL_E exactly when all its 64 lines are E,
+ * KUMI_DSM_PSTATE_READABLE when all are S or E and some S, else 0. Every
+ * write of a state byte goes through here (set_block_state, malloc, a
+ * NACK), so the translator's store test may trust a 1 and
+ * kumi_dsm_ready a 2. */
 void kumi_dsm_pstate_sync(uint64_t off, uint64_t len)
 {
-    const uint64_t e8 = 0x0202020202020202ull;
+    const uint64_t ones = 0x0101010101010101ull;
     uint64_t       pg = off >> KUMI_DSM_PAGE_SHIFT, last = (off + len - 1) >> KUMI_DSM_PAGE_SHIFT;
 
     for (; pg <= last; pg++) {
         const uint8_t *s = kumi_dsm_g.state + (pg << (KUMI_DSM_PAGE_SHIFT - KUMI_DSM_LINE_SHIFT));
-        uint8_t        all = 1;
-        for (unsigned i = 0; i < (1u << (KUMI_DSM_PAGE_SHIFT - KUMI_DSM_LINE_SHIFT)) && all; i += 8) {
+        int            all_e = 1, readable = 1;
+        for (unsigned i = 0; i < (1u << (KUMI_DSM_PAGE_SHIFT - KUMI_DSM_LINE_SHIFT)) && readable; i += 8) {
             uint64_t w;
             memcpy(&w, s + i, 8);
-            all = w == e8;
+            all_e    = all_e && w == 2 * ones;
+            /* every byte S (1) or E (2): byte - 1 in {0, 1} */
+            readable = ((w - ones) & 0xfefefefefefefefeull) == 0;
         }
-        kumi_dsm_g.pstate[pg] = all;
+        kumi_dsm_g.pstate[pg] = all_e ? KUMI_DSM_PSTATE_ALL_E : readable ? KUMI_DSM_PSTATE_READABLE : 0;
     }
 }
 

@@ -263,7 +263,7 @@ static LLVMValueRef check_store(struct kumi_tr *kt, LLVMValueRef S, unsigned pid
     if (in == NULL) in = emit_range_of(kt, ptr);
     range_br(kt, in, chk, cont);
 
-    /* first the page's summary (1: all 64 lines E; a 64 times smaller
+    /* first the page's summary (KUMI_DSM_PSTATE_ALL_E: all 64 lines E; a 64 times smaller
      * table than the line states, which scattered stores keep in L1),
      * then the line's state */
     LLVMPositionBuilderAtEnd(kt->b, chk);
@@ -271,7 +271,7 @@ static LLVMValueRef check_store(struct kumi_tr *kt, LLVMValueRef S, unsigned pid
     LLVMValueRef page  = LLVMBuildLShr(kt->b, off, LLVMConstInt(kt->t64, KUMI_DSM_PAGE_SHIFT, 0), "");
     LLVMValueRef pp    = LLVMBuildInBoundsGEP2(kt->b, kt->t8, field(kt, KUMI_TR_F_PSTATE, kt->tp8), &page, 1, "");
     LLVMValueRef pv    = LLVMBuildLoad2(kt->b, kt->t8, pp, "kumi.pstate");
-    LLVMValueRef allE  = LLVMBuildICmp(kt->b, LLVMIntNE, pv, LLVMConstInt(kt->t8, 0, 0), "kumi.pageE");
+    LLVMValueRef allE  = LLVMBuildICmp(kt->b, LLVMIntEQ, pv, LLVMConstInt(kt->t8, KUMI_DSM_PSTATE_ALL_E, 0), "kumi.pageE");
     LLVMValueRef cross = may_cross(S, w) ? emit_crosses(kt, addr, w) : NULL;
     if (cross)   /* (a crossing access may leave the page) */
         allE = LLVMBuildAnd(kt->b, allE, LLVMBuildNot(kt->b, cross, ""), "");

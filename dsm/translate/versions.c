@@ -467,7 +467,7 @@ static int version_loop(struct kumi_tr *kt, LLVMValueRef fn, LLVMValueRef latch_
         LLVMValueRef lo = LLVMBuildAdd(kt->mv, v_smax(kt, a1, a2, 0), v_const(kt, rg[r].lo), "kumi.lo");
         LLVMValueRef hi = LLVMBuildAdd(kt->mv, v_smax(kt, a1, a2, 1), v_const(kt, rg[r].hi), "kumi.hi");
         /* inline, in the region: a range within eight 4 KiB pages whose
-         * summaries say "all E" (one word of pstate); else a range of at
+         * summaries say "all E" (a read: or "all S or E"; one word of pstate); else a range of at
          * most eight lines by their state bytes (one word of state); else
          * kumi_dsm_ready (dsm.c pads both tables by 8 bytes) */
         LLVMValueRef base = v_field(kt, KUMI_TR_F_BASE, kt->t64), size = v_field(kt, KUMI_TR_F_SIZE, kt->t64);
@@ -491,9 +491,16 @@ static int version_loop(struct kumi_tr *kt, LLVMValueRef fn, LLVMValueRef latch_
         LLVMSetAlignment(p8, 1);
         LLVMValueRef pmask = LLVMBuildLShr(kt->mv, v_const(kt, -1), LLVMBuildMul(kt->mv, LLVMBuildSub(kt->mv, v_const(kt, 7), np, ""),
                                                                          v_const(kt, 8), ""), "");
-        LLVMValueRef pall = LLVMBuildICmp(kt->mv, LLVMIntEQ,
-                                          LLVMBuildAnd(kt->mv, LLVMBuildXor(kt->mv, p8, v_const(kt, BYTES8(KUMI_DSM_PSTATE_ALL_E)), ""),
-                                                       pmask, ""), v_const(kt, 0), "");
+        LLVMValueRef pall;
+        if (rg[r].write)   /* every page "all E" */
+            pall = LLVMBuildICmp(kt->mv, LLVMIntEQ,
+                                 LLVMBuildAnd(kt->mv, LLVMBuildXor(kt->mv, p8, v_const(kt, BYTES8(KUMI_DSM_PSTATE_ALL_E)), ""),
+                                              pmask, ""), v_const(kt, 0), "");
+        else {             /* every page "all E" or "all S or E": summary bytes 1 or 2 */
+            LLVMValueRef ones = LLVMBuildAnd(kt->mv, v_const(kt, BYTES8(1)), pmask, "");
+            LLVMValueRef nz   = LLVMBuildOr(kt->mv, p8, LLVMBuildLShr(kt->mv, p8, v_const(kt, 1), ""), "");
+            pall = LLVMBuildICmp(kt->mv, LLVMIntEQ, LLVMBuildAnd(kt->mv, nz, ones, ""), ones, "");
+        }
         LLVMBuildCondBr(kt->mv, pall, bj, bl);
         LLVMPositionBuilderAtEnd(kt->mv, bl);
         LLVMBuildCondBr(kt->mv, LLVMBuildAnd(kt->mv, inreg, LLVMBuildICmp(kt->mv, LLVMIntULT, nl, v_const(kt, 8), ""), ""), bs, bc);

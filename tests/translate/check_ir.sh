@@ -89,7 +89,7 @@ store)
     expect 1 '%kumi.notE[0-9]* = icmp ne i8 %kumi.state[0-9]*, 2'
     expect 1 'call void @kumi_dsm_store_miss(i8\* %[^,]*, i32 8)'
     # first the page's summary: all E goes straight to the store
-    expect 1 '%kumi.pageE[0-9]* = icmp ne i8 %kumi.pstate[0-9]*, 0'
+    expect 1 '%kumi.pageE[0-9]* = icmp eq i8 %kumi.pstate[0-9]*, 1'
     expect 1 'br i1 %kumi.pageE[0-9]*, label %kumi.st.cont, label %kumi.st.line'
     # the program's store comes after the check
     awk '/kumi.st.cont:/ { c = 1 } c && /store double %v, double\* %p/ { ok = 1 } END { exit !ok }' "$ll" ||
