@@ -330,6 +330,8 @@ static int dsm_map(void)
 
 static void dsm_fini(void);
 static void dsm_print_stats(void);
+static int  dsm_init(void);
+static struct kumi_rt_layer dsm_layer = { .name = "dsm", .init = dsm_init };
 
 static int dsm_init(void)
 {
@@ -364,9 +366,9 @@ static int dsm_init(void)
     }
     /* registered even without a region: requests are then refused, not lost */
     kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_DSM, dsm_am, NULL);
-    kumi_rt_poll_hook = dsm_poll_hook;
-    kumi_rt_fini_hook = dsm_fini;
-    kumi_rt_report_hook = dsm_print_stats;
+    __atomic_store_n(&dsm_layer.poll, dsm_poll_hook, __ATOMIC_RELAXED);
+    dsm_layer.fini   = dsm_fini;
+    dsm_layer.report = dsm_print_stats;
     return KUMI_OK;
 }
 
@@ -394,8 +396,8 @@ static void dsm_fini(void)
 {
     /* the handler stays registered and drops what still arrives */
     __atomic_store_n(&kumi_dsm.closing, 1, __ATOMIC_RELEASE);
-    kumi_rt_poll_hook = NULL;
-    kumi_rt_report_hook = NULL;
+    __atomic_store_n(&dsm_layer.poll, NULL, __ATOMIC_RELAXED);
+    dsm_layer.report = NULL;
     memset(&kumi_dsm_g, 0, sizeof kumi_dsm_g);
     inbox_lock();
     struct kumi_dsm_node *n = kumi_dsm.in_head;
@@ -435,7 +437,7 @@ static void dsm_fini(void)
 
 __attribute__((constructor)) static void dsm_register(void)
 {
-    kumi_rt_init_hook = dsm_init;
+    kumi_rt_layer_add(&dsm_layer);
 }
 
 /* KUMI_OK if the DSM can be used by call, else the reported error. */

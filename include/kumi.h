@@ -52,7 +52,9 @@ enum {
     KUMI_ERR_TIMEOUT     = -4,  /* a bounded wait expired                   */
     KUMI_ERR_TRANSPORT   = -5,  /* the transport failed (system call, map)  */
     KUMI_ERR_UNSUPPORTED = -6,  /* not available on this transport/build    */
-    KUMI_ERR_STATE       = -7   /* not initialized, or already finalized    */
+    KUMI_ERR_STATE       = -7,  /* not initialized, or already finalized    */
+    KUMI_ERR_TRUNCATE    = -8   /* a received message was longer than the
+                                   receive buffer (kumi_recv and friends)  */
 };
 
 /* A static string naming a status code ("KUMI_ERR_PEER: a peer PE died..."). */
@@ -305,6 +307,102 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each);
  * Sends in a staggered order (rank i to i+1, i+2, ...); KUMI_ALLTOALL=naive
  * sends in rank order (for comparison). */
 int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each);
+
+/* -------------------------------------------- two-sided messaging (msg/)
+ * MPI-style send and receive on a team: pe is a rank in the team, tag any
+ * int >= 0. Buffers are any local memory (symmetric not required).
+ * Matching follows MPI: a receive takes the first message, in arrival
+ * order, whose team, source (or KUMI_ANY_SOURCE) and tag (or KUMI_ANY_TAG)
+ * fit; posted receives are matched in the order they were posted; two
+ * messages from one PE to another on one team with one tag never overtake
+ * each other. A PE may send to itself.
+ *
+ * Protocols: a message of at most KUMI_MSG_EAGER bytes (default 4000)
+ * travels at once in one active message and may wait at the receiver
+ * until a receive matches it; a longer one by rendezvous: only its header
+ * travels, and once a receive matches it the receiver copies the data
+ * straight from the sender's buffer into its own (shm: one copy by
+ * cross-memory attach; tcp: the sender streams it from its buffer), so a
+ * long send completes only after the receiver matched it. Each receiver
+ * holds at most KUMI_MSG_CREDIT bytes (default 64k) of unexpected
+ * messages per sender; a sender out of credit keeps its eager messages
+ * (copied) until credit returns, so a flood never exhausts the receiver's
+ * memory and never deadlocks.
+ *
+ * Progress: messages move while this PE is inside any kumi call that
+ * waits (kumi_wait, kumi_recv, a barrier, kumi_wait_until_*) or tests
+ * (kumi_test, kumi_iprobe); a PE that computes for long without either
+ * delays its peers' rendezvous sends and its credit returns.
+ *
+ * Completion: kumi_wait, kumi_test (when it finds the request done),
+ * kumi_waitall and kumi_waitany free a request and set the handle to
+ * KUMI_REQUEST_NULL; waiting on KUMI_REQUEST_NULL returns at once with an
+ * empty status (source KUMI_ANY_SOURCE, tag KUMI_ANY_TAG, bytes 0).
+ * A message longer than the receive buffer fills the buffer, and its
+ * receive completes with KUMI_ERR_TRUNCATE (status bytes: the full size).
+ * A peer that dies while this PE waits: KUMI_ERR_PEER naming it. Bad
+ * arguments: KUMI_ERR_INVALID with one line naming the call and the cause.
+ * Threads: one thread of a PE at a time calls these (with
+ * KUMI_INIT_THREADS, the thread that called kumi_init_ex), as collectives. */
+#define KUMI_ANY_SOURCE (-1)
+#define KUMI_ANY_TAG    (-1)
+#define KUMI_UNDEFINED  (-32766)     /* kumi_waitany: no active request */
+
+typedef struct kumi_request *kumi_request_t;
+#define KUMI_REQUEST_NULL ((kumi_request_t)0)
+
+typedef struct kumi_status {
+    int    source;     /* team rank of the sender                            */
+    int    tag;        /* the message's tag                                  */
+    size_t bytes;      /* the message's size (the full size when truncated)  */
+    int    error;      /* KUMI_OK or the request's own error (TRUNCATE, PEER) */
+    int    cancelled;  /* 1: a receive cancelled before any message matched  */
+} kumi_status_t;
+#define KUMI_STATUS_IGNORE   ((kumi_status_t *)0)
+#define KUMI_STATUSES_IGNORE ((kumi_status_t *)0)
+
+/* Starts sending bytes bytes of buf to team rank pe with tag; *req is
+ * the handle to complete. buf must stay untouched until then. */
+int kumi_isend(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+               kumi_request_t *req);
+/* Posts a receive of at most bytes bytes into buf from team rank pe (or
+ * KUMI_ANY_SOURCE) with tag (or KUMI_ANY_TAG). */
+int kumi_irecv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+               kumi_request_t *req);
+/* Blocking forms: kumi_send returns when buf may be reused (an eager
+ * message at once, a rendezvous one once the receiver has its data);
+ * kumi_recv when the message is in buf. status may be KUMI_STATUS_IGNORE. */
+int kumi_send(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team);
+int kumi_recv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+              kumi_status_t *status);
+
+/* Waits until *req completes; frees it, sets *req to KUMI_REQUEST_NULL,
+ * fills status (a send's: its destination, tag and size). Returns the
+ * request's error (KUMI_ERR_TRUNCATE) or KUMI_ERR_PEER. */
+int kumi_wait(kumi_request_t *req, kumi_status_t *status);
+/* Waits for all n requests (KUMI_REQUEST_NULL entries are skipped);
+ * statuses is an array of n or KUMI_STATUSES_IGNORE. Returns KUMI_OK or
+ * the first error met; each status carries its request's error. */
+int kumi_waitall(int n, kumi_request_t reqs[], kumi_status_t statuses[]);
+/* Waits until one of the n requests completes, frees it and stores its
+ * position in *index; *index is KUMI_UNDEFINED (and the call returns
+ * KUMI_OK at once) when every entry is KUMI_REQUEST_NULL. */
+int kumi_waitany(int n, kumi_request_t reqs[], int *index, kumi_status_t *status);
+/* Makes progress once; *flag = 1 (and as kumi_wait) if *req is complete,
+ * else *flag = 0. A null request: flag 1 and an empty status. */
+int kumi_test(kumi_request_t *req, int *flag, kumi_status_t *status);
+
+/* Waits until a message that a receive with these arguments would match
+ * has arrived, and describes it (source, tag, bytes) without receiving it. */
+int kumi_probe(int pe, int tag, kumi_team_t team, kumi_status_t *status);
+/* The same without waiting: *flag = 1 and status filled if there is one. */
+int kumi_iprobe(int pe, int tag, kumi_team_t team, int *flag, kumi_status_t *status);
+
+/* Cancels a receive that no message has matched yet; it must still be
+ * completed (kumi_wait, kumi_test), and its status says cancelled = 1.
+ * A receive already matched, and any send, complete normally (cancelled 0):
+ * the cancel failed, as MPI allows. */
+int kumi_cancel(kumi_request_t *req);
 
 /* -------------------------------------------- producer-consumer rings
  * The DIMMnet-1 LLCM ring protocol: one producer PE, one consumer PE. The

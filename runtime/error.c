@@ -19,6 +19,7 @@ const char *kumi_strerror(int status)
     case KUMI_ERR_TRANSPORT:   return "KUMI_ERR_TRANSPORT: transport failure";
     case KUMI_ERR_UNSUPPORTED: return "KUMI_ERR_UNSUPPORTED: not supported by this transport or build";
     case KUMI_ERR_STATE:       return "KUMI_ERR_STATE: kumi is not initialized, or already finalized";
+    case KUMI_ERR_TRUNCATE:    return "KUMI_ERR_TRUNCATE: message longer than the receive buffer";
     default:                   return "unknown kumi status";
     }
 }

@@ -298,10 +298,11 @@ int kumi_init_ex(unsigned flags)
         goto err_heap;
 
     kumi_rt.state = 1;
-    if (kumi_rt_init_hook != NULL && (rc = kumi_rt_init_hook()) != KUMI_OK) {
-        kumi_rt.state = 0;
-        goto err_team;
-    }
+    for (int i = 0; i < kumi_rt_nlayers; i++)
+        if (kumi_rt_layers[i]->init != NULL && (rc = kumi_rt_layers[i]->init()) != KUMI_OK) {
+            kumi_rt.state = 0;
+            goto err_team;
+        }
     rc = kumi_rt_agree(call, 0, NULL, NULL);
     if (rc != KUMI_OK) {
         kumi_rt.state = 0;
@@ -323,9 +324,22 @@ err_ctl:
     return rc;
 }
 
-int (*kumi_rt_init_hook)(void);
-void (*kumi_rt_fini_hook)(void);
-void (*kumi_rt_report_hook)(void);
+struct kumi_rt_layer *kumi_rt_layers[KUMI_RT_LAYERS_MAX];
+int                   kumi_rt_nlayers;
+
+void kumi_rt_layer_add(struct kumi_rt_layer *layer)
+{
+    if (kumi_rt_nlayers == KUMI_RT_LAYERS_MAX)
+        kumi_rt_abort("too many layers above the runtime (KUMI_RT_LAYERS_MAX)");
+    kumi_rt_layers[kumi_rt_nlayers++] = layer;
+}
+
+void kumi_rt_layers_report(void)
+{
+    for (int i = 0; i < kumi_rt_nlayers; i++)
+        if (kumi_rt_layers[i]->report != NULL)
+            kumi_rt_layers[i]->report();
+}
 
 int kumi_finalize(void)
 {
@@ -337,10 +351,10 @@ int kumi_finalize(void)
     kumi_rt.tp.ops->quiet(&kumi_rt.tp);
     /* after this agree no PE touches another's memory again */
     rc = kumi_rt_agree(call, 0, NULL, NULL);
-    if (kumi_rt_report_hook != NULL)
-        kumi_rt_report_hook();
-    if (kumi_rt_fini_hook != NULL)
-        kumi_rt_fini_hook();
+    kumi_rt_layers_report();
+    for (int i = kumi_rt_nlayers - 1; i >= 0; i--)
+        if (kumi_rt_layers[i]->fini != NULL)
+            kumi_rt_layers[i]->fini();
     kumi_rt_team_world_fini();
     kumi_rt_heap_fini();
     kumi_rt.tp.finalized = rc == KUMI_OK;

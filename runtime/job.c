@@ -117,8 +117,7 @@ _Noreturn void kumi_global_exit(int status)
             status = kumi_ctl_exit_req_status(req);
         }
     }
-    if (kumi_rt_report_hook != NULL)
-        kumi_rt_report_hook();
+    kumi_rt_layers_report();
     /* every wait on this host (and this PE's other threads) sees it now */
     kumi_tp_fail(&kumi_rt.tp, KUMI_TP_FAIL_EXIT | (uint32_t)(who + 1), status);
     if (kumi_rt.tp.ops->exit_job != NULL)

@@ -291,26 +291,51 @@ size_t kumi_rt_team_scratch_bytes(void);
 extern void (*kumi_rt_team_coll_free)(struct kumi_team *team);
 
 /* ------------------------------------------- hooks of the layers above
- * The DSM (dsm/) sets these when it is linked in; the runtime calls them
- * without knowing what is above it.
- *   init: at the end of kumi_init, before the final agreement, so every
- *         PE can serve requests before any PE returns from kumi_init;
- *         a non-OK status fails kumi_init.
- *   poll: from every wait, right after transport progress: serves
- *         requests queued by active-message handlers; returns how many.
- *   fini: in kumi_finalize after the last agreement (no PE makes DSM
- *         accesses any more), before the transport closes. */
-extern int  (*kumi_rt_init_hook)(void);
-extern int  (*kumi_rt_poll_hook)(void);
-extern void (*kumi_rt_fini_hook)(void);
-/* the layer above's end-of-job report (KUMI_DSM_STATS): from kumi_finalize
- * and from kumi_global_exit, at most once per PE */
-extern void (*kumi_rt_report_hook)(void);
+ * The layers above (dsm/, msg/) each add one struct kumi_rt_layer from a
+ * constructor; the runtime calls them in the order added (fini in
+ * reverse) without knowing what is above it.
+ *   init:   at the end of kumi_init, before the final agreement, so every
+ *           PE can serve requests before any PE returns from kumi_init;
+ *           a non-OK status fails kumi_init.
+ *   poll:   from every wait, right after transport progress: serves
+ *           requests queued by active-message handlers; returns how many.
+ *           A layer sets it in init and clears it in fini (NULL: off).
+ *   fini:   in kumi_finalize after the last agreement (no PE makes the
+ *           layer's accesses any more), before the transport closes.
+ *   report: the layer's end-of-job report (KUMI_DSM_STATS): from
+ *           kumi_finalize and from kumi_global_exit, at most once per PE.
+ * Any of them may be NULL. */
+struct kumi_rt_layer {
+    const char *name;
+    int  (*init)(void);
+    int  (*poll)(void);
+    void (*fini)(void);
+    void (*report)(void);
+};
+#define KUMI_RT_LAYERS_MAX 4
+/* From a constructor: adds layer (kept, not copied). */
+void kumi_rt_layer_add(struct kumi_rt_layer *layer);
+/* Each layer's report, in order. */
+void kumi_rt_layers_report(void);
+extern struct kumi_rt_layer *kumi_rt_layers[KUMI_RT_LAYERS_MAX];
+extern int                   kumi_rt_nlayers;
+/* Each layer's poll, in order; returns how many requests they served. */
+static inline int kumi_rt_layers_poll(void)
+{
+    int served = 0;
+
+    for (int i = 0; i < kumi_rt_nlayers; i++) {
+        int (*poll)(void) = __atomic_load_n(&kumi_rt_layers[i]->poll, __ATOMIC_RELAXED);
+        if (poll != NULL)
+            served += poll();
+    }
+    return served;
+}
 /* A binding's poll (libkumi-omp serves other PEs' stdio requests): from
- * every wait, after the DSM's poll hook, on the same thread. */
+ * every wait, after the layers' polls, on the same thread. */
 extern int  (*kumi_rt_bind_poll_hook)(void);
 
 /* Active-message handler ids the runtime's layers use (tests use 30, 31). */
-enum { KUMI_RT_AM_DSM = 1, KUMI_RT_AM_OMP = 2 };
+enum { KUMI_RT_AM_DSM = 1, KUMI_RT_AM_OMP = 2, KUMI_RT_AM_MSG = 3 };
 
 #endif /* KUMI_RT_H */

@@ -37,12 +37,11 @@
                                                KUMI_WAIT_YIELD_NS sleeps this
                                                long at a time (nobody rings) */
 
-int (*kumi_rt_poll_hook)(void);
 int (*kumi_rt_bind_poll_hook)(void);
 
 /* KUMI_INIT_THREADS: the DSM stays single-threaded (its calls and
  * translated code on the thread that called kumi_init_ex), so only that
- * thread's waits serve its requests (kumi_rt_poll_hook); every thread's
+ * thread's waits serve its requests (the layers' polls); every thread's
  * waits serve the transport. Set by kumi_rt_wait_setup, which kumi_init
  * runs on that thread. */
 static __thread int kumi_rt_dsm_thread;
@@ -156,8 +155,8 @@ static inline int kumi_rt_serve(int threads)
 {
     int served = kumi_rt.tp.ops->progress(&kumi_rt.tp);
 
-    if (kumi_rt_poll_hook != NULL && (!threads || kumi_rt_dsm_thread))
-        served += kumi_rt_poll_hook();
+    if (!threads || kumi_rt_dsm_thread)
+        served += kumi_rt_layers_poll();
     if (kumi_rt_bind_poll_hook != NULL && (!threads || kumi_rt_dsm_thread))
         served += kumi_rt_bind_poll_hook();
     return served;

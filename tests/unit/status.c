@@ -20,6 +20,7 @@ static const struct { int code; const char *name; } codes[] = {
     { KUMI_ERR_TRANSPORT, "KUMI_ERR_TRANSPORT" },
     { KUMI_ERR_UNSUPPORTED, "KUMI_ERR_UNSUPPORTED" },
     { KUMI_ERR_STATE, "KUMI_ERR_STATE" },
+    { KUMI_ERR_TRUNCATE, "KUMI_ERR_TRUNCATE" },
 };
 #define NCODES (sizeof(codes) / sizeof(codes[0]))
 
@@ -36,6 +37,7 @@ static void test_values(void **state)
     assert_int_equal(KUMI_ERR_TRANSPORT, -5);
     assert_int_equal(KUMI_ERR_UNSUPPORTED, -6);
     assert_int_equal(KUMI_ERR_STATE, -7);
+    assert_int_equal(KUMI_ERR_TRUNCATE, -8);
 }
 
 static void test_strerror_known(void **state)

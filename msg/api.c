@@ -1,0 +1,364 @@
+/*
+ * api.c -- the public two-sided calls (kumi_send ... kumi_cancel):
+ * argument checks, requests, waits. The protocol is proto.c's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg_int.h"
+
+static int check_common(const char *call, kumi_team_t team, const void *buf, size_t bytes)
+{
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (team == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "team is NULL");
+    if (team->rank < 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "PE %d is not a member of the team",
+                             kumi_rt.rank);
+    if (buf == NULL && bytes != 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "buffer is NULL for %zu bytes", bytes);
+    return KUMI_OK;
+}
+
+static int check_peer(const char *call, kumi_team_t team, int pe, int tag, int any)
+{
+    if (!(any && pe == KUMI_ANY_SOURCE) && (pe < 0 || pe >= team->size))
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "pe %d out of range (team size %d)", pe,
+                             team->size);
+    if (!(any && tag == KUMI_ANY_TAG) && tag < 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "tag %d is negative%s", tag,
+                             any ? " (KUMI_ANY_TAG is -1)" : "");
+    return KUMI_OK;
+}
+
+static struct kumi_request *req_make(const char *call, int kind, kumi_team_t team, int pe,
+                                     int tag, const void *buf, size_t bytes)
+{
+    struct kumi_request *r = kumi_msg_req_new();
+
+    if (r == NULL) {
+        kumi_rt_error(KUMI_ERR_NOMEM, call, "out of memory for a request");
+        return NULL;
+    }
+    r->kind      = (uint8_t)kind;
+    r->team      = team;
+    r->team_slot = team->slot;
+    r->peer      = pe == KUMI_ANY_SOURCE ? KUMI_ANY_SOURCE : team->pes[pe];
+    r->tag       = tag;
+    r->buf       = (void *)(uintptr_t)buf;
+    r->bytes     = bytes;
+    r->status    = (kumi_status_t){ .source = pe, .tag = tag, .bytes = bytes };
+    return r;
+}
+
+static int isend(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                 kumi_team_t team, kumi_request_t *req)
+{
+    int rc = check_common(call, team, buf, bytes);
+
+    if (rc == KUMI_OK)
+        rc = check_peer(call, team, pe, tag, 0);
+    if (rc == KUMI_OK && req == NULL)
+        rc = kumi_rt_error(KUMI_ERR_INVALID, call, "req is NULL");
+    if (rc != KUMI_OK)
+        return rc;
+    struct kumi_request *r = req_make(call, KUMI_MSG_SEND, team, pe, tag, buf, bytes);
+    if (r == NULL)
+        return KUMI_ERR_NOMEM;
+    rc = kumi_msg_start_send(call, r);
+    if (rc != KUMI_OK) {   /* reported; r is in no queue */
+        kumi_msg_req_free(r);
+        return rc;
+    }
+    *req = r;
+    return KUMI_OK;
+}
+
+static int irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+                 kumi_request_t *req)
+{
+    int rc = check_common(call, team, buf, bytes);
+
+    if (rc == KUMI_OK)
+        rc = check_peer(call, team, pe, tag, 1);
+    if (rc == KUMI_OK && req == NULL)
+        rc = kumi_rt_error(KUMI_ERR_INVALID, call, "req is NULL");
+    if (rc != KUMI_OK)
+        return rc;
+    struct kumi_request *r = req_make(call, KUMI_MSG_RECV, team, pe, tag, buf, bytes);
+    if (r == NULL)
+        return KUMI_ERR_NOMEM;
+    kumi_msg_post_recv(call, r);
+    *req = r;
+    return KUMI_OK;
+}
+
+int kumi_isend(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+               kumi_request_t *req)
+{
+    return isend("kumi_isend", buf, bytes, pe, tag, team, req);
+}
+
+int kumi_irecv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+               kumi_request_t *req)
+{
+    return irecv("kumi_irecv", buf, bytes, pe, tag, team, req);
+}
+
+/* ---------------------------------------------------------- completion */
+
+static const kumi_status_t empty_status = { .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG };
+
+/* r is done: its status, its error (reported once, here), freed. */
+static int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
+{
+    struct kumi_request *r  = *req;
+    int                  rc = r->err;
+
+    r->status.error = rc;
+    if (status != KUMI_STATUS_IGNORE)
+        *status = r->status;
+    if (rc == KUMI_ERR_TRUNCATE)
+        kumi_rt_error(rc, call, "message of %zu bytes from rank %d (tag %d) is longer than the "
+                      "receive buffer (%zu bytes)", r->status.bytes, r->status.source,
+                      r->status.tag, r->bytes);
+    kumi_msg_req_free(r);
+    *req = KUMI_REQUEST_NULL;
+    return rc;
+}
+
+struct wait_arg {
+    const char      *call;
+    kumi_request_t  *reqs;
+    int              n, index;
+};
+
+/* One of the requests is done (index set); progress first. */
+static int any_ready(void *p)
+{
+    struct wait_arg *a = p;
+
+    kumi_msg_progress(a->call, 1);
+    for (int i = 0; i < a->n; i++)
+        if (a->reqs[i] != NULL && kumi_msg_req_done(a->reqs[i])) {
+            a->index = i;
+            return 1;
+        }
+    return 0;
+}
+
+static int wait_one(const char *call, kumi_request_t *req, kumi_status_t *status)
+{
+    struct wait_arg a = { call, req, 1, -1 };
+
+    if (!any_ready(&a)) {
+        int rc = kumi_rt_wait_pred(call, any_ready, &a);
+        if (rc != KUMI_OK)
+            return rc;
+    }
+    return finish(call, req, status);
+}
+
+int kumi_wait(kumi_request_t *req, kumi_status_t *status)
+{
+    static const char call[] = "kumi_wait";
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (req == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "req is NULL");
+    if (*req == KUMI_REQUEST_NULL) {
+        if (status != KUMI_STATUS_IGNORE)
+            *status = empty_status;
+        return KUMI_OK;
+    }
+    return wait_one(call, req, status);
+}
+
+int kumi_waitall(int n, kumi_request_t reqs[], kumi_status_t statuses[])
+{
+    static const char call[] = "kumi_waitall";
+    int rc = kumi_rt_check_state(call), first = KUMI_OK;
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (n < 0 || (n > 0 && reqs == NULL))
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "%d requests at %p", n, (void *)reqs);
+    for (int i = 0; i < n; i++) {
+        kumi_status_t *st = statuses != KUMI_STATUSES_IGNORE ? &statuses[i] : NULL;
+        if (reqs[i] == KUMI_REQUEST_NULL) {
+            if (st != NULL)
+                *st = empty_status;
+            continue;
+        }
+        rc = wait_one(call, &reqs[i], st);
+        if (rc == KUMI_ERR_PEER)
+            return rc;
+        if (rc != KUMI_OK && first == KUMI_OK)
+            first = rc;
+    }
+    return first;
+}
+
+int kumi_waitany(int n, kumi_request_t reqs[], int *index, kumi_status_t *status)
+{
+    static const char call[] = "kumi_waitany";
+    int rc = kumi_rt_check_state(call), active = 0;
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (n < 0 || (n > 0 && reqs == NULL) || index == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "%d requests at %p, index %p", n,
+                             (void *)reqs, (void *)index);
+    for (int i = 0; i < n; i++)
+        active += reqs[i] != KUMI_REQUEST_NULL;
+    if (active == 0) {
+        *index = KUMI_UNDEFINED;
+        if (status != KUMI_STATUS_IGNORE)
+            *status = empty_status;
+        return KUMI_OK;
+    }
+    struct wait_arg a = { call, reqs, n, -1 };
+    if (!any_ready(&a) && (rc = kumi_rt_wait_pred(call, any_ready, &a)) != KUMI_OK)
+        return rc;
+    *index = a.index;
+    return finish(call, &reqs[a.index], status);
+}
+
+int kumi_test(kumi_request_t *req, int *flag, kumi_status_t *status)
+{
+    static const char call[] = "kumi_test";
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (req == NULL || flag == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "req %p or flag %p is NULL", (void *)req,
+                             (void *)flag);
+    *flag = 0;
+    if (*req == KUMI_REQUEST_NULL) {
+        *flag = 1;
+        if (status != KUMI_STATUS_IGNORE)
+            *status = empty_status;
+        return KUMI_OK;
+    }
+    struct wait_arg a = { call, req, 1, -1 };
+    if (!any_ready(&a))
+        return kumi_rt_failed() ? kumi_rt_peer_error(call) : KUMI_OK;
+    *flag = 1;
+    return finish(call, req, status);
+}
+
+/* -------------------------------------------------------------- probe */
+
+struct probe_arg {
+    const char           *call;
+    int                   slot, src, tag;
+    struct kumi_msg_node *found;
+};
+
+static int probe_ready(void *p)
+{
+    struct probe_arg *a = p;
+
+    kumi_msg_progress(a->call, 1);
+    a->found = kumi_msg_unexp_find(a->slot, a->src, a->tag, 0);
+    return a->found != NULL;
+}
+
+static int probe(const char *call, int pe, int tag, kumi_team_t team, int wait, int *flag,
+                 kumi_status_t *status)
+{
+    int rc = check_common(call, team, NULL, 0);
+
+    if (rc == KUMI_OK)
+        rc = check_peer(call, team, pe, tag, 1);
+    if (rc == KUMI_OK && !wait && flag == NULL)
+        rc = kumi_rt_error(KUMI_ERR_INVALID, call, "flag is NULL");
+    if (rc != KUMI_OK)
+        return rc;
+    struct probe_arg a = { call, team->slot, pe == KUMI_ANY_SOURCE ? pe : team->pes[pe], tag,
+                           NULL };
+    if (!probe_ready(&a)) {
+        if (!wait) {
+            *flag = 0;
+            return kumi_rt_failed() ? kumi_rt_peer_error(call) : KUMI_OK;
+        }
+        if ((rc = kumi_rt_wait_pred(call, probe_ready, &a)) != KUMI_OK)
+            return rc;
+    }
+    if (flag != NULL)
+        *flag = 1;
+    if (status != KUMI_STATUS_IGNORE)
+        *status = (kumi_status_t){ .source = kumi_msg_team_rank(team, a.found->src),
+                                   .tag = a.found->h.tag, .bytes = (size_t)a.found->h.size };
+    return KUMI_OK;
+}
+
+int kumi_probe(int pe, int tag, kumi_team_t team, kumi_status_t *status)
+{
+    return probe("kumi_probe", pe, tag, team, 1, NULL, status);
+}
+
+int kumi_iprobe(int pe, int tag, kumi_team_t team, int *flag, kumi_status_t *status)
+{
+    return probe("kumi_iprobe", pe, tag, team, 0, flag, status);
+}
+
+/* ------------------------------------------------------------- cancel */
+
+int kumi_cancel(kumi_request_t *req)
+{
+    static const char call[] = "kumi_cancel";
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (req == NULL || *req == KUMI_REQUEST_NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "no request (NULL or KUMI_REQUEST_NULL)");
+    struct kumi_request *r = *req, *prev = NULL;
+    if (r->kind != KUMI_MSG_RECV || r->state != KUMI_MSG_POSTED)
+        return KUMI_OK;   /* matched already, or a send: the cancel fails */
+    for (struct kumi_request *p = kumi_msg.posted_head; p != NULL; prev = p, p = p->next) {
+        if (p != r)
+            continue;
+        if (prev != NULL)
+            prev->next = r->next;
+        else
+            kumi_msg.posted_head = r->next;
+        if (kumi_msg.posted_tail == r)
+            kumi_msg.posted_tail = prev;
+        break;
+    }
+    r->status = (kumi_status_t){ .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG, .cancelled = 1 };
+    r->err    = KUMI_OK;
+    r->state  = KUMI_MSG_DONE;
+    return KUMI_OK;
+}
+
+/* ------------------------------------------------------ blocking forms */
+
+int kumi_send(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team)
+{
+    kumi_request_t r;
+    int            rc = isend("kumi_send", buf, bytes, pe, tag, team, &r);
+
+    if (rc != KUMI_OK)
+        return rc;
+    return wait_one("kumi_send", &r, NULL);
+}
+
+int kumi_recv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+              kumi_status_t *status)
+{
+    kumi_request_t r;
+    int            rc = irecv("kumi_recv", buf, bytes, pe, tag, team, &r);
+
+    if (rc != KUMI_OK)
+        return rc;
+    return wait_one("kumi_recv", &r, status);
+}

@@ -1,0 +1,132 @@
+/*
+ * msg_int.h -- the two-sided messaging layer's state, shared by proto.c
+ * (the wire protocol, matching, progress) and api.c (the public calls).
+ * Uses only runtime/rt.h and the transport table.
+ */
+#ifndef KUMI_MSG_INT_H
+#define KUMI_MSG_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../runtime/rt.h"
+
+/* The wire: one active message (KUMI_RT_AM_MSG) is a header, then for
+ * EAGER and DATA its payload. */
+enum kumi_msg_type {
+    KUMI_MSG_EAGER  = 1,  /* a whole message: matchable                     */
+    KUMI_MSG_RTS    = 2,  /* rendezvous request to send: matchable          */
+    KUMI_MSG_CTS    = 3,  /* receiver to sender: stream `size` bytes to rid  */
+    KUMI_MSG_DATA   = 4,  /* a piece of a streamed message at offset size    */
+    KUMI_MSG_FIN    = 5,  /* receiver pulled the data: the send sid is done  */
+    KUMI_MSG_CREDIT = 6   /* credit returned, nothing else                    */
+};
+
+struct kumi_msg_hdr {
+    uint8_t  type;
+    uint8_t  pad_;
+    uint16_t team;      /* the team's slot (the same on every member)        */
+    int32_t  tag;
+    uint32_t seq;       /* EAGER, RTS: per sender-receiver pair, from 0      */
+    uint32_t credit;    /* credit bytes returned to whom receives this       */
+    uint64_t size;      /* EAGER: payload; RTS: message; CTS: bytes wanted;
+                           DATA: offset of the payload                       */
+    uint64_t sid;       /* RTS, CTS, FIN: the sender's request               */
+    uint64_t rid;       /* CTS, DATA: the receiver's request; RTS: address   */
+    int32_t  pid;       /* RTS: the sender's process (cross-memory attach)   */
+    uint32_t pad2_;
+};
+_Static_assert(sizeof(struct kumi_msg_hdr) == 48, "the header is 48 bytes");
+
+#define KUMI_MSG_HDR        ((size_t)sizeof(struct kumi_msg_hdr))
+#define KUMI_MSG_CHUNK      (KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)  /* DATA payload */
+#define KUMI_MSG_CHARGE(n)  ((uint64_t)(n) + 64)   /* credit an EAGER/RTS costs */
+
+/* A message the handler queued for the main thread (every type but DATA,
+ * which the handler writes straight into the receiver's buffer). An
+ * EAGER one waits in the unexpected queue in this node, payload and all. */
+struct kumi_msg_node {
+    struct kumi_msg_node *next;
+    int                   src;       /* world PE */
+    struct kumi_msg_hdr   h;
+    unsigned char         data[];    /* EAGER: h.size bytes */
+};
+
+enum kumi_msg_kind  { KUMI_MSG_SEND = 1, KUMI_MSG_RECV = 2 };
+enum kumi_msg_state {
+    KUMI_MSG_QUEUED = 1,   /* send: waits for credit in its destination's queue */
+    KUMI_MSG_POSTED,       /* recv: in the posted queue, unmatched              */
+    KUMI_MSG_ACTIVE,       /* rendezvous under way                               */
+    KUMI_MSG_DONE
+};
+
+struct kumi_request {
+    struct kumi_request *next;        /* posted / send queue / stream list / free */
+    uint8_t  kind, state;
+    uint8_t  rdv;                     /* send: went by rendezvous              */
+    uint8_t  streaming;               /* recv: data arrive as DATA (CTS sent)  */
+    uint8_t  clone;                   /* a queued eager send's copy: freed once sent */
+    int      team_slot;
+    struct kumi_team *team;
+    int      peer;                    /* world PE, or KUMI_ANY_SOURCE (recv)    */
+    int      tag;
+    void    *buf;
+    size_t   bytes;                   /* send: size; recv: capacity             */
+    void    *spill;                   /* queued eager send: copy of the data    */
+    uint64_t id;                      /* rendezvous table id (0: none)          */
+    /* recv streamed by DATA: the handler adds what it wrote */
+    size_t   expect, got;
+    /* send streaming after a CTS */
+    uint64_t stream_rid;
+    size_t   stream_off, stream_len;
+    int      err;
+    kumi_status_t status;
+};
+
+struct kumi_msg_peer {
+    int64_t  avail;                   /* eager credit left at this PE            */
+    uint64_t owed;                    /* credit to give back to this PE          */
+    uint32_t seq_out, seq_in;
+    int      cma_off;                 /* cross-memory attach failed once        */
+    struct kumi_request *q_head, *q_tail;   /* sends waiting for credit         */
+};
+
+struct kumi_msg {
+    int      up, busy;
+    int      me, npes;
+    int32_t  pid;
+    size_t   eager;                   /* KUMI_MSG_EAGER                          */
+    uint64_t credit;                  /* KUMI_MSG_CREDIT                         */
+    struct kumi_msg_peer *peer;
+    int      queued;                  /* peers with sends waiting for credit     */
+    /* filled by the handler (any thread), drained by the main thread */
+    uint32_t inbox_lock;
+    struct kumi_msg_node *in_head, *in_tail;
+    /* main thread only */
+    struct kumi_request  *posted_head, *posted_tail;
+    struct kumi_msg_node *unexp_head, *unexp_tail;
+    size_t                unexp_count;
+    struct kumi_request  *streams;    /* sends streaming DATA after a CTS       */
+    struct kumi_request  *free_reqs;
+    /* rendezvous table: id = generation << 32 | index; the DATA handler
+     * looks receives up under rdv_lock */
+    uint32_t              rdv_lock;
+    struct kumi_request **rdv;
+    uint32_t             *rdv_gen;
+    uint32_t              rdv_cap, rdv_free;  /* rdv_free: a hint */
+};
+
+extern struct kumi_msg kumi_msg;
+
+/* proto.c */
+int  kumi_msg_progress(const char *call, int transport);  /* >= 0 served, or error */
+int  kumi_msg_start_send(const char *call, struct kumi_request *r);
+void kumi_msg_post_recv(const char *call, struct kumi_request *r);
+int  kumi_msg_req_done(struct kumi_request *r);            /* complete now? */
+struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take);
+int  kumi_msg_team_rank(const struct kumi_team *team, int world_pe);
+void kumi_msg_rdv_release(struct kumi_request *r);
+struct kumi_request *kumi_msg_req_new(void);
+void kumi_msg_req_free(struct kumi_request *r);
+
+#endif /* KUMI_MSG_INT_H */

@@ -1,0 +1,746 @@
+/*
+ * proto.c -- the two-sided messaging protocol: eager messages, rendezvous
+ * (cross-memory attach or CTS + streamed DATA), credits, matching and
+ * progress. See README.md for the design and the measurements.
+ *
+ * Threads: the active-message handler may run on a transport's own thread
+ * (tcp's progress thread) while the main thread is in kumi. It touches
+ * only the inbox (inbox_lock) and, for DATA, the rendezvous table
+ * (rdv_lock). Everything else is the main thread's.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "msg_int.h"
+
+#define KUMI_MSG_STREAM_BURST 16   /* DATA pieces per stream per progress call:
+                                      64 KiB, then the others get a turn */
+
+struct kumi_msg kumi_msg;
+
+static void spin_lock(uint32_t *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            sched_yield();
+}
+
+static void spin_unlock(uint32_t *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* --------------------------------------------------------- requests */
+
+struct kumi_request *kumi_msg_req_new(void)
+{
+    struct kumi_request *r = kumi_msg.free_reqs;
+
+    if (r != NULL)
+        kumi_msg.free_reqs = r->next;
+    else if ((r = malloc(sizeof(*r))) == NULL)
+        return NULL;
+    memset(r, 0, sizeof(*r));
+    return r;
+}
+
+void kumi_msg_req_free(struct kumi_request *r)
+{
+    free(r->spill);
+    r->spill = NULL;
+    r->next = kumi_msg.free_reqs;
+    kumi_msg.free_reqs = r;
+}
+
+int kumi_msg_team_rank(const struct kumi_team *team, int world_pe)
+{
+    if (team->slot == 0)
+        return world_pe;
+    for (int i = 0; i < team->size; i++)
+        if (team->pes[i] == world_pe)
+            return i;
+    return -1;
+}
+
+/* ------------------------------------------------ rendezvous table */
+
+static uint64_t rdv_put(struct kumi_request *r)
+{
+    uint32_t i;
+
+    spin_lock(&kumi_msg.rdv_lock);
+    for (i = kumi_msg.rdv_free; i < kumi_msg.rdv_cap && kumi_msg.rdv[i] != NULL; i++)
+        ;
+    if (i == kumi_msg.rdv_cap)
+        for (i = 0; i < kumi_msg.rdv_cap && kumi_msg.rdv[i] != NULL; i++)
+            ;
+    if (i == kumi_msg.rdv_cap) {
+        uint32_t              cap = kumi_msg.rdv_cap ? 2 * kumi_msg.rdv_cap : 64;
+        struct kumi_request **t   = realloc(kumi_msg.rdv, cap * sizeof(*t));
+        uint32_t             *g   = t ? realloc(kumi_msg.rdv_gen, cap * sizeof(*g)) : NULL;
+        if (t != NULL)
+            kumi_msg.rdv = t;
+        if (t == NULL || g == NULL) {
+            spin_unlock(&kumi_msg.rdv_lock);
+            return 0;
+        }
+        kumi_msg.rdv_gen = g;
+        for (uint32_t k = kumi_msg.rdv_cap; k < cap; k++) {
+            kumi_msg.rdv[k]     = NULL;
+            kumi_msg.rdv_gen[k] = 0;
+        }
+        kumi_msg.rdv_cap = cap;
+    }
+    kumi_msg.rdv[i] = r;
+    uint32_t gen = ++kumi_msg.rdv_gen[i];
+    if (gen == 0)
+        gen = kumi_msg.rdv_gen[i] = 1;
+    kumi_msg.rdv_free = i + 1;
+    spin_unlock(&kumi_msg.rdv_lock);
+    r->id = (uint64_t)gen << 32 | i;
+    return r->id;
+}
+
+/* The request behind id, or NULL (caller holds rdv_lock). */
+static struct kumi_request *rdv_lookup(uint64_t id)
+{
+    uint32_t i = (uint32_t)id, gen = (uint32_t)(id >> 32);
+
+    if (i >= kumi_msg.rdv_cap || gen == 0 || kumi_msg.rdv_gen[i] != gen)
+        return NULL;
+    return kumi_msg.rdv[i];
+}
+
+static struct kumi_request *rdv_get(uint64_t id)
+{
+    spin_lock(&kumi_msg.rdv_lock);
+    struct kumi_request *r = rdv_lookup(id);
+    spin_unlock(&kumi_msg.rdv_lock);
+    return r;
+}
+
+void kumi_msg_rdv_release(struct kumi_request *r)
+{
+    if (r->id == 0)
+        return;
+    spin_lock(&kumi_msg.rdv_lock);
+    uint32_t i = (uint32_t)r->id;
+    if (i < kumi_msg.rdv_cap && kumi_msg.rdv[i] == r) {
+        kumi_msg.rdv[i] = NULL;
+        if (i < kumi_msg.rdv_free)
+            kumi_msg.rdv_free = i;
+    }
+    spin_unlock(&kumi_msg.rdv_lock);
+    r->id = 0;
+}
+
+/* ---------------------------------------------------------- handler */
+
+static void inbox_push(struct kumi_msg_node *n)
+{
+    n->next = NULL;
+    spin_lock(&kumi_msg.inbox_lock);
+    if (kumi_msg.in_tail != NULL)
+        kumi_msg.in_tail->next = n;
+    else
+        __atomic_store_n(&kumi_msg.in_head, n, __ATOMIC_RELAXED);
+    kumi_msg.in_tail = n;
+    spin_unlock(&kumi_msg.inbox_lock);
+}
+
+/* DATA goes straight into the receiver's buffer (no staging copy); the
+ * rest is copied into a node for the main thread. */
+static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len, void *arg)
+{
+    (void)tp;
+    (void)arg;
+    struct kumi_msg_hdr h;
+
+    if (!__atomic_load_n(&kumi_msg.up, __ATOMIC_ACQUIRE))
+        return;
+    if (len < KUMI_MSG_HDR)
+        goto bad;
+    memcpy(&h, payload, sizeof h);
+    if (h.type == KUMI_MSG_DATA) {
+        size_t n = len - KUMI_MSG_HDR;
+        spin_lock(&kumi_msg.rdv_lock);
+        struct kumi_request *r = rdv_lookup(h.rid);
+        if (r == NULL || r->kind != KUMI_MSG_RECV || !r->streaming || h.size > r->expect
+            || n > r->expect - h.size) {
+            spin_unlock(&kumi_msg.rdv_lock);
+            goto bad;
+        }
+        memcpy((char *)r->buf + h.size, (const char *)payload + KUMI_MSG_HDR, n);
+        __atomic_store_n(&r->got, r->got + n, __ATOMIC_RELEASE);
+        spin_unlock(&kumi_msg.rdv_lock);
+        return;
+    }
+    if (h.type < KUMI_MSG_EAGER || h.type > KUMI_MSG_CREDIT
+        || (h.type == KUMI_MSG_EAGER ? h.size != len - KUMI_MSG_HDR : len != KUMI_MSG_HDR))
+        goto bad;
+    size_t data = h.type == KUMI_MSG_EAGER ? (size_t)h.size : 0;
+    struct kumi_msg_node *n = malloc(sizeof(*n) + data);
+    if (n == NULL)
+        kumi_rt_abort("msg: out of memory queueing a message");
+    n->src = src;
+    n->h   = h;
+    if (data != 0)
+        memcpy(n->data, (const char *)payload + KUMI_MSG_HDR, data);
+    inbox_push(n);
+    return;
+bad:
+    kumi_rt_log(KUMI_LOG_ERROR, "msg: malformed message of %zu bytes from PE %d dropped", len,
+                src);
+}
+
+/* ----------------------------------------------------------- sending */
+
+/* One active message to pe: h, then n bytes of data; piggybacks the
+ * credit owed to pe unless the message is DATA (the handler keeps no
+ * header of those). */
+static int send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
+{
+    _Alignas(16) unsigned char buf[KUMI_TP_AM_MAX_PAYLOAD];
+    struct kumi_msg_peer     *p = &kumi_msg.peer[pe];
+
+    h->credit = 0;
+    if (h->type != KUMI_MSG_DATA && p->owed != 0) {
+        h->credit = p->owed > UINT32_MAX ? UINT32_MAX : (uint32_t)p->owed;
+        p->owed -= h->credit;
+    }
+    memcpy(buf, h, KUMI_MSG_HDR);
+    if (n != 0)
+        memcpy(buf + KUMI_MSG_HDR, data, n);
+    int rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, buf, KUMI_MSG_HDR + n);
+    if (rc == KUMI_OK)
+        return KUMI_OK;
+    p->owed += h->credit;
+    if (kumi_rt_failed())
+        return kumi_rt_peer_error(call);
+    return kumi_rt_error(rc, call, "sending to PE %d: %s", pe, kumi_strerror(rc));
+}
+
+static void req_complete(struct kumi_request *r)
+{
+    __atomic_store_n(&r->state, KUMI_MSG_DONE, __ATOMIC_RELEASE);
+}
+
+/* Sends r now (credit is there, nothing queued before it). */
+static int send_now(const char *call, struct kumi_request *r)
+{
+    struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
+    struct kumi_msg_hdr   h = { .team = (uint16_t)r->team_slot, .tag = r->tag };
+    int                   rc;
+
+    h.seq = p->seq_out++;
+    if (!r->rdv) {
+        h.type = KUMI_MSG_EAGER;
+        h.size = r->bytes;
+        p->avail -= (int64_t)KUMI_MSG_CHARGE(r->bytes);
+        rc = send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
+        r->err = rc;
+        req_complete(r);
+        return rc;
+    }
+    if (rdv_put(r) == 0)
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "out of memory for a rendezvous");
+    h.type = KUMI_MSG_RTS;
+    h.size = r->bytes;
+    h.sid  = r->id;
+    h.rid  = (uint64_t)(uintptr_t)r->buf;
+    h.pid  = kumi_msg.pid;
+    p->avail -= (int64_t)KUMI_MSG_CHARGE(0);
+    r->state = KUMI_MSG_ACTIVE;
+    rc = send_am(call, r->peer, &h, NULL, 0);
+    if (rc != KUMI_OK) {
+        kumi_msg_rdv_release(r);
+        r->err = rc;
+        req_complete(r);
+    }
+    return rc;
+}
+
+int kumi_msg_start_send(const char *call, struct kumi_request *r)
+{
+    struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
+    uint64_t              charge;
+
+    r->rdv = r->bytes > kumi_msg.eager;
+    charge = KUMI_MSG_CHARGE(r->rdv ? 0 : r->bytes);
+    if (p->q_head == NULL && p->avail >= (int64_t)charge)
+        return send_now(call, r);
+    /* out of credit, or others wait before it: queue it. An eager one is
+     * copied and done for its sender (as if sent); a clone waits. */
+    struct kumi_request *q = r;
+    if (!r->rdv) {
+        if ((q = kumi_msg_req_new()) == NULL
+            || (r->bytes != 0 && (q->spill = malloc(r->bytes)) == NULL)) {
+            if (q != NULL)
+                kumi_msg_req_free(q);
+            return kumi_rt_error(KUMI_ERR_NOMEM, call, "out of memory queueing %zu bytes for "
+                                 "PE %d", r->bytes, r->peer);
+        }
+        if (r->bytes != 0)
+            memcpy(q->spill, r->buf, r->bytes);
+        q->kind = KUMI_MSG_SEND;
+        q->team_slot = r->team_slot;
+        q->team  = r->team;
+        q->peer  = r->peer;
+        q->tag   = r->tag;
+        q->bytes = r->bytes;
+        q->rdv   = 0;
+        q->clone = 1;
+        req_complete(r);
+    }
+    q->state = KUMI_MSG_QUEUED;
+    q->next  = NULL;
+    if (p->q_tail != NULL)
+        p->q_tail->next = q;
+    else {
+        p->q_head = q;
+        kumi_msg.queued++;
+    }
+    p->q_tail = q;
+    return KUMI_OK;
+}
+
+/* Sends what credit allows from each destination's queue. */
+static int flush_queues(const char *call)
+{
+    int served = 0;
+
+    for (int pe = 0; pe < kumi_msg.npes && kumi_msg.queued > 0; pe++) {
+        struct kumi_msg_peer *p = &kumi_msg.peer[pe];
+        while (p->q_head != NULL) {
+            struct kumi_request *r = p->q_head;
+            if (p->avail < (int64_t)KUMI_MSG_CHARGE(r->rdv ? 0 : r->bytes))
+                break;
+            p->q_head = r->next;
+            if (p->q_head == NULL) {
+                p->q_tail = NULL;
+                kumi_msg.queued--;
+            }
+            int rc = send_now(call, r);
+            if (r->clone)
+                kumi_msg_req_free(r);
+            served++;
+            if (rc != KUMI_OK)
+                return rc;
+        }
+    }
+    return served;
+}
+
+/* --------------------------------------------------------- receiving */
+
+static int msg_matches(const struct kumi_request *r, const struct kumi_msg_node *n)
+{
+    return r->team_slot == n->h.team && (r->peer == KUMI_ANY_SOURCE || r->peer == n->src)
+           && (r->tag == KUMI_ANY_TAG || r->tag == n->h.tag);
+}
+
+/* Single copy from another process on this host; KUMI_OK or -1. */
+static int cma_pull(int pid, void *dst, uint64_t src, size_t n)
+{
+    size_t done = 0;
+
+    while (done < n) {
+        struct iovec l = { (char *)dst + done, n - done };
+        struct iovec r = { (void *)(uintptr_t)(src + done), n - done };
+        ssize_t      k = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    return KUMI_OK;
+}
+
+/* n (matched to r) delivers; n is freed. */
+static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_node *n)
+{
+    struct kumi_msg_peer *p   = &kumi_msg.peer[n->src];
+    size_t                len = (size_t)n->h.size, take = len < r->bytes ? len : r->bytes;
+    int                   rc  = KUMI_OK;
+
+    r->status.source = kumi_msg_team_rank(r->team, n->src);
+    r->status.tag    = n->h.tag;
+    r->status.bytes  = len;
+    r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
+    if (n->h.type == KUMI_MSG_EAGER) {
+        p->owed += KUMI_MSG_CHARGE(len);
+        if (take != 0)
+            memcpy(r->buf, n->data, take);
+        req_complete(r);
+        free(n);
+        return KUMI_OK;
+    }
+    /* RTS */
+    p->owed += KUMI_MSG_CHARGE(0);
+    if (n->src == kumi_msg.me) {
+        struct kumi_request *s = rdv_get(n->h.sid);
+        if (take != 0)
+            memcpy(r->buf, (const void *)(uintptr_t)n->h.rid, take);
+        if (s != NULL) {
+            kumi_msg_rdv_release(s);
+            req_complete(s);
+        }
+        req_complete(r);
+        free(n);
+        return KUMI_OK;
+    }
+    if (take == 0 || (!p->cma_off
+                      && kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0) != NULL
+                      && cma_pull(n->h.pid, r->buf, n->h.rid, take) == KUMI_OK)) {
+        struct kumi_msg_hdr f = { .type = KUMI_MSG_FIN, .sid = n->h.sid };
+        rc = send_am(call, n->src, &f, NULL, 0);
+        req_complete(r);
+        free(n);
+        return rc;
+    }
+    if (take != 0 && !p->cma_off && kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0)
+                                        != NULL) {
+        p->cma_off = 1;
+        kumi_rt_log(KUMI_LOG_INFO, "msg: cross-memory attach to PE %d failed (%s): its large "
+                    "messages are streamed", n->src, strerror(errno));
+    }
+    /* CTS: the sender streams DATA straight into r->buf */
+    r->expect    = take;
+    r->got       = 0;
+    r->streaming = 1;
+    r->state     = KUMI_MSG_ACTIVE;
+    if (rdv_put(r) == 0) {
+        free(n);
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "out of memory for a rendezvous");
+    }
+    struct kumi_msg_hdr c = { .type = KUMI_MSG_CTS, .size = take, .sid = n->h.sid, .rid = r->id };
+    rc = send_am(call, n->src, &c, NULL, 0);
+    free(n);
+    return rc;
+}
+
+int kumi_msg_req_done(struct kumi_request *r)
+{
+    uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+
+    if (st == KUMI_MSG_ACTIVE && r->streaming
+        && __atomic_load_n(&r->got, __ATOMIC_ACQUIRE) == r->expect) {
+        kumi_msg_rdv_release(r);
+        r->streaming = 0;
+        req_complete(r);
+        return 1;
+    }
+    return st == KUMI_MSG_DONE;
+}
+
+static void unexp_append(struct kumi_msg_node *n)
+{
+    n->next = NULL;
+    if (kumi_msg.unexp_tail != NULL)
+        kumi_msg.unexp_tail->next = n;
+    else
+        kumi_msg.unexp_head = n;
+    kumi_msg.unexp_tail = n;
+    kumi_msg.unexp_count++;
+}
+
+struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take)
+{
+    struct kumi_request   probe = { .team_slot = team_slot, .peer = src, .tag = tag };
+    struct kumi_msg_node *prev = NULL;
+
+    for (struct kumi_msg_node *n = kumi_msg.unexp_head; n != NULL; prev = n, n = n->next) {
+        if (!msg_matches(&probe, n))
+            continue;
+        if (take) {
+            if (prev != NULL)
+                prev->next = n->next;
+            else
+                kumi_msg.unexp_head = n->next;
+            if (kumi_msg.unexp_tail == n)
+                kumi_msg.unexp_tail = prev;
+            kumi_msg.unexp_count--;
+        }
+        return n;
+    }
+    return NULL;
+}
+
+void kumi_msg_post_recv(const char *call, struct kumi_request *r)
+{
+    struct kumi_msg_node *n = kumi_msg_unexp_find(r->team_slot, r->peer, r->tag, 1);
+
+    if (n != NULL) {
+        int rc = deliver(call, r, n);
+        if (rc != KUMI_OK && r->err == KUMI_OK) {
+            r->err = rc;
+            req_complete(r);
+        }
+        return;
+    }
+    r->state = KUMI_MSG_POSTED;
+    r->next  = NULL;
+    if (kumi_msg.posted_tail != NULL)
+        kumi_msg.posted_tail->next = r;
+    else
+        kumi_msg.posted_head = r;
+    kumi_msg.posted_tail = r;
+}
+
+/* An EAGER or RTS arrived: the first posted receive it fits, or the
+ * unexpected queue. */
+static int arrive(const char *call, struct kumi_msg_node *n)
+{
+    struct kumi_msg_peer *p = &kumi_msg.peer[n->src];
+    struct kumi_request  *prev = NULL;
+
+    if (n->h.seq != p->seq_in)
+        kumi_rt_log(KUMI_LOG_ERROR, "msg: message %u from PE %d arrived where %u was due",
+                    n->h.seq, n->src, p->seq_in);
+    p->seq_in = n->h.seq + 1;
+    for (struct kumi_request *r = kumi_msg.posted_head; r != NULL; prev = r, r = r->next) {
+        if (!msg_matches(r, n))
+            continue;
+        if (prev != NULL)
+            prev->next = r->next;
+        else
+            kumi_msg.posted_head = r->next;
+        if (kumi_msg.posted_tail == r)
+            kumi_msg.posted_tail = prev;
+        int rc = deliver(call, r, n);
+        if (rc != KUMI_OK && r->err == KUMI_OK) {
+            r->err = rc;
+            req_complete(r);
+        }
+        return rc;
+    }
+    unexp_append(n);
+    return KUMI_OK;
+}
+
+static int drain(const char *call)
+{
+    int served = 0, rc = KUMI_OK;
+
+    while (__atomic_load_n(&kumi_msg.in_head, __ATOMIC_RELAXED) != NULL) {
+        spin_lock(&kumi_msg.inbox_lock);
+        struct kumi_msg_node *n = kumi_msg.in_head;
+        kumi_msg.in_head = kumi_msg.in_tail = NULL;
+        spin_unlock(&kumi_msg.inbox_lock);
+        while (n != NULL) {
+            struct kumi_msg_node *next = n->next;
+            struct kumi_request  *s;
+            int                   r2 = KUMI_OK;
+
+            served++;
+            kumi_msg.peer[n->src].avail += n->h.credit;
+            switch (n->h.type) {
+            case KUMI_MSG_EAGER:
+            case KUMI_MSG_RTS:
+                r2 = arrive(call, n);
+                break;
+            case KUMI_MSG_CTS:
+                s = rdv_get(n->h.sid);
+                if (s != NULL && s->kind == KUMI_MSG_SEND && s->state == KUMI_MSG_ACTIVE) {
+                    s->stream_rid = n->h.rid;
+                    s->stream_len = n->h.size < s->bytes ? (size_t)n->h.size : s->bytes;
+                    s->stream_off = 0;
+                    s->next = kumi_msg.streams;
+                    kumi_msg.streams = s;
+                } else {
+                    kumi_rt_log(KUMI_LOG_ERROR, "msg: CTS for no send from PE %d", n->src);
+                }
+                free(n);
+                break;
+            case KUMI_MSG_FIN:
+                s = rdv_get(n->h.sid);
+                if (s != NULL && s->kind == KUMI_MSG_SEND && s->state == KUMI_MSG_ACTIVE) {
+                    kumi_msg_rdv_release(s);
+                    req_complete(s);
+                } else {
+                    kumi_rt_log(KUMI_LOG_ERROR, "msg: FIN for no send from PE %d", n->src);
+                }
+                free(n);
+                break;
+            default:   /* CREDIT */
+                free(n);
+            }
+            if (r2 != KUMI_OK && rc == KUMI_OK)
+                rc = r2;
+            n = next;
+        }
+    }
+    return rc != KUMI_OK ? rc : served;
+}
+
+/* Streams DATA for the sends whose receivers sent a CTS. */
+static int stream(const char *call)
+{
+    struct kumi_request **pp = &kumi_msg.streams;
+    int                   served = 0;
+
+    while (*pp != NULL) {
+        struct kumi_request *s = *pp;
+        for (int k = 0; k < KUMI_MSG_STREAM_BURST && s->stream_off < s->stream_len; k++) {
+            size_t              n = s->stream_len - s->stream_off;
+            struct kumi_msg_hdr h = { .type = KUMI_MSG_DATA, .size = s->stream_off,
+                                      .rid = s->stream_rid };
+            if (n > KUMI_MSG_CHUNK)
+                n = KUMI_MSG_CHUNK;
+            int rc = send_am(call, s->peer, &h, (const char *)s->buf + s->stream_off, n);
+            if (rc != KUMI_OK) {
+                *pp = s->next;
+                kumi_msg_rdv_release(s);
+                s->err = rc;
+                req_complete(s);
+                return rc;
+            }
+            s->stream_off += n;
+            served++;
+        }
+        if (s->stream_off == s->stream_len) {
+            /* the transport holds its own copy of every piece: done */
+            *pp = s->next;
+            kumi_msg_rdv_release(s);
+            req_complete(s);
+            served++;
+        } else {
+            pp = &s->next;
+        }
+    }
+    return served;
+}
+
+/* Gives back credit a peer may need: a quarter of its allowance or more
+ * (less rides on the next message to it). */
+static int return_credit(const char *call)
+{
+    int served = 0;
+
+    for (int pe = 0; pe < kumi_msg.npes; pe++)
+        if (kumi_msg.peer[pe].owed >= kumi_msg.credit / 4) {
+            struct kumi_msg_hdr h = { .type = KUMI_MSG_CREDIT };
+            int rc = send_am(call, pe, &h, NULL, 0);
+            if (rc != KUMI_OK)
+                return rc;
+            served++;
+        }
+    return served;
+}
+
+int kumi_msg_progress(const char *call, int transport)
+{
+    int served = 0, rc;
+
+    if (!kumi_msg.up || kumi_msg.busy)
+        return 0;
+    kumi_msg.busy = 1;
+    if (transport) {
+        rc = kumi_rt.tp.ops->progress(&kumi_rt.tp);
+        if (rc > 0)
+            served += rc;
+    }
+    if ((rc = drain(call)) < 0)
+        goto out;
+    served += rc;
+    if (kumi_msg.queued > 0) {
+        if ((rc = flush_queues(call)) < 0)
+            goto out;
+        served += rc;
+    }
+    if (kumi_msg.streams != NULL) {
+        if ((rc = stream(call)) < 0)
+            goto out;
+        served += rc;
+    }
+    if ((rc = return_credit(call)) < 0)
+        goto out;
+    rc = served + rc;
+out:
+    kumi_msg.busy = 0;
+    return rc;
+}
+
+/* ------------------------------------------------------- the layer */
+
+static int msg_poll(void)
+{
+    int rc = kumi_msg_progress("kumi (message progress)", 0);
+    return rc > 0 ? rc : 0;
+}
+
+static struct kumi_rt_layer msg_layer;
+
+static int msg_init(void)
+{
+    kumi_msg.me     = kumi_rt.rank;
+    kumi_msg.npes   = kumi_rt.size;
+    kumi_msg.pid    = (int32_t)getpid();
+    kumi_msg.eager  = (size_t)kumi_rt.cfg.msg_eager;
+    kumi_msg.credit = kumi_rt.cfg.msg_credit;
+    if (kumi_msg.eager > KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)
+        kumi_msg.eager = KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR;
+    /* a drained receiver owes less than a quarter: the rest must hold the
+     * largest eager message (8 KiB minimum credit guarantees it) */
+    kumi_msg.peer = calloc((size_t)kumi_msg.npes, sizeof(*kumi_msg.peer));
+    if (kumi_msg.peer == NULL)
+        return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "msg: out of memory");
+    for (int pe = 0; pe < kumi_msg.npes; pe++)
+        kumi_msg.peer[pe].avail = (int64_t)kumi_msg.credit;
+    kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_MSG, msg_am, NULL);
+    __atomic_store_n(&kumi_msg.up, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&msg_layer.poll, msg_poll, __ATOMIC_RELAXED);
+    return KUMI_OK;
+}
+
+static void msg_fini(void)
+{
+    __atomic_store_n(&msg_layer.poll, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&kumi_msg.up, 0, __ATOMIC_RELEASE);
+    spin_lock(&kumi_msg.inbox_lock);
+    struct kumi_msg_node *n = kumi_msg.in_head;
+    kumi_msg.in_head = kumi_msg.in_tail = NULL;
+    spin_unlock(&kumi_msg.inbox_lock);
+    while (n != NULL) {
+        struct kumi_msg_node *next = n->next;
+        free(n);
+        n = next;
+    }
+    for (n = kumi_msg.unexp_head; n != NULL;) {
+        struct kumi_msg_node *next = n->next;
+        free(n);
+        n = next;
+    }
+    for (int pe = 0; pe < kumi_msg.npes; pe++)
+        for (struct kumi_request *r = kumi_msg.peer[pe].q_head; r != NULL;) {
+            struct kumi_request *next = r->next;
+            if (r->clone) {
+                free(r->spill);
+                free(r);
+            }
+            r = next;
+        }
+    while (kumi_msg.free_reqs != NULL) {
+        struct kumi_request *next = kumi_msg.free_reqs->next;
+        free(kumi_msg.free_reqs);
+        kumi_msg.free_reqs = next;
+    }
+    free(kumi_msg.peer);
+    free(kumi_msg.rdv);
+    free(kumi_msg.rdv_gen);
+    memset(&kumi_msg, 0, sizeof kumi_msg);
+}
+
+__attribute__((constructor)) static void msg_register(void)
+{
+    msg_layer.name = "msg";
+    msg_layer.init = msg_init;
+    msg_layer.fini = msg_fini;
+    kumi_rt_layer_add(&msg_layer);
+}
