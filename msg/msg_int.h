@@ -106,6 +106,7 @@ struct kumi_msg {
     struct kumi_request  *posted_head, *posted_tail;
     struct kumi_msg_node *unexp_head, *unexp_tail;
     size_t                unexp_count;
+    uint64_t              unexp_bytes, unexp_peak;   /* charged bytes held */
     struct kumi_request  *streams;    /* sends streaming DATA after a CTS       */
     struct kumi_request  *free_reqs;
     /* rendezvous table: id = generation << 32 | index; the DATA handler

@@ -448,6 +448,9 @@ static void unexp_append(struct kumi_msg_node *n)
         kumi_msg.unexp_head = n;
     kumi_msg.unexp_tail = n;
     kumi_msg.unexp_count++;
+    kumi_msg.unexp_bytes += KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
+    if (kumi_msg.unexp_bytes > kumi_msg.unexp_peak)
+        kumi_msg.unexp_peak = kumi_msg.unexp_bytes;
 }
 
 struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take)
@@ -466,6 +469,7 @@ struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int t
             if (kumi_msg.unexp_tail == n)
                 kumi_msg.unexp_tail = prev;
             kumi_msg.unexp_count--;
+            kumi_msg.unexp_bytes -= KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
         }
         return n;
     }

@@ -7,6 +7,29 @@
 # cancel, truncation, bad arguments
 kumi_pe_test(msg_match msg_match.c NPES 2 3 4 8)
 
+# unexpected-message floods: bounded memory (INTERNAL: reads the layer's
+# own count), order, no deadlock when everyone sends before receiving;
+# small credits (16k) so the credit path runs often. 8 PEs on 2 cores:
+# fewer messages
+kumi_pe_test(msg_flood msg_flood.c NPES 2 3 4 ARGS 3000 INTERNAL ENV KUMI_MSG_CREDIT=16k)
+kumi_pe_test(msg_flood.n8 msg_flood.c NPES 8 ARGS 1000 INTERNAL ENV KUMI_MSG_CREDIT=16k)
+
+# many outstanding requests (waitany, test, waitall) and a 64 MiB
+# exchange with every word checked; 8 PEs: fewer requests
+kumi_pe_test(msg_reqs msg_reqs.c NPES 2 3 4 ARGS 256 64)
+kumi_pe_test(msg_reqs.n8 msg_reqs.c NPES 8 ARGS 64 64)
+
+# a PE dies while the others wait in receive, waitall or a rendezvous
+# send: KUMI_ERR_PEER naming PE 1 (over tcp the survivor may only have
+# seen the connection drop, which names PE 1 too), kumirun exits 137
+function(msg_fail_test CASE CALL)
+  kumi_pe_test(msg_fail.${CASE} msg_fail.c ${ARGN} ARGS ${CASE} EXPECT_RC 137
+    EXPECT_REGEX "kumi\\[0\\]: ${CALL}: (PE 1 failed \\(status 137\\)|lost the connection to PE 1)")
+endfunction()
+msg_fail_test(recv kumi_recv    NPES 2 3)
+msg_fail_test(wait kumi_waitall NPES 2)
+msg_fail_test(send kumi_send    NPES 2)
+
 # the label msg on every test above
 get_property(msg_all_tests DIRECTORY PROPERTY TESTS)
 foreach(t IN LISTS msg_all_tests)
