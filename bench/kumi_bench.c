@@ -37,6 +37,10 @@ static const struct kb_op kb_ops[] = {
     /* KUMI_ALLTOALL is read at kumi_init, so `all` cannot include it */
     { "alltoall-naive", kb_op_alltoall,  KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  0 },
     { "ring",           kb_op_ring,      KB_RATE,  KB_REF_PIPELINE, 0,    1,    2,  1 },
+    /* two-sided messages (kumi_bench_send.c); not in `all` yet (no twin) */
+    { "send-lat",       kb_op_send_lat,  KB_LAT,   KB_REF_PIPELINE, 8,    0,    2,  0 },
+    { "send-bw",        kb_op_send_bw,   KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  0 },
+    { "send-rate",      kb_op_send_rate, KB_RATE,  KB_REF_PIPELINE, 0,    0,    2,  0 },
     { "limit",          NULL,            KB_LIMIT, KB_REF_PIPELINE, 0,    0,    1,  0 },
     /* the software DSM (kumi_bench_dsm.c); not in `all`: see bench/README.md */
     { "dsm-read2",      NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },

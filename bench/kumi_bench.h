@@ -153,6 +153,20 @@ int kb_op_get(const struct kb_run *run, struct kb_sample *out);
 int kb_op_pingpong(const struct kb_run *run, struct kb_sample *out);
 int kb_op_atomic(const struct kb_run *run, struct kb_sample *out);
 int kb_op_ring(const struct kb_run *run, struct kb_sample *out);
+/* what the ops' files share (kumi_bench_ops.c): the timed loop (warm-up,
+ * barrier, iters steps and fin; microseconds per step, 0 where this PE
+ * did not run), and the per-size, per-sender byte pattern */
+typedef int (*kb_step)(void *ctx);
+double   kb_timed(const struct kb_run *run, const char *call, int runs, kb_step step,
+                  kb_step fin, void *ctx);
+uint64_t kb_seed(size_t bytes, uint64_t who);
+void     kb_fill(void *buf, size_t n, uint64_t seed);
+void     kb_expect_block(const struct kb_run *run, const void *buf, size_t n, uint64_t seed,
+                         const char *what);
+/* kumi_bench_send.c: two-sided messages between PEs 0 and 1 */
+int kb_op_send_lat(const struct kb_run *run, struct kb_sample *out);
+int kb_op_send_bw(const struct kb_run *run, struct kb_sample *out);
+int kb_op_send_rate(const struct kb_run *run, struct kb_sample *out);
 
 /* kumi_bench_limit.c */
 double kb_stat_mbs(const struct kb_stat *s);   /* bytes / best_us, NAN if none */

@@ -17,14 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int (*kb_step)(void *ctx);
-
 /* Warm-up, barrier, then `iters` timed steps and an optional `fin` inside
  * the timed region (the quiet that ends a stream). Collective; PEs with
  * runs == 0 only join the barrier. Returns microseconds per step (0 if
  * this PE did not run). */
-static double kb_timed(const struct kb_run *run, const char *call, int runs, kb_step step,
-                       kb_step fin, void *ctx)
+double kb_timed(const struct kb_run *run, const char *call, int runs, kb_step step, kb_step fin,
+                void *ctx)
 {
     const char *op = run->op->name;
     double      t0, t;
@@ -55,7 +53,7 @@ static double kb_timed(const struct kb_run *run, const char *call, int runs, kb_
  * block delivered to the wrong place, a stale buffer from the previous
  * size, or a short copy is caught. */
 
-static uint64_t kb_seed(size_t bytes, uint64_t who)
+uint64_t kb_seed(size_t bytes, uint64_t who)
 {
     return (uint64_t)bytes * 1000003u + who;
 }
@@ -66,7 +64,7 @@ static uint64_t kb_word(uint64_t seed, size_t w)
     return x ^ (x >> 31);
 }
 
-static void kb_fill(void *buf, size_t n, uint64_t seed)
+void kb_fill(void *buf, size_t n, uint64_t seed)
 {
     uint8_t *p = buf;
 
@@ -92,8 +90,8 @@ static size_t kb_verify(const void *buf, size_t n, uint64_t seed)
     return (size_t)-1;
 }
 
-static void kb_expect_block(const struct kb_run *run, const void *buf, size_t n, uint64_t seed,
-                            const char *what)
+void kb_expect_block(const struct kb_run *run, const void *buf, size_t n, uint64_t seed,
+                     const char *what)
 {
     size_t bad = kb_verify(buf, n, seed);
 

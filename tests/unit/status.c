@@ -66,7 +66,7 @@ static void test_strerror_known(void **state)
 
 static void test_strerror_unknown(void **state)
 {
-    static const int unknown[] = { 2, -8, 100, -100, INT_MAX, INT_MIN };
+    static const int unknown[] = { 2, -9, 100, -100, INT_MAX, INT_MIN };
     (void)state;
     for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
         const char *s = kumi_strerror(unknown[i]);
