@@ -317,7 +317,7 @@ int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each);
  * messages from one PE to another on one team with one tag never overtake
  * each other. A PE may send to itself.
  *
- * Protocols: a message of at most KUMI_MSG_EAGER bytes (default 4000)
+ * Protocols: a message of at most KUMI_MSG_EAGER bytes (default 4080)
  * travels at once in one active message and may wait at the receiver
  * until a receive matches it; a longer one by rendezvous: only its header
  * travels, and once a receive matches it the receiver copies the data

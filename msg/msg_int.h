@@ -12,7 +12,9 @@
 #include "../runtime/rt.h"
 
 /* The wire: one active message (KUMI_RT_AM_MSG) is a header, then for
- * EAGER and DATA its payload. */
+ * EAGER and DATA its payload. EAGER carries only the header's first
+ * KUMI_MSG_EAGER_HDR bytes (its size is the rest of the message): an
+ * 8-byte message and its shm record then fit one cache line. */
 enum kumi_msg_type {
     KUMI_MSG_EAGER  = 1,  /* a whole message: matchable                     */
     KUMI_MSG_RTS    = 2,  /* rendezvous request to send: matchable          */
@@ -29,6 +31,7 @@ struct kumi_msg_hdr {
     int32_t  tag;
     uint32_t seq;       /* EAGER, RTS: per sender-receiver pair, from 0      */
     uint32_t credit;    /* credit bytes returned to whom receives this       */
+    /* the rest is not sent with EAGER */
     uint64_t size;      /* EAGER: payload; RTS: message; CTS: bytes wanted;
                            DATA: offset of the payload                       */
     uint64_t sid;       /* RTS, CTS, FIN: the sender's request               */
@@ -39,6 +42,8 @@ struct kumi_msg_hdr {
 _Static_assert(sizeof(struct kumi_msg_hdr) == 48, "the header is 48 bytes");
 
 #define KUMI_MSG_HDR        ((size_t)sizeof(struct kumi_msg_hdr))
+#define KUMI_MSG_EAGER_HDR  ((size_t)offsetof(struct kumi_msg_hdr, size))
+_Static_assert(offsetof(struct kumi_msg_hdr, size) == 16, "EAGER sends a 16-byte header");
 #define KUMI_MSG_CHUNK      (KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)  /* DATA payload */
 #define KUMI_MSG_CHARGE(n)  ((uint64_t)(n) + 64)   /* credit an EAGER/RTS costs */
 
@@ -92,7 +97,9 @@ struct kumi_msg_peer {
 };
 
 struct kumi_msg {
-    int      up, busy;
+    int      up;
+    int      busy;                    /* the main thread is inside the layer:
+                                         handlers queue, never match       */
     int      me, npes;
     int32_t  pid;
     size_t   eager;                   /* KUMI_MSG_EAGER                          */

@@ -152,8 +152,16 @@ static void inbox_push(struct kumi_msg_node *n)
     spin_unlock(&kumi_msg.inbox_lock);
 }
 
-/* DATA goes straight into the receiver's buffer (no staging copy); the
- * rest is copied into a node for the main thread. */
+/* Set on the thread that ran kumi_init (the one that calls the layer). */
+static __thread int msg_owner;
+
+static void arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
+
+/* DATA goes straight into the receiver's buffer (no staging copy). An
+ * EAGER message met by the main thread outside the layer (in a wait's
+ * progress) with nothing queued before it is matched at once, copied
+ * straight from the transport into a posted buffer. The rest is copied
+ * into a node for the main thread. */
 static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len, void *arg)
 {
     (void)tp;
@@ -162,9 +170,25 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
 
     if (!__atomic_load_n(&kumi_msg.up, __ATOMIC_ACQUIRE))
         return;
-    if (len < KUMI_MSG_HDR)
+    if (len < KUMI_MSG_EAGER_HDR)
         goto bad;
-    memcpy(&h, payload, sizeof h);
+    memcpy(&h, payload, KUMI_MSG_EAGER_HDR);
+    if (h.type == KUMI_MSG_EAGER) {
+        h.size = len - KUMI_MSG_EAGER_HDR;
+        h.sid = h.rid = 0;
+        h.pid = 0;
+        if (msg_owner && !kumi_msg.busy
+            && __atomic_load_n(&kumi_msg.in_head, __ATOMIC_ACQUIRE) == NULL) {
+            kumi_msg.busy = 1;
+            arrive_direct(src, &h, (const char *)payload + KUMI_MSG_EAGER_HDR);
+            kumi_msg.busy = 0;
+            return;
+        }
+    } else if (len < KUMI_MSG_HDR) {
+        goto bad;
+    } else {
+        memcpy(&h, payload, KUMI_MSG_HDR);
+    }
     if (h.type == KUMI_MSG_DATA) {
         size_t n = len - KUMI_MSG_HDR;
         spin_lock(&kumi_msg.rdv_lock);
@@ -180,7 +204,7 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
         return;
     }
     if (h.type < KUMI_MSG_EAGER || h.type > KUMI_MSG_CREDIT
-        || (h.type == KUMI_MSG_EAGER ? h.size != len - KUMI_MSG_HDR : len != KUMI_MSG_HDR))
+        || (h.type != KUMI_MSG_EAGER && len != KUMI_MSG_HDR))
         goto bad;
     size_t data = h.type == KUMI_MSG_EAGER ? (size_t)h.size : 0;
     struct kumi_msg_node *n = malloc(sizeof(*n) + data);
@@ -189,7 +213,7 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
     n->src = src;
     n->h   = h;
     if (data != 0)
-        memcpy(n->data, (const char *)payload + KUMI_MSG_HDR, data);
+        memcpy(n->data, (const char *)payload + KUMI_MSG_EAGER_HDR, data);
     inbox_push(n);
     return;
 bad:
@@ -212,10 +236,11 @@ static int send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void 
         h->credit = p->owed > UINT32_MAX ? UINT32_MAX : (uint32_t)p->owed;
         p->owed -= h->credit;
     }
-    memcpy(buf, h, KUMI_MSG_HDR);
+    size_t hlen = h->type == KUMI_MSG_EAGER ? KUMI_MSG_EAGER_HDR : KUMI_MSG_HDR;
+    memcpy(buf, h, hlen);
     if (n != 0)
-        memcpy(buf + KUMI_MSG_HDR, data, n);
-    int rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, buf, KUMI_MSG_HDR + n);
+        memcpy(buf + hlen, data, n);
+    int rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, buf, hlen + n);
     if (rc == KUMI_OK)
         return KUMI_OK;
     p->owed += h->credit;
@@ -362,6 +387,22 @@ static int cma_pull(int pid, void *dst, uint64_t src, size_t n)
     return KUMI_OK;
 }
 
+/* An EAGER message (header h, payload data) from src completes r. */
+static void deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hdr *h,
+                          const void *data)
+{
+    size_t len = (size_t)h->size, take = len < r->bytes ? len : r->bytes;
+
+    r->status.source = kumi_msg_team_rank(r->team, src);
+    r->status.tag    = h->tag;
+    r->status.bytes  = len;
+    r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
+    kumi_msg.peer[src].owed += KUMI_MSG_CHARGE(len);
+    if (take != 0)
+        memcpy(r->buf, data, take);
+    req_complete(r);
+}
+
 /* n (matched to r) delivers; n is freed. */
 static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_node *n)
 {
@@ -374,10 +415,7 @@ static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_nod
     r->status.bytes  = len;
     r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
     if (n->h.type == KUMI_MSG_EAGER) {
-        p->owed += KUMI_MSG_CHARGE(len);
-        if (take != 0)
-            memcpy(r->buf, n->data, take);
-        req_complete(r);
+        deliver_eager(r, n->src, &n->h, n->data);
         free(n);
         return KUMI_OK;
     }
@@ -479,9 +517,12 @@ struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int t
 void kumi_msg_post_recv(const char *call, struct kumi_request *r)
 {
     struct kumi_msg_node *n = kumi_msg_unexp_find(r->team_slot, r->peer, r->tag, 1);
+    int                   busy = kumi_msg.busy;
 
     if (n != NULL) {
+        kumi_msg.busy = 1;   /* deliver may send, and sending may run handlers */
         int rc = deliver(call, r, n);
+        kumi_msg.busy = busy;
         if (rc != KUMI_OK && r->err == KUMI_OK) {
             r->err = rc;
             req_complete(r);
@@ -499,17 +540,25 @@ void kumi_msg_post_recv(const char *call, struct kumi_request *r)
 
 /* An EAGER or RTS arrived: the first posted receive it fits, or the
  * unexpected queue. */
-static int arrive(const char *call, struct kumi_msg_node *n)
+static void seq_check(int src, const struct kumi_msg_hdr *h)
 {
-    struct kumi_msg_peer *p = &kumi_msg.peer[n->src];
-    struct kumi_request  *prev = NULL;
+    struct kumi_msg_peer *p = &kumi_msg.peer[src];
 
-    if (n->h.seq != p->seq_in)
+    if (h->seq != p->seq_in)
         kumi_rt_log(KUMI_LOG_ERROR, "msg: message %u from PE %d arrived where %u was due",
-                    n->h.seq, n->src, p->seq_in);
-    p->seq_in = n->h.seq + 1;
+                    h->seq, src, p->seq_in);
+    p->seq_in = h->seq + 1;
+}
+
+/* The first posted receive a message from src with h fits, taken out of
+ * the posted queue; NULL if none. */
+static struct kumi_request *posted_take(int src, const struct kumi_msg_hdr *h)
+{
+    struct kumi_request *prev = NULL;
+
     for (struct kumi_request *r = kumi_msg.posted_head; r != NULL; prev = r, r = r->next) {
-        if (!msg_matches(r, n))
+        if (r->team_slot != h->team || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
+            || (r->tag != KUMI_ANY_TAG && r->tag != h->tag))
             continue;
         if (prev != NULL)
             prev->next = r->next;
@@ -517,6 +566,38 @@ static int arrive(const char *call, struct kumi_msg_node *n)
             kumi_msg.posted_head = r->next;
         if (kumi_msg.posted_tail == r)
             kumi_msg.posted_tail = prev;
+        return r;
+    }
+    return NULL;
+}
+
+/* The handler's EAGER fast path (main thread, outside the layer). */
+static void arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data)
+{
+    struct kumi_request *r;
+
+    kumi_msg.peer[src].avail += h->credit;
+    seq_check(src, h);
+    if ((r = posted_take(src, h)) != NULL) {
+        deliver_eager(r, src, h, data);
+        return;
+    }
+    struct kumi_msg_node *n = malloc(sizeof(*n) + (size_t)h->size);
+    if (n == NULL)
+        kumi_rt_abort("msg: out of memory queueing a message");
+    n->src = src;
+    n->h   = *h;
+    if (h->size != 0)
+        memcpy(n->data, data, (size_t)h->size);
+    unexp_append(n);
+}
+
+static int arrive(const char *call, struct kumi_msg_node *n)
+{
+    struct kumi_request *r;
+
+    seq_check(n->src, &n->h);
+    if ((r = posted_take(n->src, &n->h)) != NULL) {
         int rc = deliver(call, r, n);
         if (rc != KUMI_OK && r->err == KUMI_OK) {
             r->err = rc;
@@ -644,12 +725,12 @@ int kumi_msg_progress(const char *call, int transport)
 
     if (!kumi_msg.up || kumi_msg.busy)
         return 0;
-    kumi_msg.busy = 1;
-    if (transport) {
+    if (transport) {   /* outside busy: handlers may match EAGER at once */
         rc = kumi_rt.tp.ops->progress(&kumi_rt.tp);
         if (rc > 0)
             served += rc;
     }
+    kumi_msg.busy = 1;
     if ((rc = drain(call)) < 0)
         goto out;
     served += rc;
@@ -688,8 +769,8 @@ static int msg_init(void)
     kumi_msg.pid    = (int32_t)getpid();
     kumi_msg.eager  = (size_t)kumi_rt.cfg.msg_eager;
     kumi_msg.credit = kumi_rt.cfg.msg_credit;
-    if (kumi_msg.eager > KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)
-        kumi_msg.eager = KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR;
+    if (kumi_msg.eager > KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_EAGER_HDR)
+        kumi_msg.eager = KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_EAGER_HDR;
     /* a drained receiver owes less than a quarter: the rest must hold the
      * largest eager message (8 KiB minimum credit guarantees it) */
     kumi_msg.peer = calloc((size_t)kumi_msg.npes, sizeof(*kumi_msg.peer));
@@ -697,6 +778,7 @@ static int msg_init(void)
         return kumi_rt_error(KUMI_ERR_NOMEM, "kumi_init", "msg: out of memory");
     for (int pe = 0; pe < kumi_msg.npes; pe++)
         kumi_msg.peer[pe].avail = (int64_t)kumi_msg.credit;
+    msg_owner = 1;
     kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_MSG, msg_am, NULL);
     __atomic_store_n(&kumi_msg.up, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&msg_layer.poll, msg_poll, __ATOMIC_RELAXED);

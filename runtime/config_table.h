@@ -49,7 +49,7 @@ KUMI_CFG(dsm_dist_block, "KUMI_DSM_DIST_BLOCK", SIZE, "4k", 64, 4096, NULL,
          "coherence block of block-distributed allocations (a power of two, 64..4096): larger moves a whole row in one miss, smaller shares finer")
 KUMI_CFG(dsm_stats, "KUMI_DSM_STATS", BOOL, "0", 0, 1, NULL,
          "at kumi_finalize every PE that used the DSM prints its kumi_dsm_stats counters to stderr")
-KUMI_CFG(msg_eager, "KUMI_MSG_EAGER", SIZE, "4000", 0, 4040, NULL,
+KUMI_CFG(msg_eager, "KUMI_MSG_EAGER", SIZE, "4080", 0, 4080, NULL,
          "Two-sided messages (kumi_send) of at most this many bytes travel eagerly in one active message and may be buffered at the receiver; longer ones by rendezvous (the receiver pulls from the sender's buffer once the receive is matched)")
 KUMI_CFG(msg_credit, "KUMI_MSG_CREDIT", SIZE, "64k", 8192, 64ull << 20, NULL,
          "Bytes of eager messages (each counts its payload plus 64) one PE may have outstanding at another before the receiver consumes them: bounds each receiver's unexpected-message memory to this times the number of PEs; a sender out of credit queues its messages locally")

@@ -30,7 +30,7 @@
 static int me, npes;
 static kumi_team_t world;
 
-static const size_t sizes[] = { 0, 1, 8, 100, 4000, 4001, 65536, 200000, 13, 3000 };
+static const size_t sizes[] = { 0, 1, 8, 100, 4080, 4081, 65536, 200000, 13, 3000 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 #define MAXSIZE 200000
 
