@@ -104,6 +104,7 @@ struct kumi_msg {
     int32_t  pid;
     size_t   eager;                   /* KUMI_MSG_EAGER                          */
     uint64_t credit;                  /* KUMI_MSG_CREDIT                         */
+    int      cma;                     /* KUMI_MSG_CMA                            */
     struct kumi_msg_peer *peer;
     int      queued;                  /* peers with sends waiting for credit     */
     /* filled by the handler (any thread), drained by the main thread */

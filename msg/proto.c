@@ -433,17 +433,18 @@ static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_nod
         free(n);
         return KUMI_OK;
     }
-    if (take == 0 || (!p->cma_off
-                      && kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0) != NULL
-                      && cma_pull(n->h.pid, r->buf, n->h.rid, take) == KUMI_OK)) {
+    /* peers whose memory is mapped here (shm) are on this host: their
+     * pids are ours to read (never trust a pid from another host) */
+    int cma = kumi_msg.cma && !p->cma_off
+              && kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0) != NULL;
+    if (take == 0 || (cma && cma_pull(n->h.pid, r->buf, n->h.rid, take) == KUMI_OK)) {
         struct kumi_msg_hdr f = { .type = KUMI_MSG_FIN, .sid = n->h.sid };
         rc = send_am(call, n->src, &f, NULL, 0);
         req_complete(r);
         free(n);
         return rc;
     }
-    if (take != 0 && !p->cma_off && kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0)
-                                        != NULL) {
+    if (cma) {
         p->cma_off = 1;
         kumi_rt_log(KUMI_LOG_INFO, "msg: cross-memory attach to PE %d failed (%s): its large "
                     "messages are streamed", n->src, strerror(errno));
@@ -769,6 +770,7 @@ static int msg_init(void)
     kumi_msg.pid    = (int32_t)getpid();
     kumi_msg.eager  = (size_t)kumi_rt.cfg.msg_eager;
     kumi_msg.credit = kumi_rt.cfg.msg_credit;
+    kumi_msg.cma    = kumi_rt.cfg.msg_cma;
     if (kumi_msg.eager > KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_EAGER_HDR)
         kumi_msg.eager = KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_EAGER_HDR;
     /* a drained receiver owes less than a quarter: the rest must hold the

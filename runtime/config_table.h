@@ -53,3 +53,5 @@ KUMI_CFG(msg_eager, "KUMI_MSG_EAGER", SIZE, "4080", 0, 4080, NULL,
          "Two-sided messages (kumi_send) of at most this many bytes travel eagerly in one active message and may be buffered at the receiver; longer ones by rendezvous (the receiver pulls from the sender's buffer once the receive is matched)")
 KUMI_CFG(msg_credit, "KUMI_MSG_CREDIT", SIZE, "64k", 8192, 64ull << 20, NULL,
          "Bytes of eager messages (each counts its payload plus 64) one PE may have outstanding at another before the receiver consumes them: bounds each receiver's unexpected-message memory to this times the number of PEs; a sender out of credit queues its messages locally")
+KUMI_CFG(msg_cma, "KUMI_MSG_CMA", BOOL, "1", 0, 1, NULL,
+         "1: a large message between PEs of one host is copied once, by the receiver, from the sender's buffer (cross-memory attach; streamed as over tcp where the kernel refuses); 0: always streamed")

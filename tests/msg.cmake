@@ -6,6 +6,14 @@
 # matching and ordering: specific/ANY source x tag, posted order, probe,
 # cancel, truncation, bad arguments
 kumi_pe_test(msg_match msg_match.c NPES 2 3 4 8)
+# every message by rendezvous (KUMI_MSG_EAGER=0), and large ones streamed
+# on shm too (KUMI_MSG_CMA=0: the path taken where the kernel refuses
+# cross-memory attach)
+# (the parts that receive before they wait for their sends)
+kumi_pe_test(msg_match.rdv msg_match.c NPES 2 4 ARGS combos,posted,probe,trunc,errors
+  ENV KUMI_MSG_EAGER=0)
+kumi_pe_test(msg_match.nocma msg_match.c NPES 2 3 SHM_ONLY ENV KUMI_MSG_CMA=0)  # tcp never uses it
+kumi_pe_test(msg_reqs.nocma msg_reqs.c NPES 2 ARGS 64 64 SHM_ONLY ENV KUMI_MSG_CMA=0)
 
 # unexpected-message floods: bounded memory (INTERNAL: reads the layer's
 # own count), order, no deadlock when everyone sends before receiving;

@@ -1,8 +1,10 @@
 /*
  * msg_match.c -- two-sided messaging: matching and ordering.
  *
- *   msg_match [PART]      PART: all (default), combos, posted, probe,
- *                         cancel, trunc, errors
+ *   msg_match [PARTS]     PARTS: all (default), or a comma-separated list
+ *                         of combos, posted, probe, cancel, trunc, team,
+ *                         errors (cancel and team send before they receive:
+ *                         correct only while their messages are eager)
  *
  *   combos  every PE sends to every PE (itself included) a stream of
  *           messages of sizes 0 .. 200000 bytes (eager and rendezvous)
@@ -18,6 +20,9 @@
  *   cancel  an unmatched receive cancels; a matched one does not
  *   trunc   a message longer than the buffer: KUMI_ERR_TRUNCATE, the
  *           buffer filled, status.bytes the full size (eager, rendezvous)
+ *   team    on a team split from the world in reverse rank order, sources
+ *           are team ranks, and a world message with the same tag between
+ *           the same PEs is not taken by a receive on the team
  *   errors  bad arguments: KUMI_ERR_INVALID and one line naming the call
  */
 #include <stdint.h>
@@ -283,6 +288,30 @@ static void part_trunc(void)
     BARRIER();
 }
 
+static void part_team(void)
+{
+    kumi_team_t   t;
+    kumi_status_t st;
+    int           v, w;
+
+    OK(kumi_team_split(world, me % 2, -me, &t));
+    int r = kumi_team_rank(t), n = kumi_team_size(t);
+    int right = (r + 1) % n, left = (r + n - 1) % n;
+    /* first a world message to the same PE, same tag */
+    v = -1000 - me;
+    OK(kumi_send(&v, sizeof v, kumi_team_pe(t, right), 1, world));
+    v = me;
+    OK(kumi_send(&v, sizeof v, right, 1, t));
+    OK(kumi_recv(&w, sizeof w, KUMI_ANY_SOURCE, KUMI_ANY_TAG, t, &st));
+    CHECK(st.source == left && w == kumi_team_pe(t, left), "team message: source %d value %d "
+          "(left %d, world PE %d)", st.source, w, left, kumi_team_pe(t, left));
+    OK(kumi_recv(&w, sizeof w, KUMI_ANY_SOURCE, 1, world, &st));
+    CHECK(st.source == kumi_team_pe(t, left) && w == -1000 - st.source, "world message %d from %d",
+          w, st.source);
+    OK(kumi_team_destroy(t));
+    BARRIER();
+}
+
 static void part_errors(void)
 {
     kumi_request_t r;
@@ -321,6 +350,16 @@ static void part_errors(void)
     BARRIER();
 }
 
+static int has_part(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "all";
@@ -329,7 +368,7 @@ int main(int argc, char **argv)
     OK(kumi_init());
     me = kumi_rank(), npes = kumi_size(), world = kumi_team_world();
 #define PART(name)                                     \
-    if (all || strcmp(part, #name) == 0) {             \
+    if (all || has_part(part, #name)) {                \
         part_##name();                                 \
         done++;                                        \
     }
@@ -338,6 +377,7 @@ int main(int argc, char **argv)
     PART(probe)
     PART(cancel)
     PART(trunc)
+    PART(team)
     PART(errors)
     CHECK(done > 0, "unknown part '%s'", part);
     OK(kumi_finalize());
