@@ -228,8 +228,8 @@ bad:
  * header of those). */
 static int send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
 {
-    _Alignas(16) unsigned char buf[KUMI_TP_AM_MAX_PAYLOAD];
-    struct kumi_msg_peer     *p = &kumi_msg.peer[pe];
+    struct kumi_msg_peer *p = &kumi_msg.peer[pe];
+    int                   rc;
 
     h->credit = 0;
     if (h->type != KUMI_MSG_DATA && p->owed != 0) {
@@ -237,10 +237,15 @@ static int send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void 
         p->owed -= h->credit;
     }
     size_t hlen = h->type == KUMI_MSG_EAGER ? KUMI_MSG_EAGER_HDR : KUMI_MSG_HDR;
-    memcpy(buf, h, hlen);
-    if (n != 0)
-        memcpy(buf + hlen, data, n);
-    int rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, buf, hlen + n);
+    if (kumi_rt.tp.ops->am_sendv != NULL) {   /* straight from the user's buffer */
+        rc = kumi_rt.tp.ops->am_sendv(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, h, hlen, data, n);
+    } else {
+        _Alignas(16) unsigned char buf[KUMI_TP_AM_MAX_PAYLOAD];
+        memcpy(buf, h, hlen);
+        if (n != 0)
+            memcpy(buf + hlen, data, n);
+        rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, buf, hlen + n);
+    }
     if (rc == KUMI_OK)
         return KUMI_OK;
     p->owed += h->credit;

@@ -168,6 +168,12 @@ struct kumi_tp_ops {
      * launcher has it (another PE's request may have come first), or
      * status. Called once; close may follow. */
     int  (*exit_job)(struct kumi_tp *tp, int status);
+    /* optional (NULL: join the parts and call am_send): am_send of a
+     * header and a payload (hlen + len <= KUMI_TP_AM_MAX_PAYLOAD) that the
+     * handler sees as one, so a layer that frames data (msg/) copies
+     * neither into a buffer of its own first */
+    int  (*am_sendv)(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
+                     size_t hlen, const void *payload, size_t len);
 };
 
 /* The state every transport shares; a transport's private state follows

@@ -571,12 +571,15 @@ static void kumi_shm_unlock(uint32_t *l)
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
-static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const void *payload,
-                            size_t len)
+/* One record of hdr (hlen bytes) then payload: the tail's release store
+ * publishes it whole. */
+static int kumi_shm_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
+                             size_t hlen, const void *payload, size_t plen)
 {
     struct kumi_shm      *s  = kumi_tp_shm(tp);
     struct kumi_shm_peer *pp = &s->peer[pe];
     struct kumi_shm_amq  *q  = pp->out;
+    size_t                len  = hlen + plen;
     size_t                need = sizeof(struct kumi_shm_rec) + kumi_shm_round(len, 8);
     size_t                cap  = s->amq_data;
 
@@ -598,8 +601,10 @@ static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
             struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[pos];
             r->len     = (uint32_t)len;
             r->handler = (uint16_t)handler;
-            if (len != 0)
-                memcpy(r + 1, payload, len);
+            if (hlen != 0)
+                memcpy(r + 1, hdr, hlen);
+            if (plen != 0)
+                memcpy((char *)(r + 1) + hlen, payload, plen);
             pp->out_tail += need;
             __atomic_store_n(&q->tail, pp->out_tail, __ATOMIC_RELEASE);
             if (s->threads)
@@ -622,6 +627,12 @@ static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
         if (rc == 0)
             sched_yield();
     }
+}
+
+static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const void *payload,
+                            size_t len)
+{
+    return kumi_shm_am_sendv(tp, pe, handler, NULL, 0, payload, len);
 }
 
 /* Serves incoming active messages, at most one queue's backlog per sender.
@@ -704,6 +715,7 @@ const struct kumi_tp_ops kumi_tp_shm_ops = {
     .get      = kumi_shm_get,
     .atomic   = kumi_shm_atomic,
     .am_send  = kumi_shm_am_send,
+    .am_sendv = kumi_shm_am_sendv,
     .fence    = kumi_shm_fence,
     .quiet    = kumi_shm_quiet,
     .progress = kumi_shm_progress,

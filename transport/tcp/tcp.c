@@ -1314,11 +1314,13 @@ static int kumi_tcp_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     return rc;
 }
 
-static int kumi_tcp_am_send(struct kumi_tp *tp, int pe, unsigned handler, const void *payload,
-                            size_t len)
+/* One AM frame of hdr (hlen bytes) then payload (plen). */
+static int kumi_tcp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
+                             size_t hlen, const void *payload, size_t plen)
 {
     struct kumi_tcp      *s = kumi_tcp_of(tp);
     struct kumi_tcp_conn *c;
+    size_t                len = hlen + plen;
     int                   rc;
 
     if (handler >= KUMI_TP_AM_MAX_HANDLERS || len > KUMI_TP_AM_MAX_PAYLOAD)
@@ -1340,8 +1342,10 @@ static int kumi_tcp_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
         }
         memcpy(s->selfq + s->selfq_len, &l, 4);
         memcpy(s->selfq + s->selfq_len + 4, id, 4);
-        if (len != 0)
-            memcpy(s->selfq + s->selfq_len + 8, payload, len);
+        if (hlen != 0)
+            memcpy(s->selfq + s->selfq_len + 8, hdr, hlen);
+        if (plen != 0)
+            memcpy(s->selfq + s->selfq_len + 8 + hlen, payload, plen);
         s->selfq_len = need;
         kumi_tcp_unlock(s);
         return KUMI_OK;
@@ -1352,13 +1356,20 @@ static int kumi_tcp_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
     if (rc == KUMI_OK) {
         struct kumi_tcp_hdr h = { .type = KUMI_TCP_AM, .seg = (uint8_t)handler, .len = (uint32_t)len };
         rc = kumi_tcp_tx_hdr(s, c, &h);
-        if (rc == KUMI_OK && kumi_tcp_tx_append(c, payload, len) != 0)
+        if (rc == KUMI_OK && ((hlen != 0 && kumi_tcp_tx_append(c, hdr, hlen) != 0)
+                              || (plen != 0 && kumi_tcp_tx_append(c, payload, plen) != 0)))
             rc = KUMI_ERR_NOMEM;
         if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
             rc = kumi_tcp_flush(s, c);
     }
     kumi_tcp_unlock(s);
     return rc;
+}
+
+static int kumi_tcp_am_send(struct kumi_tp *tp, int pe, unsigned handler, const void *payload,
+                            size_t len)
+{
+    return kumi_tcp_am_sendv(tp, pe, handler, NULL, 0, payload, len);
 }
 
 static int kumi_tcp_fence(struct kumi_tp *tp)
@@ -1565,6 +1576,7 @@ const struct kumi_tp_ops kumi_tp_tcp_ops = {
     .get      = kumi_tcp_get,
     .atomic   = kumi_tcp_atomic,
     .am_send  = kumi_tcp_am_send,
+    .am_sendv = kumi_tcp_am_sendv,
     .fence    = kumi_tcp_fence,
     .quiet    = kumi_tcp_quiet,
     .progress = kumi_tcp_progress,
