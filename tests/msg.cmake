@@ -5,7 +5,7 @@
 
 # matching and ordering: specific/ANY source x tag, posted order, probe,
 # cancel, truncation, bad arguments
-kumi_pe_test(msg_match msg_match.c NPES 2 3 4 8)
+kumi_pe_test(msg_match msg_match.c NPES 1 2 3 4 8)
 # every message by rendezvous (KUMI_MSG_EAGER=0), and large ones streamed
 # on shm too (KUMI_MSG_CMA=0: the path taken where the kernel refuses
 # cross-memory attach)

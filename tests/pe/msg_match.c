@@ -190,16 +190,17 @@ static void part_posted(void)
 static void part_probe(void)
 {
     char          buf[256];
-    kumi_status_t st;
-    int           flag = 0;
+    kumi_status_t  st;
+    int            flag = 0;
+    char          *big = NULL;
+    kumi_request_t big_req = KUMI_REQUEST_NULL;
 
     if (me == npes - 1) {
-        char *big = malloc(50000);
+        big = malloc(50000);
         CHECK(big != NULL, "malloc");
         memset(big, 'p', 50000);
         OK(kumi_send(big, 123, 0, 5, world));
-        OK(kumi_send(big, 50000, 0, 6, world));   /* rendezvous: returns once PE 0 took it */
-        free(big);
+        OK(kumi_isend(big, 50000, 0, 6, world, &big_req));   /* rendezvous: done once taken */
     }
     if (me == 0) {
         OK(kumi_probe(KUMI_ANY_SOURCE, KUMI_ANY_TAG, world, &st));
@@ -216,11 +217,14 @@ static void part_probe(void)
             OK(kumi_iprobe(npes - 1, KUMI_ANY_TAG, world, &flag, &st));
         while (!flag);
         CHECK(st.tag == 6 && st.bytes == 50000, "iprobe %d %zu", st.tag, st.bytes);
-        char *big = malloc(50000);
-        CHECK(big != NULL, "malloc");
-        OK(kumi_recv(big, 50000, npes - 1, 6, world, &st));
-        free(big);
+        char *in = malloc(50000);
+        CHECK(in != NULL, "malloc");
+        OK(kumi_recv(in, 50000, npes - 1, 6, world, &st));
+        CHECK(in[0] == 'p' && in[49999] == 'p', "rendezvous after probe");
+        free(in);
     }
+    OK(kumi_wait(&big_req, NULL));
+    free(big);
     BARRIER();
 }
 
