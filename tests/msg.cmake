@@ -26,6 +26,10 @@ kumi_pe_test(msg_flood.n8 msg_flood.c NPES 8 ARGS 1000 INTERNAL ENV KUMI_MSG_CRE
 # exchange with every word checked; 8 PEs: fewer requests
 kumi_pe_test(msg_reqs msg_reqs.c NPES 2 3 4 ARGS 256 64)
 kumi_pe_test(msg_reqs.n8 msg_reqs.c NPES 8 ARGS 64 64)
+# waits that yield and sleep on the doorbell (KUMI_WAIT=block): a message's
+# arrival must wake its receiver
+kumi_pe_test(msg_reqs.block msg_reqs.c NPES 4 ARGS 64 4 ENV KUMI_WAIT=block)
+kumi_pe_test(msg_match.block msg_match.c NPES 3 ENV KUMI_WAIT=block)
 
 # a PE dies while the others wait in receive, waitall or a rendezvous
 # send: KUMI_ERR_PEER naming PE 1 (over tcp the survivor may only have
