@@ -622,7 +622,8 @@ static int drain(const char *call)
     while (__atomic_load_n(&kumi_msg.in_head, __ATOMIC_RELAXED) != NULL) {
         spin_lock(&kumi_msg.inbox_lock);
         struct kumi_msg_node *n = kumi_msg.in_head;
-        kumi_msg.in_head = kumi_msg.in_tail = NULL;
+        __atomic_store_n(&kumi_msg.in_head, NULL, __ATOMIC_RELAXED);
+        kumi_msg.in_tail = NULL;
         spin_unlock(&kumi_msg.inbox_lock);
         while (n != NULL) {
             struct kumi_msg_node *next = n->next;
@@ -798,7 +799,8 @@ static void msg_fini(void)
     __atomic_store_n(&kumi_msg.up, 0, __ATOMIC_RELEASE);
     spin_lock(&kumi_msg.inbox_lock);
     struct kumi_msg_node *n = kumi_msg.in_head;
-    kumi_msg.in_head = kumi_msg.in_tail = NULL;
+    __atomic_store_n(&kumi_msg.in_head, NULL, __ATOMIC_RELAXED);
+    kumi_msg.in_tail = NULL;
     spin_unlock(&kumi_msg.inbox_lock);
     while (n != NULL) {
         struct kumi_msg_node *next = n->next;
