@@ -1,6 +1,7 @@
 /*
  * msg_int.h -- the two-sided messaging layer's state, shared by proto.c
- * (the wire protocol, matching, progress) and api.c (the public calls).
+ * (the wire protocol, sending, progress), match.c (matching, receiving)
+ * and api.c (the public calls).
  * Uses only runtime/rt.h and the transport table.
  */
 #ifndef KUMI_MSG_INT_H
@@ -127,15 +128,33 @@ struct kumi_msg {
 
 extern struct kumi_msg kumi_msg;
 
-/* proto.c */
+static inline void kumi_msg_req_complete(struct kumi_request *r)
+{
+    __atomic_store_n(&r->state, KUMI_MSG_DONE, __ATOMIC_RELEASE);
+}
+
+/* proto.c: requests, the rendezvous table, the handler, sending, progress */
 int  kumi_msg_progress(const char *call, int transport);  /* >= 0 served, or error */
 int  kumi_msg_start_send(const char *call, struct kumi_request *r);
+int  kumi_msg_team_rank(const struct kumi_team *team, int world_pe);
+struct kumi_request *kumi_msg_req_new(void);
+void kumi_msg_req_free(struct kumi_request *r);
+void kumi_msg_lock(uint32_t *l);       /* the inbox's and the table's spin locks */
+void kumi_msg_unlock(uint32_t *l);
+/* One active message to pe: h (EAGER: its first 16 bytes), then n bytes
+ * of data; piggybacks the credit owed to pe (not on DATA). */
+int  kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data,
+                      size_t n);
+uint64_t kumi_msg_rdv_put(struct kumi_request *r);        /* r's new id, 0: no memory */
+struct kumi_request *kumi_msg_rdv_get(uint64_t id);       /* NULL: no such request */
+void kumi_msg_rdv_release(struct kumi_request *r);
+
+/* match.c: the receiving side */
 void kumi_msg_post_recv(const char *call, struct kumi_request *r);
 int  kumi_msg_req_done(struct kumi_request *r);            /* complete now? */
 struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take);
-int  kumi_msg_team_rank(const struct kumi_team *team, int world_pe);
-void kumi_msg_rdv_release(struct kumi_request *r);
-struct kumi_request *kumi_msg_req_new(void);
-void kumi_msg_req_free(struct kumi_request *r);
+/* the handler's EAGER fast path (main thread, outside the layer) */
+void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
+int  kumi_msg_drain(const char *call);   /* what the handler queued: >= 0 served, or error */
 
 #endif /* KUMI_MSG_INT_H */

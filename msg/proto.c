@@ -1,18 +1,18 @@
 /*
- * proto.c -- the two-sided messaging protocol: eager messages, rendezvous
- * (cross-memory attach or CTS + streamed DATA), credits, matching and
- * progress. See README.md for the design and the measurements.
+ * proto.c -- the two-sided messaging protocol's sending side and engine:
+ * requests, the rendezvous table, the active-message handler, eager and
+ * rendezvous sends, credits, DATA streams, progress and the layer's hooks
+ * (the receiving side is match.c). See README.md for the design and the
+ * measurements.
  *
  * Threads: the active-message handler may run on a transport's own thread
  * (tcp's progress thread) while the main thread is in kumi. It touches
  * only the inbox (inbox_lock) and, for DATA, the rendezvous table
  * (rdv_lock). Everything else is the main thread's.
  */
-#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "msg_int.h"
@@ -22,14 +22,14 @@
 
 struct kumi_msg kumi_msg;
 
-static void spin_lock(uint32_t *l)
+void kumi_msg_lock(uint32_t *l)
 {
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(l, __ATOMIC_RELAXED))
             sched_yield();
 }
 
-static void spin_unlock(uint32_t *l)
+void kumi_msg_unlock(uint32_t *l)
 {
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
@@ -68,11 +68,11 @@ int kumi_msg_team_rank(const struct kumi_team *team, int world_pe)
 
 /* ------------------------------------------------ rendezvous table */
 
-static uint64_t rdv_put(struct kumi_request *r)
+uint64_t kumi_msg_rdv_put(struct kumi_request *r)
 {
     uint32_t i;
 
-    spin_lock(&kumi_msg.rdv_lock);
+    kumi_msg_lock(&kumi_msg.rdv_lock);
     for (i = kumi_msg.rdv_free; i < kumi_msg.rdv_cap && kumi_msg.rdv[i] != NULL; i++)
         ;
     if (i == kumi_msg.rdv_cap)
@@ -85,7 +85,7 @@ static uint64_t rdv_put(struct kumi_request *r)
         if (t != NULL)
             kumi_msg.rdv = t;
         if (t == NULL || g == NULL) {
-            spin_unlock(&kumi_msg.rdv_lock);
+            kumi_msg_unlock(&kumi_msg.rdv_lock);
             return 0;
         }
         kumi_msg.rdv_gen = g;
@@ -100,7 +100,7 @@ static uint64_t rdv_put(struct kumi_request *r)
     if (gen == 0)
         gen = kumi_msg.rdv_gen[i] = 1;
     kumi_msg.rdv_free = i + 1;
-    spin_unlock(&kumi_msg.rdv_lock);
+    kumi_msg_unlock(&kumi_msg.rdv_lock);
     r->id = (uint64_t)gen << 32 | i;
     return r->id;
 }
@@ -115,11 +115,11 @@ static struct kumi_request *rdv_lookup(uint64_t id)
     return kumi_msg.rdv[i];
 }
 
-static struct kumi_request *rdv_get(uint64_t id)
+struct kumi_request *kumi_msg_rdv_get(uint64_t id)
 {
-    spin_lock(&kumi_msg.rdv_lock);
+    kumi_msg_lock(&kumi_msg.rdv_lock);
     struct kumi_request *r = rdv_lookup(id);
-    spin_unlock(&kumi_msg.rdv_lock);
+    kumi_msg_unlock(&kumi_msg.rdv_lock);
     return r;
 }
 
@@ -127,14 +127,14 @@ void kumi_msg_rdv_release(struct kumi_request *r)
 {
     if (r->id == 0)
         return;
-    spin_lock(&kumi_msg.rdv_lock);
+    kumi_msg_lock(&kumi_msg.rdv_lock);
     uint32_t i = (uint32_t)r->id;
     if (i < kumi_msg.rdv_cap && kumi_msg.rdv[i] == r) {
         kumi_msg.rdv[i] = NULL;
         if (i < kumi_msg.rdv_free)
             kumi_msg.rdv_free = i;
     }
-    spin_unlock(&kumi_msg.rdv_lock);
+    kumi_msg_unlock(&kumi_msg.rdv_lock);
     r->id = 0;
 }
 
@@ -143,19 +143,17 @@ void kumi_msg_rdv_release(struct kumi_request *r)
 static void inbox_push(struct kumi_msg_node *n)
 {
     n->next = NULL;
-    spin_lock(&kumi_msg.inbox_lock);
+    kumi_msg_lock(&kumi_msg.inbox_lock);
     if (kumi_msg.in_tail != NULL)
         kumi_msg.in_tail->next = n;
     else
         __atomic_store_n(&kumi_msg.in_head, n, __ATOMIC_RELAXED);
     kumi_msg.in_tail = n;
-    spin_unlock(&kumi_msg.inbox_lock);
+    kumi_msg_unlock(&kumi_msg.inbox_lock);
 }
 
 /* Set on the thread that ran kumi_init (the one that calls the layer). */
 static __thread int msg_owner;
-
-static void arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
 
 /* DATA goes straight into the receiver's buffer (no staging copy). An
  * EAGER message met by the main thread outside the layer (in a wait's
@@ -180,7 +178,7 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
         if (msg_owner && !kumi_msg.busy
             && __atomic_load_n(&kumi_msg.in_head, __ATOMIC_ACQUIRE) == NULL) {
             kumi_msg.busy = 1;
-            arrive_direct(src, &h, (const char *)payload + KUMI_MSG_EAGER_HDR);
+            kumi_msg_arrive_direct(src, &h, (const char *)payload + KUMI_MSG_EAGER_HDR);
             kumi_msg.busy = 0;
             return;
         }
@@ -191,16 +189,16 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
     }
     if (h.type == KUMI_MSG_DATA) {
         size_t n = len - KUMI_MSG_HDR;
-        spin_lock(&kumi_msg.rdv_lock);
+        kumi_msg_lock(&kumi_msg.rdv_lock);
         struct kumi_request *r = rdv_lookup(h.rid);
         if (r == NULL || r->kind != KUMI_MSG_RECV || !r->streaming || h.size > r->expect
             || n > r->expect - h.size) {
-            spin_unlock(&kumi_msg.rdv_lock);
+            kumi_msg_unlock(&kumi_msg.rdv_lock);
             goto bad;
         }
         memcpy((char *)r->buf + h.size, (const char *)payload + KUMI_MSG_HDR, n);
         __atomic_store_n(&r->got, r->got + n, __ATOMIC_RELEASE);
-        spin_unlock(&kumi_msg.rdv_lock);
+        kumi_msg_unlock(&kumi_msg.rdv_lock);
         return;
     }
     if (h.type < KUMI_MSG_EAGER || h.type > KUMI_MSG_CREDIT
@@ -226,7 +224,7 @@ bad:
 /* One active message to pe: h, then n bytes of data; piggybacks the
  * credit owed to pe unless the message is DATA (the handler keeps no
  * header of those). */
-static int send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
+int kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
 {
     struct kumi_msg_peer *p = &kumi_msg.peer[pe];
     int                   rc;
@@ -254,11 +252,6 @@ static int send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void 
     return kumi_rt_error(rc, call, "sending to PE %d: %s", pe, kumi_strerror(rc));
 }
 
-static void req_complete(struct kumi_request *r)
-{
-    __atomic_store_n(&r->state, KUMI_MSG_DONE, __ATOMIC_RELEASE);
-}
-
 /* Sends r now (credit is there, nothing queued before it). */
 static int send_now(const char *call, struct kumi_request *r)
 {
@@ -271,12 +264,12 @@ static int send_now(const char *call, struct kumi_request *r)
         h.type = KUMI_MSG_EAGER;
         h.size = r->bytes;
         p->avail -= (int64_t)KUMI_MSG_CHARGE(r->bytes);
-        rc = send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
+        rc = kumi_msg_send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
         r->err = rc;
-        req_complete(r);
+        kumi_msg_req_complete(r);
         return rc;
     }
-    if (rdv_put(r) == 0)
+    if (kumi_msg_rdv_put(r) == 0)
         return kumi_rt_error(KUMI_ERR_NOMEM, call, "out of memory for a rendezvous");
     h.type = KUMI_MSG_RTS;
     h.size = r->bytes;
@@ -285,11 +278,11 @@ static int send_now(const char *call, struct kumi_request *r)
     h.pid  = kumi_msg.pid;
     p->avail -= (int64_t)KUMI_MSG_CHARGE(0);
     r->state = KUMI_MSG_ACTIVE;
-    rc = send_am(call, r->peer, &h, NULL, 0);
+    rc = kumi_msg_send_am(call, r->peer, &h, NULL, 0);
     if (rc != KUMI_OK) {
         kumi_msg_rdv_release(r);
         r->err = rc;
-        req_complete(r);
+        kumi_msg_req_complete(r);
     }
     return rc;
 }
@@ -324,7 +317,7 @@ int kumi_msg_start_send(const char *call, struct kumi_request *r)
         q->bytes = r->bytes;
         q->rdv   = 0;
         q->clone = 1;
-        req_complete(r);
+        kumi_msg_req_complete(r);
     }
     q->state = KUMI_MSG_QUEUED;
     q->next  = NULL;
@@ -365,312 +358,6 @@ static int flush_queues(const char *call)
     return served;
 }
 
-/* --------------------------------------------------------- receiving */
-
-static int msg_matches(const struct kumi_request *r, const struct kumi_msg_node *n)
-{
-    return r->team_slot == n->h.team && (r->peer == KUMI_ANY_SOURCE || r->peer == n->src)
-           && (r->tag == KUMI_ANY_TAG || r->tag == n->h.tag);
-}
-
-/* Single copy from another process on this host; KUMI_OK or -1. */
-static int cma_pull(int pid, void *dst, uint64_t src, size_t n)
-{
-    size_t done = 0;
-
-    while (done < n) {
-        struct iovec l = { (char *)dst + done, n - done };
-        struct iovec r = { (void *)(uintptr_t)(src + done), n - done };
-        ssize_t      k = process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (k <= 0) {
-            if (k < 0 && errno == EINTR)
-                continue;
-            return -1;
-        }
-        done += (size_t)k;
-    }
-    return KUMI_OK;
-}
-
-/* An EAGER message (header h, payload data) from src completes r. */
-static void deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hdr *h,
-                          const void *data)
-{
-    size_t len = (size_t)h->size, take = len < r->bytes ? len : r->bytes;
-
-    r->status.source = kumi_msg_team_rank(r->team, src);
-    r->status.tag    = h->tag;
-    r->status.bytes  = len;
-    r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
-    kumi_msg.peer[src].owed += KUMI_MSG_CHARGE(len);
-    if (take != 0)
-        memcpy(r->buf, data, take);
-    req_complete(r);
-}
-
-/* n (matched to r) delivers; n is freed. */
-static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_node *n)
-{
-    struct kumi_msg_peer *p   = &kumi_msg.peer[n->src];
-    size_t                len = (size_t)n->h.size, take = len < r->bytes ? len : r->bytes;
-    int                   rc  = KUMI_OK;
-
-    r->status.source = kumi_msg_team_rank(r->team, n->src);
-    r->status.tag    = n->h.tag;
-    r->status.bytes  = len;
-    r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
-    if (n->h.type == KUMI_MSG_EAGER) {
-        deliver_eager(r, n->src, &n->h, n->data);
-        free(n);
-        return KUMI_OK;
-    }
-    /* RTS */
-    p->owed += KUMI_MSG_CHARGE(0);
-    if (n->src == kumi_msg.me) {
-        struct kumi_request *s = rdv_get(n->h.sid);
-        if (take != 0)
-            memcpy(r->buf, (const void *)(uintptr_t)n->h.rid, take);
-        if (s != NULL) {
-            kumi_msg_rdv_release(s);
-            req_complete(s);
-        }
-        req_complete(r);
-        free(n);
-        return KUMI_OK;
-    }
-    /* peers whose memory is mapped here (shm) are on this host: their
-     * pids are ours to read (never trust a pid from another host) */
-    int cma = kumi_msg.cma && !p->cma_off
-              && kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0) != NULL;
-    if (take == 0 || (cma && cma_pull(n->h.pid, r->buf, n->h.rid, take) == KUMI_OK)) {
-        struct kumi_msg_hdr f = { .type = KUMI_MSG_FIN, .sid = n->h.sid };
-        rc = send_am(call, n->src, &f, NULL, 0);
-        req_complete(r);
-        free(n);
-        return rc;
-    }
-    if (cma) {
-        p->cma_off = 1;
-        kumi_rt_log(KUMI_LOG_INFO, "msg: cross-memory attach to PE %d failed (%s): its large "
-                    "messages are streamed", n->src, strerror(errno));
-    }
-    /* CTS: the sender streams DATA straight into r->buf */
-    r->expect    = take;
-    r->got       = 0;
-    r->streaming = 1;
-    r->state     = KUMI_MSG_ACTIVE;
-    if (rdv_put(r) == 0) {
-        free(n);
-        return kumi_rt_error(KUMI_ERR_NOMEM, call, "out of memory for a rendezvous");
-    }
-    struct kumi_msg_hdr c = { .type = KUMI_MSG_CTS, .size = take, .sid = n->h.sid, .rid = r->id };
-    rc = send_am(call, n->src, &c, NULL, 0);
-    free(n);
-    return rc;
-}
-
-int kumi_msg_req_done(struct kumi_request *r)
-{
-    uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-
-    if (st == KUMI_MSG_ACTIVE && r->streaming
-        && __atomic_load_n(&r->got, __ATOMIC_ACQUIRE) == r->expect) {
-        kumi_msg_rdv_release(r);
-        r->streaming = 0;
-        req_complete(r);
-        return 1;
-    }
-    return st == KUMI_MSG_DONE;
-}
-
-static void unexp_append(struct kumi_msg_node *n)
-{
-    n->next = NULL;
-    if (kumi_msg.unexp_tail != NULL)
-        kumi_msg.unexp_tail->next = n;
-    else
-        kumi_msg.unexp_head = n;
-    kumi_msg.unexp_tail = n;
-    kumi_msg.unexp_count++;
-    kumi_msg.unexp_bytes += KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
-    if (kumi_msg.unexp_bytes > kumi_msg.unexp_peak)
-        kumi_msg.unexp_peak = kumi_msg.unexp_bytes;
-}
-
-struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take)
-{
-    struct kumi_request   probe = { .team_slot = team_slot, .peer = src, .tag = tag };
-    struct kumi_msg_node *prev = NULL;
-
-    for (struct kumi_msg_node *n = kumi_msg.unexp_head; n != NULL; prev = n, n = n->next) {
-        if (!msg_matches(&probe, n))
-            continue;
-        if (take) {
-            if (prev != NULL)
-                prev->next = n->next;
-            else
-                kumi_msg.unexp_head = n->next;
-            if (kumi_msg.unexp_tail == n)
-                kumi_msg.unexp_tail = prev;
-            kumi_msg.unexp_count--;
-            kumi_msg.unexp_bytes -= KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
-        }
-        return n;
-    }
-    return NULL;
-}
-
-void kumi_msg_post_recv(const char *call, struct kumi_request *r)
-{
-    struct kumi_msg_node *n = kumi_msg_unexp_find(r->team_slot, r->peer, r->tag, 1);
-    int                   busy = kumi_msg.busy;
-
-    if (n != NULL) {
-        kumi_msg.busy = 1;   /* deliver may send, and sending may run handlers */
-        int rc = deliver(call, r, n);
-        kumi_msg.busy = busy;
-        if (rc != KUMI_OK && r->err == KUMI_OK) {
-            r->err = rc;
-            req_complete(r);
-        }
-        return;
-    }
-    r->state = KUMI_MSG_POSTED;
-    r->next  = NULL;
-    if (kumi_msg.posted_tail != NULL)
-        kumi_msg.posted_tail->next = r;
-    else
-        kumi_msg.posted_head = r;
-    kumi_msg.posted_tail = r;
-}
-
-/* An EAGER or RTS arrived: the first posted receive it fits, or the
- * unexpected queue. */
-static void seq_check(int src, const struct kumi_msg_hdr *h)
-{
-    struct kumi_msg_peer *p = &kumi_msg.peer[src];
-
-    if (h->seq != p->seq_in)
-        kumi_rt_log(KUMI_LOG_ERROR, "msg: message %u from PE %d arrived where %u was due",
-                    h->seq, src, p->seq_in);
-    p->seq_in = h->seq + 1;
-}
-
-/* The first posted receive a message from src with h fits, taken out of
- * the posted queue; NULL if none. */
-static struct kumi_request *posted_take(int src, const struct kumi_msg_hdr *h)
-{
-    struct kumi_request *prev = NULL;
-
-    for (struct kumi_request *r = kumi_msg.posted_head; r != NULL; prev = r, r = r->next) {
-        if (r->team_slot != h->team || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
-            || (r->tag != KUMI_ANY_TAG && r->tag != h->tag))
-            continue;
-        if (prev != NULL)
-            prev->next = r->next;
-        else
-            kumi_msg.posted_head = r->next;
-        if (kumi_msg.posted_tail == r)
-            kumi_msg.posted_tail = prev;
-        return r;
-    }
-    return NULL;
-}
-
-/* The handler's EAGER fast path (main thread, outside the layer). */
-static void arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data)
-{
-    struct kumi_request *r;
-
-    kumi_msg.peer[src].avail += h->credit;
-    seq_check(src, h);
-    if ((r = posted_take(src, h)) != NULL) {
-        deliver_eager(r, src, h, data);
-        return;
-    }
-    struct kumi_msg_node *n = malloc(sizeof(*n) + (size_t)h->size);
-    if (n == NULL)
-        kumi_rt_abort("msg: out of memory queueing a message");
-    n->src = src;
-    n->h   = *h;
-    if (h->size != 0)
-        memcpy(n->data, data, (size_t)h->size);
-    unexp_append(n);
-}
-
-static int arrive(const char *call, struct kumi_msg_node *n)
-{
-    struct kumi_request *r;
-
-    seq_check(n->src, &n->h);
-    if ((r = posted_take(n->src, &n->h)) != NULL) {
-        int rc = deliver(call, r, n);
-        if (rc != KUMI_OK && r->err == KUMI_OK) {
-            r->err = rc;
-            req_complete(r);
-        }
-        return rc;
-    }
-    unexp_append(n);
-    return KUMI_OK;
-}
-
-static int drain(const char *call)
-{
-    int served = 0, rc = KUMI_OK;
-
-    while (__atomic_load_n(&kumi_msg.in_head, __ATOMIC_RELAXED) != NULL) {
-        spin_lock(&kumi_msg.inbox_lock);
-        struct kumi_msg_node *n = kumi_msg.in_head;
-        __atomic_store_n(&kumi_msg.in_head, NULL, __ATOMIC_RELAXED);
-        kumi_msg.in_tail = NULL;
-        spin_unlock(&kumi_msg.inbox_lock);
-        while (n != NULL) {
-            struct kumi_msg_node *next = n->next;
-            struct kumi_request  *s;
-            int                   r2 = KUMI_OK;
-
-            served++;
-            kumi_msg.peer[n->src].avail += n->h.credit;
-            switch (n->h.type) {
-            case KUMI_MSG_EAGER:
-            case KUMI_MSG_RTS:
-                r2 = arrive(call, n);
-                break;
-            case KUMI_MSG_CTS:
-                s = rdv_get(n->h.sid);
-                if (s != NULL && s->kind == KUMI_MSG_SEND && s->state == KUMI_MSG_ACTIVE) {
-                    s->stream_rid = n->h.rid;
-                    s->stream_len = n->h.size < s->bytes ? (size_t)n->h.size : s->bytes;
-                    s->stream_off = 0;
-                    s->next = kumi_msg.streams;
-                    kumi_msg.streams = s;
-                } else {
-                    kumi_rt_log(KUMI_LOG_ERROR, "msg: CTS for no send from PE %d", n->src);
-                }
-                free(n);
-                break;
-            case KUMI_MSG_FIN:
-                s = rdv_get(n->h.sid);
-                if (s != NULL && s->kind == KUMI_MSG_SEND && s->state == KUMI_MSG_ACTIVE) {
-                    kumi_msg_rdv_release(s);
-                    req_complete(s);
-                } else {
-                    kumi_rt_log(KUMI_LOG_ERROR, "msg: FIN for no send from PE %d", n->src);
-                }
-                free(n);
-                break;
-            default:   /* CREDIT */
-                free(n);
-            }
-            if (r2 != KUMI_OK && rc == KUMI_OK)
-                rc = r2;
-            n = next;
-        }
-    }
-    return rc != KUMI_OK ? rc : served;
-}
-
 /* Streams DATA for the sends whose receivers sent a CTS. */
 static int stream(const char *call)
 {
@@ -685,12 +372,12 @@ static int stream(const char *call)
                                       .rid = s->stream_rid };
             if (n > KUMI_MSG_CHUNK)
                 n = KUMI_MSG_CHUNK;
-            int rc = send_am(call, s->peer, &h, (const char *)s->buf + s->stream_off, n);
+            int rc = kumi_msg_send_am(call, s->peer, &h, (const char *)s->buf + s->stream_off, n);
             if (rc != KUMI_OK) {
                 *pp = s->next;
                 kumi_msg_rdv_release(s);
                 s->err = rc;
-                req_complete(s);
+                kumi_msg_req_complete(s);
                 return rc;
             }
             s->stream_off += n;
@@ -700,7 +387,7 @@ static int stream(const char *call)
             /* the transport holds its own copy of every piece: done */
             *pp = s->next;
             kumi_msg_rdv_release(s);
-            req_complete(s);
+            kumi_msg_req_complete(s);
             served++;
         } else {
             pp = &s->next;
@@ -718,7 +405,7 @@ static int return_credit(const char *call)
     for (int pe = 0; pe < kumi_msg.npes; pe++)
         if (kumi_msg.peer[pe].owed >= kumi_msg.credit / 4) {
             struct kumi_msg_hdr h = { .type = KUMI_MSG_CREDIT };
-            int rc = send_am(call, pe, &h, NULL, 0);
+            int rc = kumi_msg_send_am(call, pe, &h, NULL, 0);
             if (rc != KUMI_OK)
                 return rc;
             served++;
@@ -738,7 +425,7 @@ int kumi_msg_progress(const char *call, int transport)
             served += rc;
     }
     kumi_msg.busy = 1;
-    if ((rc = drain(call)) < 0)
+    if ((rc = kumi_msg_drain(call)) < 0)
         goto out;
     served += rc;
     if (kumi_msg.queued > 0) {
@@ -797,11 +484,11 @@ static void msg_fini(void)
 {
     __atomic_store_n(&msg_layer.poll, NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&kumi_msg.up, 0, __ATOMIC_RELEASE);
-    spin_lock(&kumi_msg.inbox_lock);
+    kumi_msg_lock(&kumi_msg.inbox_lock);
     struct kumi_msg_node *n = kumi_msg.in_head;
     __atomic_store_n(&kumi_msg.in_head, NULL, __ATOMIC_RELAXED);
     kumi_msg.in_tail = NULL;
-    spin_unlock(&kumi_msg.inbox_lock);
+    kumi_msg_unlock(&kumi_msg.inbox_lock);
     while (n != NULL) {
         struct kumi_msg_node *next = n->next;
         free(n);
