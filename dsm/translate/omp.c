@@ -131,55 +131,23 @@ static int nocapture_use(LLVMValueRef call, LLVMValueRef v)
  * an intrinsic or one of private_ptr_call's, returned, turned into an
  * integer (a callee's nocapture argument does not count). A va_list
  * (llvm.va_start/va_copy) is never shared: it stays. */
+static enum kumi_tr_use omp_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRef *follow)
+{
+    const char *n = kumi_tr_callee_name(call);
+
+    if (n && (kumi_tr_starts(n, "llvm.va_start") || kumi_tr_starts(n, "llvm.va_copy")))
+        return KUMI_TR_USE_STOP;
+    if (n && (kumi_tr_starts(n, "llvm.") || private_ptr_call(n))) {
+        if (LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMPointerTypeKind)
+            *follow = call;   /* strchr */
+        return KUMI_TR_USE_OK;
+    }
+    return nocapture_use(call, v) ? KUMI_TR_USE_OK : KUMI_TR_USE_ESCAPES;
+}
+
 static int escapes(LLVMValueRef a)
 {
-    LLVMValueRef *work = NULL;
-    size_t        nw = 0, cw = 0;
-    kumi_tr_map   seen = {0};
-    int           esc = 0, valist = 0;
-    work = kumi_tr_realloc(work, (cw = 16) * sizeof *work);
-    work[nw++] = a;
-    kumi_tr_map_put(&seen, a, 1);
-    while (nw && !valist) {
-        LLVMValueRef v = work[--nw];
-        for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-            LLVMValueRef us = LLVMGetUser(u), follow = NULL;
-            if (!LLVMIsAInstruction(us)) { esc = 1; continue; }
-            switch (LLVMGetInstructionOpcode(us)) {
-            case LLVMLoad: case LLVMICmp:
-                break;
-            case LLVMStore:
-                if (LLVMGetOperand(us, 0) == v) esc = 1;
-                break;
-            case LLVMAtomicRMW: case LLVMAtomicCmpXchg:
-                for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(us); i++)
-                    if (LLVMGetOperand(us, i) == v) esc = 1;
-                break;
-            case LLVMGetElementPtr: case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMPHI: case LLVMSelect:
-                follow = us;
-                break;
-            case LLVMCall: {
-                const char *n = kumi_tr_callee_name(us);
-                if (n && (kumi_tr_starts(n, "llvm.va_start") || kumi_tr_starts(n, "llvm.va_copy")))
-                    valist = 1;
-                else if (n && (kumi_tr_starts(n, "llvm.") || private_ptr_call(n)))
-                    follow = LLVMGetTypeKind(LLVMTypeOf(us)) == LLVMPointerTypeKind ? us : NULL;   /* strchr */
-                else if (!nocapture_use(us, v))
-                    esc = 1;
-                break;
-            }
-            default:
-                esc = 1;   /* ptrtoint, ret, invoke, insertvalue, ... */
-            }
-            if (follow && !kumi_tr_map_find(&seen, follow)) {
-                kumi_tr_map_put(&seen, follow, 1);
-                if (nw == cw) work = kumi_tr_realloc(work, (cw *= 2) * sizeof *work);
-                work[nw++] = follow;
-            }
-        }
-    }
-    free(work);
-    kumi_tr_map_free(&seen);
+    int valist = 0, esc = kumi_tr_addr_walk(a, omp_call, 0, &valist);
     return esc && !valist;
 }
 
