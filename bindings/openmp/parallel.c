@@ -131,6 +131,9 @@ void kumi_omp_icv_init(void)
     const char        *s;
 
     th->nthreads_var      = kumi_omp_env_int("OMP_NUM_THREADS", th->npes, 1);
+    /* a team is never larger than the job either (kumi_omp_max_team) */
+    th->thread_limit      = kumi_omp_env_int("OMP_THREAD_LIMIT", th->npes, 1);
+    th->max_task_priority = kumi_omp_env_int("OMP_MAX_TASK_PRIORITY", 0, 0);
     th->dynamic_var       = 0;   /* OMP_DYNAMIC: no dynamic adjustment (omp_set_dynamic) */
     th->max_active_levels = kumi_omp_env_int("OMP_MAX_ACTIVE_LEVELS", 1, 0) > 0 ? 1 : 0;
     /* OMP_NESTED=true asks for more levels than kumi supports: stays 1 */
@@ -311,6 +314,12 @@ static void kumi_omp_serialized_call(kumi_omp_microtask fn, int argc, void **arg
     th->level = level;
 }
 
+/* The largest team: OMP_THREAD_LIMIT, and never more than the PEs. */
+static int kumi_omp_max_team(const kumi_omp_thread_t *th)
+{
+    return th->thread_limit < th->npes ? th->thread_limit : th->npes;
+}
+
 static int kumi_omp_team_size_for_fork(void)
 {
     kumi_omp_thread_t *th = &kumi_omp_th;
@@ -319,8 +328,8 @@ static int kumi_omp_team_size_for_fork(void)
     th->push_nth = 0;
     if (th->level > 0 || th->active_level >= th->max_active_levels)
         return 1;   /* nested: serialized */
-    if (n > th->npes)
-        n = th->npes;
+    if (n > kumi_omp_max_team(th))
+        n = kumi_omp_max_team(th);
     return n < 1 ? 1 : n;
 }
 
@@ -486,6 +495,8 @@ int omp_get_num_threads(void)
 int omp_get_max_threads(void)
 {
     kumi_omp_ensure_init();
+    /* nthreads-var, as libomp reports it (OMP_THREAD_LIMIT only caps the
+     * teams), but never more than the PEs: no team can be larger */
     int n = kumi_omp_th.nthreads_var;
     return n > kumi_omp_th.npes ? kumi_omp_th.npes : n;
 }
@@ -593,7 +604,7 @@ int omp_get_team_size(int level)
 int omp_get_thread_limit(void)
 {
     kumi_omp_ensure_init();
-    return kumi_omp_th.npes;
+    return kumi_omp_th.thread_limit;
 }
 
 void omp_set_schedule(omp_sched_t kind, int chunk)
@@ -688,7 +699,8 @@ int omp_get_initial_device(void)
 
 int omp_get_max_task_priority(void)
 {
-    return 0;
+    kumi_omp_ensure_init();
+    return kumi_omp_th.max_task_priority;   /* priorities are hints: tasks run in creation order */
 }
 
 /* places: none (omp_get_num_places is 0) */
