@@ -258,11 +258,43 @@ static LLVMValueRef tls_of(LLVMValueRef v)
     return LLVMIsAGlobalVariable(v) && LLVMIsThreadLocal(v) ? v : NULL;
 }
 
+/* copyprivate of a threadprivate variable: the list the single thread
+ * hands to the others holds the address of its thread_local copy, which
+ * on another PE is that PE's own copy. Each such list entry (stored in
+ * the call's block, before it) becomes a DSM stack slot: filled from the
+ * variable before the call (the single thread's value is what the others
+ * read), copied back into the variable after it (the others' new value;
+ * the call ends with a barrier, so every copy is done by then). */
+static void copyprivate_tls(struct kumi_tr_omp *x, LLVMValueRef call)
+{
+    LLVMValueRef list = kumi_tr_strip_casts(LLVMGetOperand(call, 3));
+    for (LLVMValueRef I = LLVMGetPreviousInstruction(call), prev; I; I = prev) {
+        prev = LLVMGetPreviousInstruction(I);
+        if (!LLVMIsAStoreInst(I) || kumi_tr_strip_casts(LLVMGetOperand(I, 1)) != list) continue;
+        LLVMValueRef val = LLVMGetOperand(I, 0), g = tls_of(val);
+        if (g == NULL) continue;
+        LLVMTypeRef  ty = LLVMGlobalGetValueType(g);
+        unsigned     al = LLVMGetAlignment(g);
+        if (al == 0) al = LLVMABIAlignmentOfType(x->td, ty);
+        LLVMValueRef sz = LLVMConstInt(x->t64, LLVMABISizeOfType(x->td, ty), 0);
+        LLVMPositionBuilderBefore(x->b, I);
+        LLVMValueRef m  = call_rt(x, &x->mark, NULL, 0, "kumi.mark");
+        LLVMValueRef p  = stack_push(x, sz, al);
+        LLVMValueRef v8 = LLVMBuildPointerCast(x->b, val, x->tp8, "");
+        LLVMBuildMemCpy(x->b, p, al, v8, al, sz);
+        LLVMSetOperand(I, 0, LLVMBuildPointerCast(x->b, p, LLVMTypeOf(val), ""));
+        LLVMPositionBuilderBefore(x->b, LLVMGetNextInstruction(call));
+        LLVMBuildMemCpy(x->b, v8, al, p, al, sz);
+        call_rt(x, &x->release, &m, 1, "");
+        x->st.copyin++;
+    }
+}
+
 static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
 {
-    LLVMValueRef *esc = NULL, *cin = NULL;
+    LLVMValueRef *esc = NULL, *cin = NULL, *cpv = NULL;
     unsigned     *cidx = NULL;
-    size_t        ne = 0, nc = 0;
+    size_t        ne = 0, nc = 0, ncp = 0;
     int           dynamic = 0;
     if (kumi_tr_starts(kumi_tr_omp_name(fn), "kumi_")) return;
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
@@ -282,9 +314,12 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
                     cin[nc] = I;
                     cidx[nc++] = i;
                 }
+            } else if (is_call_to(I, "__kmpc_copyprivate")) {
+                cpv = kumi_tr_realloc(cpv, (ncp + 1) * sizeof *cpv);
+                cpv[ncp++] = I;
             }
         }
-    if (ne + nc == 0) return;
+    if (ne + nc + ncp == 0) return;
 
     LLVMValueRef first = LLVMGetFirstInstruction(entry);
     LLVMPositionBuilderBefore(x->b, first);
@@ -327,6 +362,8 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
         LLVMSetOperand(cin[i], cidx[i], LLVMBuildPointerCast(x->b, p, LLVMTypeOf(arg), ""));
         x->st.copyin++;
     }
+    for (size_t i = 0; i < ncp; i++)
+        copyprivate_tls(x, cpv[i]);
     if (dynamic) pair_stacksaves(x, fn, mark, LLVMGetNextInstruction(mark));
     for (LLVMBasicBlockRef bb = entry; bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
@@ -338,6 +375,7 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
     free(esc);
     free(cin);
     free(cidx);
+    free(cpv);
 }
 
 /* ------------------------------------------------------------ byval */
