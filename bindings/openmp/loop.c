@@ -245,7 +245,7 @@ static void kumi_omp_dispatch_init(int type, int32_t sched, kumi_omp_wide lb, ku
     if (d->ordered)
         sched -= KUMI_SCH_ORD_FIRST - KUMI_SCH_STATIC_CHUNKED;
     if (sched == KUMI_SCH_RUNTIME || sched == KUMI_SCH_RUNTIME_SIMD) {
-        switch (th->run_sched) {
+        switch (th->run_sched & 0x7fffffff) {   /* without the monotonic modifier (a hint) */
         case 2: sched = KUMI_SCH_DYNAMIC; break;
         case 3: sched = KUMI_SCH_GUIDED; break;
         case 4: sched = KUMI_SCH_AUTO; break;
