@@ -22,6 +22,9 @@
 #include <string.h>
 #include <time.h>
 
+#define PTRCHASE_PROG "interp"
+#include "ptrchase.h"
+
 typedef int64_t val;
 
 enum op {
@@ -56,14 +59,6 @@ static void trap(const char *what, long long a)
 {
     fprintf(stderr, "interp: vm trap: %s (%lld)\n", what, a);
     exit(1);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        trap("out of memory", (long long)n);
-    return p;
 }
 
 static val vm_newarr(struct vm *vm, val len)
@@ -485,13 +480,6 @@ static val ref_list(val n, val rounds)
     for (val i = 0; i < n; i++)
         one += i * 7 % 1000;
     return one * (rounds * (rounds + 1) / 2);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int main(int argc, char **argv)

@@ -20,28 +20,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-static void fail(const char *what, uint64_t a, uint64_t b)
-{
-    fprintf(stderr, "tree: %s (%" PRIu64 ", %" PRIu64 ")\n", what, a, b);
-    exit(1);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n);
-    if (!p)
-        fail("out of memory", n, 0);
-    return p;
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
+#define PTRCHASE_PROG "tree"
+#include "ptrchase.h"
 
 /* --------------------------------------------------------------- AVL */
 struct avl {
@@ -307,13 +287,6 @@ static uint64_t run_bt(int maxdepth)
         fail("long-lived tree", bt_check(longlived), (uint64_t)maxdepth);
     bt_free(longlived);
     return total;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int main(int argc, char **argv)

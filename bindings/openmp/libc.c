@@ -552,6 +552,32 @@ int kumi_omp_libc_clock_gettime(clockid_t c, struct timespec *ts)
     return rc;
 }
 
+/* Only this PE sleeps; the request and the time left may be in the DSM. */
+int kumi_omp_libc_nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    struct timespec r, left;
+    int             rc;
+
+    get_bytes("nanosleep", &r, req, sizeof r);
+    rc = nanosleep(&r, &left);
+    if (rc != 0 && rem != NULL)
+        put_bytes("nanosleep", rem, &left, sizeof left);
+    return rc;
+}
+
+int kumi_omp_libc_clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
+                                  struct timespec *rem)
+{
+    struct timespec r, left;
+    int             rc;
+
+    get_bytes("clock_nanosleep", &r, req, sizeof r);
+    rc = clock_nanosleep(c, flags, &r, &left);
+    if (rc == EINTR && rem != NULL && !(flags & TIMER_ABSTIME))
+        put_bytes("clock_nanosleep", rem, &left, sizeof left);
+    return rc;
+}
+
 #define TM_FROM_T(name)                                                            \
     struct tm *kumi_omp_libc_##name(const time_t *t)                               \
     {                                                                              \

@@ -245,7 +245,7 @@ static void kumi_omp_dispatch_init(int type, int32_t sched, kumi_omp_wide lb, ku
     if (d->ordered)
         sched -= KUMI_SCH_ORD_FIRST - KUMI_SCH_STATIC_CHUNKED;
     if (sched == KUMI_SCH_RUNTIME || sched == KUMI_SCH_RUNTIME_SIMD) {
-        switch (th->run_sched) {
+        switch (th->run_sched & 0x7fffffff) {   /* without the monotonic modifier (a hint) */
         case 2: sched = KUMI_SCH_DYNAMIC; break;
         case 3: sched = KUMI_SCH_GUIDED; break;
         case 4: sched = KUMI_SCH_AUTO; break;
@@ -295,7 +295,9 @@ static void kumi_omp_dispatch_init(int type, int32_t sched, kumi_omp_wide lb, ku
                 kumi_global_exit(1);
             if (old == 0 || old == key)
                 break;
-            kumi_omp_wait_remote_u64(&s->owner, 0, KUMI_CMP_EQ, 0);
+            /* an earlier loop has it: wait until that changes (freed, or
+             * already claimed for this loop by a faster thread), retry */
+            kumi_omp_wait_remote_u64(&s->owner, 0, KUMI_CMP_NE, old);
         }
         d->key  = key;
         d->slot = s;
@@ -554,7 +556,9 @@ void __kmpc_doacross_init(kumi_omp_ident_t *loc, int32_t gtid, int32_t num_dims,
                 kumi_global_exit(1);
             if (old == 0 || old == key)
                 break;
-            kumi_omp_wait_remote_u64(&s->owner, 0, KUMI_CMP_EQ, 0);
+            /* an earlier loop has it: wait until that changes (freed, or
+             * already claimed for this loop by a faster thread), retry */
+            kumi_omp_wait_remote_u64(&s->owner, 0, KUMI_CMP_NE, old);
         }
         if (old == 0) {   /* first here: allocate the flags */
             void *fl = kumi_dsm_calloc(total ? total : 1, 1);

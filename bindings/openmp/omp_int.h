@@ -51,6 +51,8 @@ typedef struct kumi_omp_thread {
     int         nthreads_var;    /* omp_set_num_threads / OMP_NUM_THREADS        */
     int         dynamic_var, max_active_levels;
     int         run_sched, run_chunk;   /* omp_sched_t value, chunk (OMP_SCHEDULE) */
+    int         thread_limit;    /* OMP_THREAD_LIMIT (default: the PEs)          */
+    int         max_task_priority;   /* OMP_MAX_TASK_PRIORITY (default 0)       */
     int         push_nth;        /* __kmpc_push_num_threads for the next fork    */
     uint32_t    single_count;    /* singles met in this region                   */
     uint32_t    loop_count;      /* dispatch loops met in this region            */

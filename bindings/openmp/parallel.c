@@ -97,21 +97,27 @@ static int kumi_omp_env_int(const char *name, int dflt, int lo)
     return (int)v;
 }
 
+/* OMP_SCHEDULE: [monotonic:|nonmonotonic:]kind[,chunk]; kind is static,
+ * dynamic, guided, auto, or libomp's static_steal (= dynamic) */
 static void kumi_omp_parse_schedule(const char *s, int *kind, int *chunk)
 {
     static const struct { const char *name; int kind; } kinds[] = {
-        { "static", omp_sched_static }, { "dynamic", omp_sched_dynamic },
-        { "guided", omp_sched_guided }, { "auto", omp_sched_auto } };
-    const char *p = s;
+        { "static_steal", omp_sched_dynamic }, { "static", omp_sched_static },
+        { "dynamic", omp_sched_dynamic }, { "guided", omp_sched_guided },
+        { "auto", omp_sched_auto } };
+    const char *p    = s;
+    int         mono = 0;
 
-    if (!strncasecmp(p, "monotonic:", 10))
+    if (!strncasecmp(p, "monotonic:", 10)) {
         p += 10;
-    else if (!strncasecmp(p, "nonmonotonic:", 13))
+        mono = (int)omp_sched_monotonic;
+    } else if (!strncasecmp(p, "nonmonotonic:", 13)) {
         p += 13;
+    }
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         size_t l = strlen(kinds[i].name);
         if (!strncasecmp(p, kinds[i].name, l) && (p[l] == '\0' || p[l] == ',')) {
-            *kind  = kinds[i].kind;
+            *kind  = kinds[i].kind | mono;
             *chunk = p[l] == ',' ? atoi(p + l + 1) : 0;
             if (*chunk < 0)
                 *chunk = 0;
@@ -121,7 +127,7 @@ static void kumi_omp_parse_schedule(const char *s, int *kind, int *chunk)
     if (kumi_rank() <= 0)
         fprintf(stderr,
                 "kumi[%d]: omp: ignoring OMP_SCHEDULE=%s "
-                "(static, dynamic, guided or auto[,chunk])\n",
+                "([monotonic:|nonmonotonic:]static, dynamic, guided or auto[,chunk])\n",
                 kumi_rank(), s);
 }
 
@@ -131,6 +137,9 @@ void kumi_omp_icv_init(void)
     const char        *s;
 
     th->nthreads_var      = kumi_omp_env_int("OMP_NUM_THREADS", th->npes, 1);
+    /* a team is never larger than the job either (kumi_omp_max_team) */
+    th->thread_limit      = kumi_omp_env_int("OMP_THREAD_LIMIT", th->npes, 1);
+    th->max_task_priority = kumi_omp_env_int("OMP_MAX_TASK_PRIORITY", 0, 0);
     th->dynamic_var       = 0;   /* OMP_DYNAMIC: no dynamic adjustment (omp_set_dynamic) */
     th->max_active_levels = kumi_omp_env_int("OMP_MAX_ACTIVE_LEVELS", 1, 0) > 0 ? 1 : 0;
     /* OMP_NESTED=true asks for more levels than kumi supports: stays 1 */
@@ -295,11 +304,34 @@ _Noreturn void kumi_omp_worker_loop(void)
     }
 }
 
+/* The ICVs a region's implicit task inherits and may change for itself
+ * only (omp_set_schedule, omp_set_num_threads, ... inside a region do
+ * not reach the task that encountered it). */
+struct kumi_omp_icvs {
+    int nthreads_var, dynamic_var, max_active_levels, run_sched, run_chunk;
+};
+
+static struct kumi_omp_icvs kumi_omp_icvs_save(const kumi_omp_thread_t *th)
+{
+    return (struct kumi_omp_icvs){ th->nthreads_var, th->dynamic_var, th->max_active_levels,
+                                   th->run_sched, th->run_chunk };
+}
+
+static void kumi_omp_icvs_restore(kumi_omp_thread_t *th, const struct kumi_omp_icvs *v)
+{
+    th->nthreads_var      = v->nthreads_var;
+    th->dynamic_var       = v->dynamic_var;
+    th->max_active_levels = v->max_active_levels;
+    th->run_sched         = v->run_sched;
+    th->run_chunk         = v->run_chunk;
+}
+
 static void kumi_omp_serialized_call(kumi_omp_microtask fn, int argc, void **args)
 {
-    kumi_omp_thread_t *th   = &kumi_omp_th;
-    int                tid  = th->tid, nth = th->nth, level = th->level;
-    int32_t            gtid = th->pe, btid = 0;
+    kumi_omp_thread_t   *th   = &kumi_omp_th;
+    int                  tid  = th->tid, nth = th->nth, level = th->level;
+    int32_t              gtid = th->pe, btid = 0;
+    struct kumi_omp_icvs icv  = kumi_omp_icvs_save(th);
 
     th->tid      = 0;
     th->nth      = 1;
@@ -309,6 +341,13 @@ static void kumi_omp_serialized_call(kumi_omp_microtask fn, int argc, void **arg
     th->tid   = tid;
     th->nth   = nth;
     th->level = level;
+    kumi_omp_icvs_restore(th, &icv);
+}
+
+/* The largest team: OMP_THREAD_LIMIT, and never more than the PEs. */
+static int kumi_omp_max_team(const kumi_omp_thread_t *th)
+{
+    return th->thread_limit < th->npes ? th->thread_limit : th->npes;
 }
 
 static int kumi_omp_team_size_for_fork(void)
@@ -319,8 +358,8 @@ static int kumi_omp_team_size_for_fork(void)
     th->push_nth = 0;
     if (th->level > 0 || th->active_level >= th->max_active_levels)
         return 1;   /* nested: serialized */
-    if (n > th->npes)
-        n = th->npes;
+    if (n > kumi_omp_max_team(th))
+        n = kumi_omp_max_team(th);
     return n < 1 ? 1 : n;
 }
 
@@ -390,7 +429,8 @@ void __kmpc_push_proc_bind(kumi_omp_ident_t *loc, int32_t gtid, int32_t bind)
 
 /* if(0) and nested regions clang runs itself: a team of one */
 static struct kumi_omp_serial_frame {
-    int tid, nth;
+    int                  tid, nth;
+    struct kumi_omp_icvs icv;
 } kumi_omp_serial_stack[64];
 
 void __kmpc_serialized_parallel(kumi_omp_ident_t *loc, int32_t gtid)
@@ -402,6 +442,7 @@ void __kmpc_serialized_parallel(kumi_omp_ident_t *loc, int32_t gtid)
     if (th->level < 64) {
         kumi_omp_serial_stack[th->level].tid = th->tid;
         kumi_omp_serial_stack[th->level].nth = th->nth;
+        kumi_omp_serial_stack[th->level].icv = kumi_omp_icvs_save(th);
     }
     th->push_nth = 0;
     th->level++;
@@ -421,6 +462,7 @@ void __kmpc_end_serialized_parallel(kumi_omp_ident_t *loc, int32_t gtid)
     if (th->level < 64) {
         th->tid = kumi_omp_serial_stack[th->level].tid;
         th->nth = kumi_omp_serial_stack[th->level].nth;
+        kumi_omp_icvs_restore(th, &kumi_omp_serial_stack[th->level].icv);
     }
 }
 
@@ -486,6 +528,8 @@ int omp_get_num_threads(void)
 int omp_get_max_threads(void)
 {
     kumi_omp_ensure_init();
+    /* nthreads-var, as libomp reports it (OMP_THREAD_LIMIT only caps the
+     * teams), but never more than the PEs: no team can be larger */
     int n = kumi_omp_th.nthreads_var;
     return n > kumi_omp_th.npes ? kumi_omp_th.npes : n;
 }
@@ -593,7 +637,7 @@ int omp_get_team_size(int level)
 int omp_get_thread_limit(void)
 {
     kumi_omp_ensure_init();
-    return kumi_omp_th.npes;
+    return kumi_omp_th.thread_limit;
 }
 
 void omp_set_schedule(omp_sched_t kind, int chunk)
@@ -604,14 +648,18 @@ void omp_set_schedule(omp_sched_t kind, int chunk)
         fprintf(stderr, "kumi[%d]: omp_set_schedule: unknown kind %d (ignored)\n", kumi_rank(), k);
         return;
     }
-    kumi_omp_th.run_sched = k;
+    kumi_omp_th.run_sched = (int)kind;   /* the monotonic modifier kept as given */
     kumi_omp_th.run_chunk = chunk < 1 ? 0 : chunk;
 }
 
+/* A chunk left unspecified reads as 0 for static (an even split) and as
+ * the default chunk, 1, for the others, as libomp reports it. */
 void omp_get_schedule(omp_sched_t *kind, int *chunk)
 {
+    int k = kumi_omp_th.run_sched & ~(int)omp_sched_monotonic;
+
     *kind  = (omp_sched_t)kumi_omp_th.run_sched;
-    *chunk = kumi_omp_th.run_chunk;
+    *chunk = kumi_omp_th.run_chunk < 1 && k != omp_sched_static ? 1 : kumi_omp_th.run_chunk;
 }
 
 double omp_get_wtime(void)
@@ -688,7 +736,8 @@ int omp_get_initial_device(void)
 
 int omp_get_max_task_priority(void)
 {
-    return 0;
+    kumi_omp_ensure_init();
+    return kumi_omp_th.max_task_priority;   /* priorities are hints: tasks run in creation order */
 }
 
 /* places: none (omp_get_num_places is 0) */

@@ -26,7 +26,7 @@
 #include "omp_int.h"
 
 #define KUMI_OMP_REEXEC_ENV "KUMIOMP_REEXECUTED"   /* not KUMI_*: config checks those */
-#define KUMI_OMP_SYM_SIZE   (1024u * 1024u)
+#define KUMI_OMP_SYM_SIZE   (2048u * 1024u)
 
 kumi_omp_thread_t kumi_omp_th = { .nth = 1, .team_nth = 1, .nthreads_var = 1,
                                   .max_active_levels = 1, .run_sched = 2, .run_chunk = 0 };

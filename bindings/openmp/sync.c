@@ -27,7 +27,7 @@
 #include "omp_int.h"
 
 #define KUMI_OMP_CRIT_SLOTS  256
-#define KUMI_OMP_LOCKS       4096
+#define KUMI_OMP_LOCKS       32768   /* per PE: a lock lives on the PE that initialized it */
 #define KUMI_OMP_RED_RADIX   4
 
 struct kumi_omp_ticket {
@@ -69,29 +69,30 @@ static void kumi_omp_check(int rc)
 }
 
 /* ---------------------------------------------------- ticket locks */
-static void kumi_omp_ticket_lock(struct kumi_omp_ticket *t)
+/* A ticket lock in the symmetric area of PE pe. */
+static void kumi_omp_ticket_lock(struct kumi_omp_ticket *t, int pe)
 {
     uint32_t mine;
 
-    kumi_omp_check(kumi_atomic_fetch_add_u32(&t->next, 1, 0, &mine));
-    kumi_omp_wait_remote_u32(&t->serving, 0, KUMI_CMP_EQ, mine);
+    kumi_omp_check(kumi_atomic_fetch_add_u32(&t->next, 1, pe, &mine));
+    kumi_omp_wait_remote_u32(&t->serving, pe, KUMI_CMP_EQ, mine);
 }
 
-static int kumi_omp_ticket_try(struct kumi_omp_ticket *t)
+static int kumi_omp_ticket_try(struct kumi_omp_ticket *t, int pe)
 {
     uint32_t s, old;
 
-    kumi_omp_check(kumi_atomic_fetch_u32(&t->serving, 0, &s));
-    kumi_omp_check(kumi_atomic_cswap_u32(&t->next, s, s + 1, 0, &old));
+    kumi_omp_check(kumi_atomic_fetch_u32(&t->serving, pe, &s));
+    kumi_omp_check(kumi_atomic_cswap_u32(&t->next, s, s + 1, pe, &old));
     return old == s;
 }
 
-static void kumi_omp_ticket_unlock(struct kumi_omp_ticket *t)
+static void kumi_omp_ticket_unlock(struct kumi_omp_ticket *t, int pe)
 {
     uint32_t old;
 
     /* fetching: complete (and ordered after the section) on return */
-    kumi_omp_check(kumi_atomic_fetch_add_u32(&t->serving, 1, 0, &old));
+    kumi_omp_check(kumi_atomic_fetch_add_u32(&t->serving, 1, pe, &old));
 }
 
 /* ---------------------------------------------------- single/master */
@@ -172,7 +173,7 @@ void __kmpc_critical(kumi_omp_ident_t *loc, int32_t gtid, kumi_omp_critical_name
     (void)loc;
     (void)gtid;
     kumi_omp_ensure_init();
-    kumi_omp_ticket_lock(kumi_omp_crit_lookup(lck));
+    kumi_omp_ticket_lock(kumi_omp_crit_lookup(lck), 0);
 }
 
 void __kmpc_critical_with_hint(kumi_omp_ident_t *loc, int32_t gtid, kumi_omp_critical_name *lck,
@@ -186,7 +187,7 @@ void __kmpc_end_critical(kumi_omp_ident_t *loc, int32_t gtid, kumi_omp_critical_
 {
     (void)loc;
     (void)gtid;
-    kumi_omp_ticket_unlock(kumi_omp_crit_lookup(lck));
+    kumi_omp_ticket_unlock(kumi_omp_crit_lookup(lck), 0);
 }
 
 /* -------------------------------------------------------- reductions */
@@ -308,23 +309,39 @@ void __kmpc_copyprivate(kumi_omp_ident_t *loc, int32_t gtid, size_t cpy_size, vo
     kumi_omp_barrier();   /* the single thread's list lives until everyone copied */
 }
 
-/* ------------------------------------------------------- omp locks */
+/* ------------------------------------------------------- omp locks
+ * A lock is a ticket in the symmetric area of the PE whose thread
+ * initialized it (KUMI_OMP_LOCKS per PE, found in that PE's bitmap); the
+ * omp_lock_t holds (pe << 32) | (index + 1). Any thread may use or
+ * destroy it. */
+struct kumi_omp_lockref {
+    struct kumi_omp_ticket *t;
+    int                     pe, index;
+};
+
 static int kumi_omp_lock_alloc(void)
 {
-    for (int w = 0; w < KUMI_OMP_LOCKS / 64; w++) {
+    static int hint;   /* the word where the last search succeeded */
+    const int  words = KUMI_OMP_LOCKS / 64, me = kumi_omp_th.pe;
+
+    for (int k = 0; k < words; k++) {
+        int      w = (hint + k) % words;
         uint64_t cur;
-        kumi_omp_check(kumi_atomic_fetch_u64(&kumi_omp_lock_bits[w], 0, &cur));
+        kumi_omp_check(kumi_atomic_fetch_u64(&kumi_omp_lock_bits[w], me, &cur));
         while (cur != ~0ull) {
             int      b = __builtin_ctzll(~cur);
             uint64_t seen;
             kumi_omp_check(
-                kumi_atomic_cswap_u64(&kumi_omp_lock_bits[w], cur, cur | (1ull << b), 0, &seen));
-            if (seen == cur)
+                kumi_atomic_cswap_u64(&kumi_omp_lock_bits[w], cur, cur | (1ull << b), me, &seen));
+            if (seen == cur) {
+                hint = w;
                 return w * 64 + b;
+            }
             cur = seen;
         }
     }
-    kumi_omp_fatal("omp_init_lock", "more than %d omp locks at once", KUMI_OMP_LOCKS);
+    kumi_omp_fatal("omp_init_lock", "more than %d omp locks initialized by thread %d at once "
+                   "(each thread holds up to %d)", KUMI_OMP_LOCKS, me, KUMI_OMP_LOCKS);
 }
 
 static void kumi_omp_lock_init(void *lock, const char *call)
@@ -339,31 +356,35 @@ static void kumi_omp_lock_init(void *lock, const char *call)
         kumi_omp_fatal(call, "kumi could not start");
     i = kumi_omp_lock_alloc();
     t = &kumi_omp_locks[i];
-    kumi_omp_check(kumi_atomic_swap_u32(&t->owner, 0, 0, &old));
-    kumi_omp_check(kumi_atomic_swap_u32(&t->depth, 0, 0, &old));
-    kumi_omp_st64(lock, i + 1);
+    /* the ticket's next and serving only ever grow: equal, it is free */
+    kumi_omp_check(kumi_atomic_swap_u32(&t->owner, 0, kumi_omp_th.pe, &old));
+    kumi_omp_check(kumi_atomic_swap_u32(&t->depth, 0, kumi_omp_th.pe, &old));
+    kumi_omp_st64(lock, (int64_t)((uint64_t)kumi_omp_th.pe << 32 | (uint64_t)(i + 1)));
 }
 
-static struct kumi_omp_ticket *kumi_omp_lock_get(void *lock, const char *call)
+static struct kumi_omp_lockref kumi_omp_lock_get(void *lock, const char *call)
 {
-    int64_t i;
+    uint64_t v;
+    int64_t  i;
+    int      pe;
 
     if (lock == NULL)
         kumi_omp_fatal(call, "NULL lock");
-    i = kumi_omp_ld64(lock);
-    if (i < 1 || i > KUMI_OMP_LOCKS)
+    v  = (uint64_t)kumi_omp_ld64(lock);
+    i  = (int64_t)(v & 0xffffffffu);
+    pe = (int)(v >> 32);
+    if (i < 1 || i > KUMI_OMP_LOCKS || pe >= kumi_omp_th.npes)
         kumi_omp_fatal(call, "lock %p is not initialized (omp_init_lock)", lock);
-    return &kumi_omp_locks[i - 1];
+    return (struct kumi_omp_lockref){ &kumi_omp_locks[i - 1], pe, (int)i - 1 };
 }
 
 static void kumi_omp_lock_destroy(void *lock, const char *call)
 {
-    struct kumi_omp_ticket *t = kumi_omp_lock_get(lock, call);
-    int                     i = (int)(t - kumi_omp_locks);
+    struct kumi_omp_lockref r = kumi_omp_lock_get(lock, call);
     uint64_t                old;
 
-    kumi_omp_check(
-        kumi_atomic_fetch_and_u64(&kumi_omp_lock_bits[i / 64], ~(1ull << (i % 64)), 0, &old));
+    kumi_omp_check(kumi_atomic_fetch_and_u64(&kumi_omp_lock_bits[r.index / 64],
+                                             ~(1ull << (r.index % 64)), r.pe, &old));
     kumi_omp_st64(lock, 0);
 }
 
@@ -385,17 +406,20 @@ void omp_destroy_lock(omp_lock_t *lock)
 
 void omp_set_lock(omp_lock_t *lock)
 {
-    kumi_omp_ticket_lock(kumi_omp_lock_get(lock, "omp_set_lock"));
+    struct kumi_omp_lockref r = kumi_omp_lock_get(lock, "omp_set_lock");
+    kumi_omp_ticket_lock(r.t, r.pe);
 }
 
 void omp_unset_lock(omp_lock_t *lock)
 {
-    kumi_omp_ticket_unlock(kumi_omp_lock_get(lock, "omp_unset_lock"));
+    struct kumi_omp_lockref r = kumi_omp_lock_get(lock, "omp_unset_lock");
+    kumi_omp_ticket_unlock(r.t, r.pe);
 }
 
 int omp_test_lock(omp_lock_t *lock)
 {
-    return kumi_omp_ticket_try(kumi_omp_lock_get(lock, "omp_test_lock"));
+    struct kumi_omp_lockref r = kumi_omp_lock_get(lock, "omp_test_lock");
+    return kumi_omp_ticket_try(r.t, r.pe);
 }
 
 void omp_init_nest_lock(omp_nest_lock_t *lock)
@@ -414,64 +438,64 @@ void omp_destroy_nest_lock(omp_nest_lock_t *lock)
     kumi_omp_lock_destroy(lock, "omp_destroy_nest_lock");
 }
 
-static uint32_t kumi_omp_fetch32(uint32_t *w)
+static uint32_t kumi_omp_fetch32(uint32_t *w, int pe)
 {
     uint32_t v;
-    kumi_omp_check(kumi_atomic_fetch_u32(w, 0, &v));
+    kumi_omp_check(kumi_atomic_fetch_u32(w, pe, &v));
     return v;
 }
 
-static uint32_t kumi_omp_add32(uint32_t *w, uint32_t v)
+static uint32_t kumi_omp_add32(uint32_t *w, uint32_t v, int pe)
 {
     uint32_t old;
-    kumi_omp_check(kumi_atomic_fetch_add_u32(w, v, 0, &old));
+    kumi_omp_check(kumi_atomic_fetch_add_u32(w, v, pe, &old));
     return old + v;
 }
 
-static void kumi_omp_set32(uint32_t *w, uint32_t v)
+static void kumi_omp_set32(uint32_t *w, uint32_t v, int pe)
 {
     uint32_t old;
-    kumi_omp_check(kumi_atomic_swap_u32(w, v, 0, &old));
+    kumi_omp_check(kumi_atomic_swap_u32(w, v, pe, &old));
 }
 
 void omp_set_nest_lock(omp_nest_lock_t *lock)
 {
-    struct kumi_omp_ticket *t  = kumi_omp_lock_get(lock, "omp_set_nest_lock");
+    struct kumi_omp_lockref r  = kumi_omp_lock_get(lock, "omp_set_nest_lock");
     uint32_t                me = (uint32_t)kumi_omp_th.pe + 1;
 
-    if (kumi_omp_fetch32(&t->owner) == me) {
-        kumi_omp_add32(&t->depth, 1);
+    if (kumi_omp_fetch32(&r.t->owner, r.pe) == me) {
+        kumi_omp_add32(&r.t->depth, 1, r.pe);
         return;
     }
-    kumi_omp_ticket_lock(t);
-    kumi_omp_set32(&t->owner, me);
-    kumi_omp_set32(&t->depth, 1);
+    kumi_omp_ticket_lock(r.t, r.pe);
+    kumi_omp_set32(&r.t->owner, me, r.pe);
+    kumi_omp_set32(&r.t->depth, 1, r.pe);
 }
 
 void omp_unset_nest_lock(omp_nest_lock_t *lock)
 {
-    struct kumi_omp_ticket *t  = kumi_omp_lock_get(lock, "omp_unset_nest_lock");
+    struct kumi_omp_lockref r  = kumi_omp_lock_get(lock, "omp_unset_nest_lock");
     uint32_t                me = (uint32_t)kumi_omp_th.pe + 1;
 
-    if (kumi_omp_fetch32(&t->owner) != me)
+    if (kumi_omp_fetch32(&r.t->owner, r.pe) != me)
         kumi_omp_fatal("omp_unset_nest_lock", "lock %p is not held by this thread", (void *)lock);
-    if (kumi_omp_add32(&t->depth, (uint32_t)-1) == 0) {
-        kumi_omp_set32(&t->owner, 0);
-        kumi_omp_ticket_unlock(t);
+    if (kumi_omp_add32(&r.t->depth, (uint32_t)-1, r.pe) == 0) {
+        kumi_omp_set32(&r.t->owner, 0, r.pe);
+        kumi_omp_ticket_unlock(r.t, r.pe);
     }
 }
 
 int omp_test_nest_lock(omp_nest_lock_t *lock)
 {
-    struct kumi_omp_ticket *t  = kumi_omp_lock_get(lock, "omp_test_nest_lock");
+    struct kumi_omp_lockref r  = kumi_omp_lock_get(lock, "omp_test_nest_lock");
     uint32_t                me = (uint32_t)kumi_omp_th.pe + 1;
 
-    if (kumi_omp_fetch32(&t->owner) == me)
-        return (int)kumi_omp_add32(&t->depth, 1);
-    if (!kumi_omp_ticket_try(t))
+    if (kumi_omp_fetch32(&r.t->owner, r.pe) == me)
+        return (int)kumi_omp_add32(&r.t->depth, 1, r.pe);
+    if (!kumi_omp_ticket_try(r.t, r.pe))
         return 0;
-    kumi_omp_set32(&t->owner, me);
-    kumi_omp_set32(&t->depth, 1);
+    kumi_omp_set32(&r.t->owner, me, r.pe);
+    kumi_omp_set32(&r.t->depth, 1, r.pe);
     return 1;
 }
 

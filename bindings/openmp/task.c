@@ -268,7 +268,8 @@ static void task_run(kmp_task_t *t)
         __atomic_store_n(&tsym->children[depth], 0, __ATOMIC_RELEASE);
     }
     frame_final[depth] = (char)(hd.final || (sat && save));
-    tk.routine(kumi_omp_th.pe, t);
+    if (tk.routine != NULL)   /* a task made by hand with no body only orders its deps */
+        tk.routine(kumi_omp_th.pe, t);
     if (!sat) {
         task_wait_children();
         frame_final[depth] = 0;

@@ -64,6 +64,60 @@ void kumi_tr_map_free(kumi_tr_map *m) { free(m->k); free(m->v); memset(m, 0, siz
 /* ------------------------------------------------------------ helpers */
 int kumi_tr_starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
+int kumi_tr_addr_walk(LLVMValueRef a, kumi_tr_call_policy policy, int first_only, int *stopped)
+{
+    LLVMValueRef *work = kumi_tr_realloc(NULL, 16 * sizeof *work);
+    size_t        nw = 0, cw = 16;
+    kumi_tr_map   seen = {0};
+    int           esc = 0, stop = 0;
+
+    work[nw++] = a;
+    kumi_tr_map_put(&seen, a, 1);
+    while (nw && !stop && !(first_only && esc)) {
+        LLVMValueRef v = work[--nw];
+        for (LLVMUseRef u = LLVMGetFirstUse(v); u && !stop && !(first_only && esc); u = LLVMGetNextUse(u)) {
+            LLVMValueRef us = LLVMGetUser(u), follow = NULL;
+            if (!LLVMIsAInstruction(us)) {
+                esc = 1;
+                continue;
+            }
+            switch (LLVMGetInstructionOpcode(us)) {
+            case LLVMLoad: case LLVMICmp:
+                break;
+            case LLVMStore:
+                if (LLVMGetOperand(us, 0) == v) esc = 1;
+                break;
+            case LLVMAtomicRMW: case LLVMAtomicCmpXchg:
+                for (unsigned k = 1; k < (unsigned)LLVMGetNumOperands(us); k++)
+                    if (LLVMGetOperand(us, k) == v) esc = 1;
+                break;
+            case LLVMGetElementPtr: case LLVMBitCast: case LLVMAddrSpaceCast:
+            case LLVMPHI: case LLVMSelect:
+                follow = us;
+                break;
+            case LLVMCall:
+                switch (policy(us, v, &follow)) {
+                case KUMI_TR_USE_OK:      break;
+                case KUMI_TR_USE_ESCAPES: esc = 1; break;
+                case KUMI_TR_USE_STOP:    stop = 1; break;
+                }
+                break;
+            default:
+                esc = 1;   /* ptrtoint, ret, invoke, insertvalue, ... */
+            }
+            if (follow && !kumi_tr_map_find(&seen, follow)) {
+                kumi_tr_map_put(&seen, follow, 1);
+                if (nw == cw) work = kumi_tr_realloc(work, (cw *= 2) * sizeof *work);
+                work[nw++] = follow;
+            }
+        }
+    }
+    free(work);
+    kumi_tr_map_free(&seen);
+    if (stopped) *stopped = stop;
+    return esc;
+}
+
 const char *kumi_tr_callee_name(LLVMValueRef call)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);

@@ -131,55 +131,23 @@ static int nocapture_use(LLVMValueRef call, LLVMValueRef v)
  * an intrinsic or one of private_ptr_call's, returned, turned into an
  * integer (a callee's nocapture argument does not count). A va_list
  * (llvm.va_start/va_copy) is never shared: it stays. */
+static enum kumi_tr_use omp_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRef *follow)
+{
+    const char *n = kumi_tr_callee_name(call);
+
+    if (n && (kumi_tr_starts(n, "llvm.va_start") || kumi_tr_starts(n, "llvm.va_copy")))
+        return KUMI_TR_USE_STOP;
+    if (n && (kumi_tr_starts(n, "llvm.") || private_ptr_call(n))) {
+        if (LLVMGetTypeKind(LLVMTypeOf(call)) == LLVMPointerTypeKind)
+            *follow = call;   /* strchr */
+        return KUMI_TR_USE_OK;
+    }
+    return nocapture_use(call, v) ? KUMI_TR_USE_OK : KUMI_TR_USE_ESCAPES;
+}
+
 static int escapes(LLVMValueRef a)
 {
-    LLVMValueRef *work = NULL;
-    size_t        nw = 0, cw = 0;
-    kumi_tr_map   seen = {0};
-    int           esc = 0, valist = 0;
-    work = kumi_tr_realloc(work, (cw = 16) * sizeof *work);
-    work[nw++] = a;
-    kumi_tr_map_put(&seen, a, 1);
-    while (nw && !valist) {
-        LLVMValueRef v = work[--nw];
-        for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-            LLVMValueRef us = LLVMGetUser(u), follow = NULL;
-            if (!LLVMIsAInstruction(us)) { esc = 1; continue; }
-            switch (LLVMGetInstructionOpcode(us)) {
-            case LLVMLoad: case LLVMICmp:
-                break;
-            case LLVMStore:
-                if (LLVMGetOperand(us, 0) == v) esc = 1;
-                break;
-            case LLVMAtomicRMW: case LLVMAtomicCmpXchg:
-                for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(us); i++)
-                    if (LLVMGetOperand(us, i) == v) esc = 1;
-                break;
-            case LLVMGetElementPtr: case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMPHI: case LLVMSelect:
-                follow = us;
-                break;
-            case LLVMCall: {
-                const char *n = kumi_tr_callee_name(us);
-                if (n && (kumi_tr_starts(n, "llvm.va_start") || kumi_tr_starts(n, "llvm.va_copy")))
-                    valist = 1;
-                else if (n && (kumi_tr_starts(n, "llvm.") || private_ptr_call(n)))
-                    follow = LLVMGetTypeKind(LLVMTypeOf(us)) == LLVMPointerTypeKind ? us : NULL;   /* strchr */
-                else if (!nocapture_use(us, v))
-                    esc = 1;
-                break;
-            }
-            default:
-                esc = 1;   /* ptrtoint, ret, invoke, insertvalue, ... */
-            }
-            if (follow && !kumi_tr_map_find(&seen, follow)) {
-                kumi_tr_map_put(&seen, follow, 1);
-                if (nw == cw) work = kumi_tr_realloc(work, (cw *= 2) * sizeof *work);
-                work[nw++] = follow;
-            }
-        }
-    }
-    free(work);
-    kumi_tr_map_free(&seen);
+    int valist = 0, esc = kumi_tr_addr_walk(a, omp_call, 0, &valist);
     return esc && !valist;
 }
 
@@ -290,11 +258,43 @@ static LLVMValueRef tls_of(LLVMValueRef v)
     return LLVMIsAGlobalVariable(v) && LLVMIsThreadLocal(v) ? v : NULL;
 }
 
+/* copyprivate of a threadprivate variable: the list the single thread
+ * hands to the others holds the address of its thread_local copy, which
+ * on another PE is that PE's own copy. Each such list entry (stored in
+ * the call's block, before it) becomes a DSM stack slot: filled from the
+ * variable before the call (the single thread's value is what the others
+ * read), copied back into the variable after it (the others' new value;
+ * the call ends with a barrier, so every copy is done by then). */
+static void copyprivate_tls(struct kumi_tr_omp *x, LLVMValueRef call)
+{
+    LLVMValueRef list = kumi_tr_strip_casts(LLVMGetOperand(call, 3));
+    for (LLVMValueRef I = LLVMGetPreviousInstruction(call), prev; I; I = prev) {
+        prev = LLVMGetPreviousInstruction(I);
+        if (!LLVMIsAStoreInst(I) || kumi_tr_strip_casts(LLVMGetOperand(I, 1)) != list) continue;
+        LLVMValueRef val = LLVMGetOperand(I, 0), g = tls_of(val);
+        if (g == NULL) continue;
+        LLVMTypeRef  ty = LLVMGlobalGetValueType(g);
+        unsigned     al = LLVMGetAlignment(g);
+        if (al == 0) al = LLVMABIAlignmentOfType(x->td, ty);
+        LLVMValueRef sz = LLVMConstInt(x->t64, LLVMABISizeOfType(x->td, ty), 0);
+        LLVMPositionBuilderBefore(x->b, I);
+        LLVMValueRef m  = call_rt(x, &x->mark, NULL, 0, "kumi.mark");
+        LLVMValueRef p  = stack_push(x, sz, al);
+        LLVMValueRef v8 = LLVMBuildPointerCast(x->b, val, x->tp8, "");
+        LLVMBuildMemCpy(x->b, p, al, v8, al, sz);
+        LLVMSetOperand(I, 0, LLVMBuildPointerCast(x->b, p, LLVMTypeOf(val), ""));
+        LLVMPositionBuilderBefore(x->b, LLVMGetNextInstruction(call));
+        LLVMBuildMemCpy(x->b, v8, al, p, al, sz);
+        call_rt(x, &x->release, &m, 1, "");
+        x->st.copyin++;
+    }
+}
+
 static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
 {
-    LLVMValueRef *esc = NULL, *cin = NULL;
+    LLVMValueRef *esc = NULL, *cin = NULL, *cpv = NULL;
     unsigned     *cidx = NULL;
-    size_t        ne = 0, nc = 0;
+    size_t        ne = 0, nc = 0, ncp = 0;
     int           dynamic = 0;
     if (kumi_tr_starts(kumi_tr_omp_name(fn), "kumi_")) return;
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
@@ -314,9 +314,12 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
                     cin[nc] = I;
                     cidx[nc++] = i;
                 }
+            } else if (is_call_to(I, "__kmpc_copyprivate")) {
+                cpv = kumi_tr_realloc(cpv, (ncp + 1) * sizeof *cpv);
+                cpv[ncp++] = I;
             }
         }
-    if (ne + nc == 0) return;
+    if (ne + nc + ncp == 0) return;
 
     LLVMValueRef first = LLVMGetFirstInstruction(entry);
     LLVMPositionBuilderBefore(x->b, first);
@@ -359,6 +362,8 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
         LLVMSetOperand(cin[i], cidx[i], LLVMBuildPointerCast(x->b, p, LLVMTypeOf(arg), ""));
         x->st.copyin++;
     }
+    for (size_t i = 0; i < ncp; i++)
+        copyprivate_tls(x, cpv[i]);
     if (dynamic) pair_stacksaves(x, fn, mark, LLVMGetNextInstruction(mark));
     for (LLVMBasicBlockRef bb = entry; bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
@@ -370,6 +375,7 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
     free(esc);
     free(cin);
     free(cidx);
+    free(cpv);
 }
 
 /* ------------------------------------------------------------ byval */

@@ -66,6 +66,12 @@
  * (directly, or through clang's thread wrapper at -O0) is replaced by a
  * DSM stack copy of its bytes.
  *
+ * copyprivate. A thread_local global's address stored into the list of a
+ * __kmpc_copyprivate (in the call's block) is replaced by a DSM stack slot
+ * filled from the variable before the call and copied back after it (the
+ * other threads read the single thread's slot, not their own copy at the
+ * same address).
+ *
  * Limits: the program's C files must all be translated with --openmp and
  * linked into the executable (a shared library's templates are never
  * copied, and untranslated code sees the templates); a thread_local

@@ -28,53 +28,23 @@ static int harmless_intrinsic(const char *n)
                  kumi_tr_starts(n, "llvm.experimental.noalias") || kumi_tr_starts(n, "llvm.var.annotation"));
 }
 
+/* Without --openmp only intrinsics that do not capture keep an alloca
+ * private (any other call may hand its address to another PE). */
+static enum kumi_tr_use plain_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRef *follow)
+{
+    const char *n = kumi_tr_callee_name(call);
+
+    (void)v;
+    (void)follow;
+    return harmless_intrinsic(n) || kumi_tr_is_memintr(n) ? KUMI_TR_USE_OK : KUMI_TR_USE_ESCAPES;
+}
+
 static int alloca_escapes(struct kumi_tr *kt, LLVMValueRef a)
 {
     long *m = kumi_tr_map_find(&kt->escape_memo, a);
     if (m)
         return *m == 1;
-    LLVMValueRef *work = NULL;
-    size_t        nw = 0, cw = 0;
-    kumi_tr_map          seen = {0};
-    int           esc = 0;
-    work = kumi_tr_realloc(work, (cw = 16) * sizeof *work);
-    work[nw++] = a;
-    kumi_tr_map_put(&seen, a, 1);
-    while (nw && !esc) {
-        LLVMValueRef v = work[--nw];
-        for (LLVMUseRef u = LLVMGetFirstUse(v); u && !esc; u = LLVMGetNextUse(u)) {
-            LLVMValueRef us = LLVMGetUser(u);
-            if (!LLVMIsAInstruction(us)) { esc = 1; break; }
-            switch (LLVMGetInstructionOpcode(us)) {
-            case LLVMLoad: case LLVMICmp:
-                break;
-            case LLVMStore:
-                if (LLVMGetOperand(us, 0) == v) esc = 1;
-                break;
-            case LLVMAtomicRMW: case LLVMAtomicCmpXchg:
-                for (unsigned i = 1; i < (unsigned)LLVMGetNumOperands(us); i++)
-                    if (LLVMGetOperand(us, i) == v) esc = 1;
-                break;
-            case LLVMGetElementPtr: case LLVMBitCast: case LLVMAddrSpaceCast:
-            case LLVMPHI: case LLVMSelect:
-                if (!kumi_tr_map_find(&seen, us)) {
-                    kumi_tr_map_put(&seen, us, 1);
-                    if (nw == cw) work = kumi_tr_realloc(work, (cw *= 2) * sizeof *work);
-                    work[nw++] = us;
-                }
-                break;
-            case LLVMCall: {
-                const char *n = kumi_tr_callee_name(us);
-                if (!(harmless_intrinsic(n) || kumi_tr_is_memintr(n))) esc = 1;
-                break;
-            }
-            default:
-                esc = 1;   /* ptrtoint, ret, calls, ... */
-            }
-        }
-    }
-    free(work);
-    kumi_tr_map_free(&seen);
+    int esc = kumi_tr_addr_walk(a, plain_call, 1, NULL);
     kumi_tr_map_put(&kt->escape_memo, a, esc ? 1 : 2);
     return esc;
 }

@@ -146,6 +146,18 @@ int            kumi_tr_starts(const char *s, const char *p);
 const char    *kumi_tr_callee_name(LLVMValueRef call);   /* NULL: not a direct call */
 int            kumi_tr_is_memintr(const char *n);
 LLVMValueRef   kumi_tr_strip_casts(LLVMValueRef p);
+/* Where an address may go: kumi_tr_addr_walk follows the address a through
+ * GEPs, casts, phis and selects and calls policy for each call that uses
+ * it. The policy returns one of these and may set *follow to a result to
+ * walk as well (a call returning a pointer into its argument: strchr). */
+enum kumi_tr_use { KUMI_TR_USE_OK, KUMI_TR_USE_ESCAPES, KUMI_TR_USE_STOP };
+typedef enum kumi_tr_use (*kumi_tr_call_policy)(LLVMValueRef call, LLVMValueRef v, LLVMValueRef *follow);
+/* 1 when a escapes: stored as a value, an atomic's operand other than its
+ * address, used by a non-instruction, by ptrtoint, ret or anything not
+ * listed, or by a call the policy says lets it escape. A policy's STOP
+ * ends the walk with *stopped set (then the result means nothing);
+ * first_only: stop at the first escape. */
+int kumi_tr_addr_walk(LLVMValueRef a, kumi_tr_call_policy policy, int first_only, int *stopped);
 void kumi_tr_phi_retarget(struct kumi_tr *kt, LLVMBasicBlockRef S, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
                           unsigned limit);
 LLVMBasicBlockRef kumi_tr_block_after(struct kumi_tr *kt, LLVMBasicBlockRef after, const char *name);

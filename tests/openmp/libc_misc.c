@@ -48,5 +48,16 @@ int main(void)
                ends[t]);
     for (int i = 0; i < 6; i++)
         printf("%s%c", names[i], i == 5 ? '\n' : ' ');
+
+    /* nanosleep with the request in shared memory, the time left private */
+    static struct timespec nap = { 0, 2000000 };
+    int                    slept = 0;
+#pragma omp parallel reduction(+ : slept)
+    {
+        struct timespec left;
+        double          t0 = omp_get_wtime();
+        slept += nanosleep(&nap, &left) == 0 && omp_get_wtime() - t0 >= 0.0019;
+    }
+    printf("threads that slept 2 ms: all %d\n", slept == omp_get_max_threads());
     return 0;
 }

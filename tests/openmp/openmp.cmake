@@ -87,6 +87,8 @@ kumi_omp_test(ordered)
 kumi_omp_test(doacross)
 kumi_omp_test(collapse)
 kumi_omp_test(api)
+kumi_omp_test(icv_scope QUICK_ONLY ENV OMP_SCHEDULE=monotonic:dynamic)
+kumi_omp_test(env_limits QUICK_ONLY ENV OMP_THREAD_LIMIT=2 OMP_MAX_TASK_PRIORITY=7)
 kumi_omp_test(exit_status)
 
 # two hosts (network namespaces, as tests/hosts/; skipped unless root with

@@ -1,8 +1,12 @@
-/* single: exactly one thread, nowait, copyprivate of scalars and an array. */
+/* single: exactly one thread, nowait, copyprivate of scalars and an array,
+ * and of threadprivate variables (each PE's own copy), again and again. */
 #include <omp.h>
 #include <stdio.h>
 
 int count, count2;   /* the nowait single has its own: it overlaps the next single */
+int    tp_i;
+double tp_d[3];
+#pragma omp threadprivate(tp_i, tp_d)
 
 int main(void)
 {
@@ -34,6 +38,18 @@ int main(void)
 #pragma omp master
         nth = omp_get_num_threads();
     }
+    int bad = 0;
+#pragma omp parallel reduction(+ : bad)
+    for (int k = 0; k < 25; k++) {
+#pragma omp single copyprivate(tp_i, tp_d)
+        {
+            tp_i = 7 * k + 1;
+            for (int i = 0; i < 3; i++)
+                tp_d[i] = k + 0.25 * i;
+        }
+        bad += tp_i != 7 * k + 1 || tp_d[2] != k + 0.5;
+    }
+    printf("threadprivate copyprivate: threads x rounds that missed the value: %d\n", bad);
     printf("count %d %d, copyprivate reached every thread: %d, sum %g\n", count, count2, agree == nth,
            dsum / nth);
     return 0;
