@@ -29,16 +29,7 @@ static void kumi_coll_team_free(struct kumi_team *team)
 
 int kumi_coll_check_report(const char *call, struct kumi_team *team)
 {
-    int rc = kumi_rt_check_state(call);
-
-    if (rc != KUMI_OK)
-        return rc;
-    if (team == NULL)
-        return kumi_rt_error(KUMI_ERR_INVALID, call, "team is NULL");
-    if (team->rank < 0)
-        return kumi_rt_error(KUMI_ERR_INVALID, call, "PE %d is not a member of the team",
-                             kumi_rt.rank);
-    return KUMI_OK;
+    return kumi_rt_check_team(call, team);
 }
 
 static int kumi_coll_radix(void)

@@ -9,15 +9,10 @@
 
 static int check_common(const char *call, kumi_team_t team, const void *buf, size_t bytes)
 {
-    int rc = kumi_rt_check_state(call);
+    int rc = kumi_rt_check_team(call, team);
 
     if (rc != KUMI_OK)
         return rc;
-    if (team == NULL)
-        return kumi_rt_error(KUMI_ERR_INVALID, call, "team is NULL");
-    if (team->rank < 0)
-        return kumi_rt_error(KUMI_ERR_INVALID, call, "PE %d is not a member of the team",
-                             kumi_rt.rank);
     if (buf == NULL && bytes != 0)
         return kumi_rt_error(KUMI_ERR_INVALID, call, "buffer is NULL for %zu bytes", bytes);
     return KUMI_OK;
@@ -323,17 +318,11 @@ int kumi_cancel(kumi_request_t *req)
     struct kumi_request *r = *req, *prev = NULL;
     if (r->kind != KUMI_MSG_RECV || r->state != KUMI_MSG_POSTED)
         return KUMI_OK;   /* matched already, or a send: the cancel fails */
-    for (struct kumi_request *p = kumi_msg.posted_head; p != NULL; prev = p, p = p->next) {
-        if (p != r)
-            continue;
-        if (prev != NULL)
-            prev->next = r->next;
-        else
-            kumi_msg.posted_head = r->next;
-        if (kumi_msg.posted_tail == r)
-            kumi_msg.posted_tail = prev;
-        break;
-    }
+    for (struct kumi_request *p = kumi_msg.posted_head; p != NULL; prev = p, p = p->next)
+        if (p == r) {
+            kumi_msg_posted_unlink(r, prev);
+            break;
+        }
     r->status = (kumi_status_t){ .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG, .cancelled = 1 };
     r->err    = KUMI_OK;
     r->state  = KUMI_MSG_DONE;

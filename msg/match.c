@@ -200,6 +200,16 @@ static void seq_check(int src, const struct kumi_msg_hdr *h)
     p->seq_in = h->seq + 1;
 }
 
+void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev)
+{
+    if (prev != NULL)
+        prev->next = r->next;
+    else
+        kumi_msg.posted_head = r->next;
+    if (kumi_msg.posted_tail == r)
+        kumi_msg.posted_tail = prev;
+}
+
 /* The first posted receive a message from src with h fits, taken out of
  * the posted queue; NULL if none. */
 static struct kumi_request *posted_take(int src, const struct kumi_msg_hdr *h)
@@ -210,12 +220,7 @@ static struct kumi_request *posted_take(int src, const struct kumi_msg_hdr *h)
         if (r->team_slot != h->team || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
             || (r->tag != KUMI_ANY_TAG && r->tag != h->tag))
             continue;
-        if (prev != NULL)
-            prev->next = r->next;
-        else
-            kumi_msg.posted_head = r->next;
-        if (kumi_msg.posted_tail == r)
-            kumi_msg.posted_tail = prev;
+        kumi_msg_posted_unlink(r, prev);
         return r;
     }
     return NULL;
@@ -264,11 +269,7 @@ int kumi_msg_drain(const char *call)
     int served = 0, rc = KUMI_OK;
 
     while (__atomic_load_n(&kumi_msg.in_head, __ATOMIC_RELAXED) != NULL) {
-        kumi_msg_lock(&kumi_msg.inbox_lock);
-        struct kumi_msg_node *n = kumi_msg.in_head;
-        __atomic_store_n(&kumi_msg.in_head, NULL, __ATOMIC_RELAXED);
-        kumi_msg.in_tail = NULL;
-        kumi_msg_unlock(&kumi_msg.inbox_lock);
+        struct kumi_msg_node *n = kumi_msg_inbox_take();
         while (n != NULL) {
             struct kumi_msg_node *next = n->next;
             struct kumi_request  *s;

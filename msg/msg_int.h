@@ -141,6 +141,7 @@ struct kumi_request *kumi_msg_req_new(void);
 void kumi_msg_req_free(struct kumi_request *r);
 void kumi_msg_lock(uint32_t *l);       /* the inbox's and the table's spin locks */
 void kumi_msg_unlock(uint32_t *l);
+struct kumi_msg_node *kumi_msg_inbox_take(void);   /* the whole inbox, in order; NULL: empty */
 /* One active message to pe: h (EAGER: its first 16 bytes), then n bytes
  * of data; piggybacks the credit owed to pe (not on DATA). */
 int  kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data,
@@ -151,6 +152,8 @@ void kumi_msg_rdv_release(struct kumi_request *r);
 
 /* match.c: the receiving side */
 void kumi_msg_post_recv(const char *call, struct kumi_request *r);
+/* unlinks r, whose predecessor in the posted queue is prev (NULL: r is first) */
+void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev);
 int  kumi_msg_req_done(struct kumi_request *r);            /* complete now? */
 struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take);
 /* the handler's EAGER fast path (main thread, outside the layer) */

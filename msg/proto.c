@@ -152,6 +152,16 @@ static void inbox_push(struct kumi_msg_node *n)
     kumi_msg_unlock(&kumi_msg.inbox_lock);
 }
 
+struct kumi_msg_node *kumi_msg_inbox_take(void)
+{
+    kumi_msg_lock(&kumi_msg.inbox_lock);
+    struct kumi_msg_node *n = kumi_msg.in_head;
+    __atomic_store_n(&kumi_msg.in_head, NULL, __ATOMIC_RELAXED);
+    kumi_msg.in_tail = NULL;
+    kumi_msg_unlock(&kumi_msg.inbox_lock);
+    return n;
+}
+
 /* Set on the thread that ran kumi_init (the one that calls the layer). */
 static __thread int msg_owner;
 
@@ -484,11 +494,7 @@ static void msg_fini(void)
 {
     __atomic_store_n(&msg_layer.poll, NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&kumi_msg.up, 0, __ATOMIC_RELEASE);
-    kumi_msg_lock(&kumi_msg.inbox_lock);
-    struct kumi_msg_node *n = kumi_msg.in_head;
-    __atomic_store_n(&kumi_msg.in_head, NULL, __ATOMIC_RELAXED);
-    kumi_msg.in_tail = NULL;
-    kumi_msg_unlock(&kumi_msg.inbox_lock);
+    struct kumi_msg_node *n = kumi_msg_inbox_take();
     while (n != NULL) {
         struct kumi_msg_node *next = n->next;
         free(n);

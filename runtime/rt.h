@@ -268,6 +268,9 @@ int kumi_rt_sym_error(const char *call, const void *sym, size_t n);
 int kumi_rt_symdata_range(const char *call, void **base, size_t *size);
 
 /* ---------------------------------------------------------------- teams */
+/* The checks every team call starts with: kumi is up, team is not NULL and
+ * this PE is a member. KUMI_OK, or the error reported for call. */
+int  kumi_rt_check_team(const char *call, const struct kumi_team *team);
 int  kumi_rt_team_world_init(void);
 void kumi_rt_team_world_fini(void);
 /* Fills team (pes already set, rank/size set) for slot: its LLCM area;

@@ -107,3 +107,17 @@ int kumi_team_pe(kumi_team_t t, int r)
 {
     return t != NULL && r >= 0 && r < t->size ? t->pes[r] : -1;
 }
+
+int kumi_rt_check_team(const char *call, const struct kumi_team *team)
+{
+    int rc = kumi_rt_check_state(call);
+
+    if (rc != KUMI_OK)
+        return rc;
+    if (team == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "team is NULL");
+    if (team->rank < 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "PE %d is not a member of the team",
+                             kumi_rt.rank);
+    return KUMI_OK;
+}
