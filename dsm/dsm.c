@@ -376,9 +376,8 @@ static int dsm_init(void)
 static void dsm_print_stats(void)
 {
     const kumi_dsm_stats_t *st = &kumi_dsm.stats;
-    static int              printed;
 
-    if (!kumi_rt.cfg.dsm_stats || !kumi_dsm.up || printed++)
+    if (!kumi_rt.cfg.dsm_stats || !kumi_dsm.up)
         return;
     if (st->read_misses + st->write_misses + st->upgrades + st->msgs_sent + st->msgs_received == 0)
         return;
@@ -1220,7 +1219,7 @@ static int dist_wanted(size_t size)
     return kumi_dsm.dist_min != 0 && size >= kumi_dsm.dist_min;
 }
 
-/* The coherence block of a new allocation of size bytes by malloc/calloc:
+/* The coherence block of a new malloc/calloc allocation:
  * KUMI_DSM_DIST_BLOCK when it is distributed, else the line. */
 static unsigned default_bshift(int dist)
 {

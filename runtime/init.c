@@ -336,6 +336,10 @@ void kumi_rt_layer_add(struct kumi_rt_layer *layer)
 
 void kumi_rt_layers_report(void)
 {
+    static int reported;   /* finalize, then a global exit: once */
+
+    if (reported++)
+        return;
     for (int i = 0; i < kumi_rt_nlayers; i++)
         if (kumi_rt_layers[i]->report != NULL)
             kumi_rt_layers[i]->report();

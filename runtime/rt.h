@@ -318,7 +318,7 @@ struct kumi_rt_layer {
 #define KUMI_RT_LAYERS_MAX 4
 /* From a constructor: adds layer (kept, not copied). */
 void kumi_rt_layer_add(struct kumi_rt_layer *layer);
-/* Each layer's report, in order. */
+/* Each layer's report, in order; only the first call reports. */
 void kumi_rt_layers_report(void);
 extern struct kumi_rt_layer *kumi_rt_layers[KUMI_RT_LAYERS_MAX];
 extern int                   kumi_rt_nlayers;

@@ -155,10 +155,11 @@ static inline int kumi_rt_serve(int threads)
 {
     int served = kumi_rt.tp.ops->progress(&kumi_rt.tp);
 
-    if (!threads || kumi_rt_dsm_thread)
+    if (!threads || kumi_rt_dsm_thread) {
         served += kumi_rt_layers_poll();
-    if (kumi_rt_bind_poll_hook != NULL && (!threads || kumi_rt_dsm_thread))
-        served += kumi_rt_bind_poll_hook();
+        if (kumi_rt_bind_poll_hook != NULL)
+            served += kumi_rt_bind_poll_hook();
+    }
     return served;
 }
 
