@@ -1,0 +1,4 @@
+/*
+ * coll.c -- (being written)
+ */
+#include "mpi_int.h"

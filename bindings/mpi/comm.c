@@ -1,0 +1,4 @@
+/*
+ * comm.c -- (being written)
+ */
+#include "mpi_int.h"

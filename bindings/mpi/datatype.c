@@ -1,0 +1,4 @@
+/*
+ * datatype.c -- (being written)
+ */
+#include "mpi_int.h"

@@ -1,0 +1,4 @@
+/*
+ * errh.c -- (being written)
+ */
+#include "mpi_int.h"

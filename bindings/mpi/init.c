@@ -1,0 +1,4 @@
+/*
+ * init.c -- (being written)
+ */
+#include "mpi_int.h"

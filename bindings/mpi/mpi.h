@@ -1,0 +1,400 @@
+/*
+ * mpi.h -- the MPI-3.1 subset of kumi (libkumi-mpi).
+ *
+ * Build programs with build/bin/mpicc and run them with build/bin/mpirun
+ * (kumirun under MPI's option names). bindings/mpi/README.md lists what
+ * is here and what is not. Everything declared here is implemented in
+ * full; a function of MPI-3.1 that is not declared here is not provided,
+ * so a program that needs it fails to compile (implicit declaration) or to
+ * link (undefined reference to MPI_...), never silently.
+ *
+ * Handles are ints (communicators, datatypes, operations, requests, error
+ * handlers): the predefined ones are compile-time constants, so they may
+ * appear in static initializers and switch labels.
+ */
+#ifndef KUMI_MPI_H
+#define KUMI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+#define KUMI_MPI       1   /* this is kumi's MPI (test with #ifdef KUMI_MPI) */
+
+/* ------------------------------------------------------------ handle types */
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef intptr_t  MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    /* implementation fields: read them through MPI_Get_count,
+     * MPI_Get_elements, MPI_Test_cancelled */
+    int       kmpi_cancelled;
+    long long kmpi_bytes;
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+
+/* ------------------------------------------------------------ constants */
+#define MPI_COMM_NULL   0
+#define MPI_COMM_WORLD  1
+#define MPI_COMM_SELF   2
+
+#define MPI_REQUEST_NULL    0
+#define MPI_OP_NULL         0
+#define MPI_DATATYPE_NULL   0
+#define MPI_ERRHANDLER_NULL 0
+#define MPI_ERRORS_ARE_FATAL 1
+#define MPI_ERRORS_RETURN    2
+
+#define MPI_ANY_SOURCE  (-1)
+#define MPI_ANY_TAG     (-1)
+#define MPI_PROC_NULL   (-2)
+#define MPI_ROOT        (-3)
+#define MPI_UNDEFINED   (-32766)
+
+#define MPI_IN_PLACE    ((void *)-1)
+#define MPI_BOTTOM      ((void *)0)
+
+#define MPI_BSEND_OVERHEAD              64
+#define MPI_MAX_PROCESSOR_NAME          256
+#define MPI_MAX_ERROR_STRING            512
+#define MPI_MAX_LIBRARY_VERSION_STRING  256
+#define MPI_MAX_OBJECT_NAME             128
+
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+/* MPI_Comm_compare */
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+/* MPI_Comm_get_attr keys (predefined attributes of MPI_COMM_WORLD) */
+#define MPI_TAG_UB          1
+#define MPI_HOST            2
+#define MPI_IO              3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE   5
+#define MPI_APPNUM          6
+
+/* ------------------------------------------------------------ error classes */
+#define MPI_SUCCESS          0
+#define MPI_ERR_BUFFER       1
+#define MPI_ERR_COUNT        2
+#define MPI_ERR_TYPE         3
+#define MPI_ERR_TAG          4
+#define MPI_ERR_COMM         5
+#define MPI_ERR_RANK         6
+#define MPI_ERR_REQUEST      7
+#define MPI_ERR_ROOT         8
+#define MPI_ERR_GROUP        9
+#define MPI_ERR_OP           10
+#define MPI_ERR_TOPOLOGY     11
+#define MPI_ERR_DIMS         12
+#define MPI_ERR_ARG          13
+#define MPI_ERR_UNKNOWN      14
+#define MPI_ERR_TRUNCATE     15
+#define MPI_ERR_OTHER        16
+#define MPI_ERR_INTERN       17
+#define MPI_ERR_IN_STATUS    18
+#define MPI_ERR_PENDING      19
+#define MPI_ERR_NO_MEM       20
+#define MPI_ERR_PROC_FAILED  21   /* a peer died (kumi's KUMI_ERR_PEER) */
+#define MPI_ERR_LASTCODE     64
+
+/* ------------------------------------------------------------ datatypes
+ * The predefined datatypes, one X(name, C type, handle) entry each; the
+ * library builds its type table from this list. Handles 1..63. */
+typedef struct { float       v; int i; } kmpi_float_int_t;
+typedef struct { double      v; int i; } kmpi_double_int_t;
+typedef struct { long        v; int i; } kmpi_long_int_t;
+typedef struct { int         v; int i; } kmpi_2int_t;
+typedef struct { short       v; int i; } kmpi_short_int_t;
+typedef struct { long double v; int i; } kmpi_long_double_int_t;
+
+#define KMPI_PREDEFINED_TYPES(X)                                          \
+    X(MPI_CHAR,               char,                    1)                 \
+    X(MPI_SIGNED_CHAR,        signed char,             2)                 \
+    X(MPI_UNSIGNED_CHAR,      unsigned char,           3)                 \
+    X(MPI_BYTE,               unsigned char,           4)                 \
+    X(MPI_SHORT,              short,                   5)                 \
+    X(MPI_UNSIGNED_SHORT,     unsigned short,          6)                 \
+    X(MPI_INT,                int,                     7)                 \
+    X(MPI_UNSIGNED,           unsigned int,            8)                 \
+    X(MPI_LONG,               long,                    9)                 \
+    X(MPI_UNSIGNED_LONG,      unsigned long,           10)                \
+    X(MPI_LONG_LONG_INT,      long long,               11)                \
+    X(MPI_UNSIGNED_LONG_LONG, unsigned long long,      12)                \
+    X(MPI_FLOAT,              float,                   13)                \
+    X(MPI_DOUBLE,             double,                  14)                \
+    X(MPI_LONG_DOUBLE,        long double,             15)                \
+    X(MPI_WCHAR,              wchar_t,                 16)                \
+    X(MPI_C_BOOL,             _Bool,                   17)                \
+    X(MPI_INT8_T,             int8_t,                  18)                \
+    X(MPI_INT16_T,            int16_t,                 19)                \
+    X(MPI_INT32_T,            int32_t,                 20)                \
+    X(MPI_INT64_T,            int64_t,                 21)                \
+    X(MPI_UINT8_T,            uint8_t,                 22)                \
+    X(MPI_UINT16_T,           uint16_t,                23)                \
+    X(MPI_UINT32_T,           uint32_t,                24)                \
+    X(MPI_UINT64_T,           uint64_t,                25)                \
+    X(MPI_C_FLOAT_COMPLEX,    float _Complex,          26)                \
+    X(MPI_C_DOUBLE_COMPLEX,   double _Complex,         27)                \
+    X(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, 28)                \
+    X(MPI_AINT,               MPI_Aint,                29)                \
+    X(MPI_OFFSET,             MPI_Offset,              30)                \
+    X(MPI_COUNT,              MPI_Count,               31)                \
+    X(MPI_FLOAT_INT,          kmpi_float_int_t,        32)                \
+    X(MPI_DOUBLE_INT,         kmpi_double_int_t,       33)                \
+    X(MPI_LONG_INT,           kmpi_long_int_t,         34)                \
+    X(MPI_2INT,               kmpi_2int_t,             35)                \
+    X(MPI_SHORT_INT,          kmpi_short_int_t,        36)                \
+    X(MPI_LONG_DOUBLE_INT,    kmpi_long_double_int_t,  37)                \
+    X(MPI_PACKED,             unsigned char,           38)
+
+#define MPI_CHAR               1
+#define MPI_SIGNED_CHAR        2
+#define MPI_UNSIGNED_CHAR      3
+#define MPI_BYTE               4
+#define MPI_SHORT              5
+#define MPI_UNSIGNED_SHORT     6
+#define MPI_INT                7
+#define MPI_UNSIGNED           8
+#define MPI_LONG               9
+#define MPI_UNSIGNED_LONG      10
+#define MPI_LONG_LONG_INT      11
+#define MPI_LONG_LONG          MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG 12
+#define MPI_FLOAT              13
+#define MPI_DOUBLE             14
+#define MPI_LONG_DOUBLE        15
+#define MPI_WCHAR              16
+#define MPI_C_BOOL             17
+#define MPI_INT8_T             18
+#define MPI_INT16_T            19
+#define MPI_INT32_T            20
+#define MPI_INT64_T            21
+#define MPI_UINT8_T            22
+#define MPI_UINT16_T           23
+#define MPI_UINT32_T           24
+#define MPI_UINT64_T           25
+#define MPI_C_FLOAT_COMPLEX    26
+#define MPI_C_COMPLEX          MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX   27
+#define MPI_C_LONG_DOUBLE_COMPLEX 28
+#define MPI_AINT               29
+#define MPI_OFFSET             30
+#define MPI_COUNT              31
+#define MPI_FLOAT_INT          32
+#define MPI_DOUBLE_INT         33
+#define MPI_LONG_INT           34
+#define MPI_2INT               35
+#define MPI_SHORT_INT          36
+#define MPI_LONG_DOUBLE_INT    37
+#define MPI_PACKED             38
+
+/* ------------------------------------------------------------ operations */
+#define MPI_MAX     1
+#define MPI_MIN     2
+#define MPI_SUM     3
+#define MPI_PROD    4
+#define MPI_LAND    5
+#define MPI_BAND    6
+#define MPI_LOR     7
+#define MPI_BOR     8
+#define MPI_LXOR    9
+#define MPI_BXOR    10
+#define MPI_MAXLOC  11
+#define MPI_MINLOC  12
+#define MPI_REPLACE 13
+#define MPI_NO_OP   14
+
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+
+/* ------------------------------------------------------------ environment */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+
+/* ------------------------------------------------------------ errors */
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                               MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+
+/* ------------------------------------------------------------ communicators */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+
+/* ------------------------------------------------------------ point to point */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+
+/* ------------------------------------------------------------ datatypes */
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);   /* MPI-1 name */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+
+/* ------------------------------------------------------------ collectives */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm);
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm);
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+
+/* ------------------------------------------------------------ operations */
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Op_commutative(MPI_Op op, int *commute);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KUMI_MPI_H */

@@ -1,0 +1,4 @@
+/*
+ * op.c -- (being written)
+ */
+#include "mpi_int.h"

@@ -1,0 +1,4 @@
+/*
+ * p2p.c -- (being written)
+ */
+#include "mpi_int.h"

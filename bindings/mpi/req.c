@@ -1,0 +1,4 @@
+/*
+ * req.c -- (being written)
+ */
+#include "mpi_int.h"
