@@ -9,10 +9,10 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE 'shmem-full|openmp-full'
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full'
+ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full'
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full'
 
-.PHONY: all deps build demo test test-shmem test-asan test-tsan install clean
+.PHONY: all deps build demo test test-shmem test-mpi test-asan test-tsan install clean
 
 all: build
 
@@ -28,13 +28,18 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/bin/kumirun -n 4 --timeout 300 $(BUILD)/bin/kumi-bench all --iters 2000
 
-# the OpenSHMEM binding's whole PE-count x transport matrix (label
-# shmem-full) is left to `make test-shmem`, which runs every shmem test
+# the OpenSHMEM binding's and the MPI subset's whole PE-count x transport
+# matrices (labels shmem-full, mpi-full) are left to `make test-shmem` and
+# `make test-mpi`
 test: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full'
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full'
 
 test-shmem: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
+
+# the MPI subset's whole PE-count x transport matrix (labels mpi, mpi-full)
+test-mpi: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L 'mpi'
 
 test-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DKUMI_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)

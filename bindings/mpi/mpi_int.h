@@ -35,6 +35,19 @@ int kmpi_from_kumi(int kumi_rc);
 /* MPI_ERR_OTHER... unless MPI_Init ran and MPI_Finalize did not: the
  * check every call makes first (MPI_Initialized etc. excepted) */
 int kmpi_check_live(const char *call);
+/* 0 before MPI_Init, 1 from MPI_Init to MPI_Finalize, 2 after (init.c) */
+extern int kmpi_state;
+/* The same check inline, for the fast paths: MPI_SUCCESS or the error. */
+static inline int kmpi_live(const char *call)
+{
+    return __builtin_expect(kmpi_state == 1, 1) ? MPI_SUCCESS : kmpi_check_live(call);
+}
+/* An error that comes from kumi (rc < 0) on comm: the MPI class of rc
+ * through kmpi_error, except that the failure of a peer, which kumi has
+ * reported already, is not reported again (errh.c). */
+int kmpi_error_kumi(MPI_Comm comm, int kumi_rc, const char *call, const char *what);
+/* "MPI_COMM_WORLD", a communicator's name or "communicator 5" (errh.c) */
+const char *kmpi_comm_label(MPI_Comm comm, char *buf, size_t n);
 
 /* ------------------------------------------------------------ communicators */
 struct kmpi_comm {
@@ -42,9 +55,77 @@ struct kmpi_comm {
     int         rank, size;
     MPI_Errhandler errh;
     char        name[MPI_MAX_OBJECT_NAME];
+    struct kmpi_topo *topo;   /* Cart/Dist_graph topology (topo.c), NULL: none;
+                                 MPI_Comm_free calls kmpi_topo_free on it */
 };
 /* NULL when c is not a live communicator (the caller reports MPI_ERR_COMM) */
 struct kmpi_comm *kmpi_comm(MPI_Comm c);
+/* comm.c: the table behind kmpi_comm (index: the handle) */
+extern struct kmpi_comm **kmpi_comms;
+extern int                kmpi_ncomms;
+static inline struct kmpi_comm *kmpi_comm_fast(MPI_Comm c)
+{
+    return (unsigned)c < (unsigned)kmpi_ncomms ? kmpi_comms[c] : NULL;
+}
+/* MPI_COMM_WORLD and MPI_COMM_SELF (MPI_Init), every communicator's team
+ * released (MPI_Finalize: after a world barrier, before kumi_finalize) */
+int  kmpi_comm_init(void);
+void kmpi_comm_fini(void);
+/* errh.c: error handler references a communicator holds */
+int  kmpi_errh_valid(MPI_Errhandler e);
+void kmpi_errh_ref(MPI_Errhandler e);
+void kmpi_errh_unref(MPI_Errhandler e);
+/* the handler errors on MPI_COMM_WORLD use (also before MPI_Init and after
+ * MPI_Finalize) */
+extern MPI_Errhandler kmpi_world_errh;
+
+/* ------------------------------------------------------------ requests (req.c)
+ * An MPI_Request is an index into a table of these (0: MPI_REQUEST_NULL).
+ * kr is the message layer's request while it runs; once settled (kr NULL)
+ * st and err hold what the request completes with. PROC_NULL operations
+ * and MPI_Ibsend start settled. */
+enum { KMPI_REQ_FREE = 0, KMPI_REQ_SEND, KMPI_REQ_RECV };
+struct kmpi_req {
+    kumi_request_t kr;
+    uint8_t      kind;
+    uint8_t      freed;       /* MPI_Request_free'd while active: settles in the
+                                 background (kmpi_req_sweep) */
+    uint8_t      unpack;      /* a receive through tmp: unpack into ubuf */
+    MPI_Comm     comm;
+    int          next;        /* the free list, the background list */
+    int          err;         /* settled: its MPI error class */
+    void        *tmp;         /* packed bytes of a non-contiguous datatype */
+    void        *ubuf;
+    int          count;
+    MPI_Datatype type;
+    size_t       cap;         /* receive: bytes the buffer holds */
+    MPI_Status   st;          /* settled: its status */
+};
+/* a free slot, zeroed; its handle in *h; NULL when out of memory */
+struct kmpi_req *kmpi_req_new(MPI_Request *h);
+/* the slot of handle h, NULL when h is no active request */
+struct kmpi_req *kmpi_req_get(MPI_Request h);
+/* 1 when q is settled (its message-layer request, if any, complete:
+ * status, error class, unpacking, tmp freed), else 0. Makes no progress.
+ * Works on any struct kmpi_req (the blocking calls keep theirs on the
+ * stack). */
+int  kmpi_req_settle(struct kmpi_req *q);
+/* one line saying why settled q failed (truncation: sizes, source, tag) */
+void kmpi_req_describe(const struct kmpi_req *q, char *buf, size_t n);
+/* the requests MPI_Request_free let go while active, and the buffered
+ * sends: the settled ones are released. Cheap when there are none. */
+void kmpi_req_sweep(void);
+/* MPI_Finalize: waits for freed sends and buffered sends, cancels freed
+ * receives that no message matched */
+int  kmpi_req_fini(void);
+/* the empty status (MPI_REQUEST_NULL) and the one of a PROC_NULL operation */
+void kmpi_status_empty(MPI_Status *st);
+void kmpi_status_proc_null(MPI_Status *st);
+/* p2p.c: MPI_Bsend's buffer: releases the buffered sends that completed
+ * (sweep), waits for all (detach, finalize) */
+extern int kmpi_bsend_active;   /* buffered sends not released yet */
+void kmpi_bsend_sweep(void);
+int  kmpi_bsend_wait_all(const char *call);
 
 /* Collective traffic on comm's own context: never matches a user's
  * send, receive or probe on the same communicator. Completed with
@@ -102,5 +183,35 @@ int kmpi_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int c
  * cannot do it (then the binding combines itself) */
 int kmpi_kumi_type(int basic);
 int kmpi_kumi_op(MPI_Op op);
+
+/* ------------------------------------------------------------ requests of other kinds
+ * (req.c owns the request table; nbc.c's non-blocking collectives and
+ * p2p.c's persistent requests use it.) A generic request is driven by
+ * its ops: Wait/Test/Waitall/... call progress(state, status) until it
+ * returns 1 (complete: status filled, MPI_ERROR set), 0 (not yet) or a
+ * negative -(MPI error class) (complete with that error); after
+ * completion the table calls release(state) and the handle becomes
+ * MPI_REQUEST_NULL. cancel may be NULL (cancel fails, as MPI allows). */
+struct kmpi_req_ops {
+    int  (*progress)(void *state, MPI_Status *status);
+    void (*release)(void *state);
+    int  (*cancel)(void *state);
+};
+int kmpi_req_generic(const struct kmpi_req_ops *ops, void *state, MPI_Request *out);
+/* Outstanding non-blocking collectives must move while their caller
+ * waits in any other MPI call (a rank in MPI_Recv may be an inner node of
+ * somebody's MPI_Ibcast): nbc.c counts them in kmpi_nbc_active and
+ * kmpi_nbc_progress() advances every one a step; req.c's and p2p.c's
+ * waits poll it (kumi_test + kmpi_nbc_progress instead of a blocking
+ * kumi_wait) while kmpi_nbc_active > 0. */
+extern int kmpi_nbc_active;
+void kmpi_nbc_progress(void);
+
+/* ------------------------------------------------------------ topologies (topo.c)
+ * topo.c makes a topology communicator with MPI_Comm_dup (or
+ * MPI_Comm_split) and sets its kmpi_comm's topo; comm.c's MPI_Comm_free
+ * calls kmpi_topo_free(c->topo) (NULL is fine). */
+struct kmpi_topo;
+void kmpi_topo_free(struct kmpi_topo *t);
 
 #endif /* KUMI_MPI_INT_H */
