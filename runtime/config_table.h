@@ -8,9 +8,16 @@
  *           BOOL   (0|1|yes|no|true|false|on|off).
  *   min/max bound SIZE and UINT values (inclusive).
  * Included with KUMI_CFG defined by its user; kumirun --help-env prints it.
+ * KUMI_TRANSPORT's choices are the transports built in (transports.h).
  */
-KUMI_CFG(transport, "KUMI_TRANSPORT", CHOICE, "shm", 0, 0, "shm|tcp",
-         "Transport between PEs: shm (shared memory, one host) or tcp (sockets)")
+#include "transports.h"
+#ifndef KUMI_CFG_TP
+#define KUMI_CFG_TP(name) "|" #name
+#endif
+KUMI_CFG(transport, "KUMI_TRANSPORT", CHOICE, "auto", 0, 0, "auto" KUMI_TP_LIST(KUMI_CFG_TP),
+         "Transport between PEs, one of those built in: shm (shared memory, one host), tcp (sockets); auto: the best one the job can use (shm on one host, else tcp)")
+KUMI_CFG(bootstrap, "KUMI_BOOTSTRAP", CHOICE, "auto", 0, 0, "auto|kumirun|pmix|pmi2|singleton",
+         "How PEs find each other at start-up: kumirun, pmix (mpirun of Open MPI, prterun, srun --mpi=pmix), pmi2 (srun --mpi=pmi2), singleton (alone); auto: from the launcher's environment")
 KUMI_CFG(heap_size, "KUMI_HEAP_SIZE", SIZE, "256m", 1ull << 20, 1ull << 40, NULL,
          "Symmetric heap bytes per PE (suffix k, m, g, t)")
 KUMI_CFG(llcm_size, "KUMI_LLCM_SIZE", SIZE, "256k", 16ull << 10, 64ull << 20, NULL,

@@ -2,9 +2,10 @@
  * init.c -- kumi_init / kumi_finalize and the runtime's identity calls.
  *
  * Start-up order: configuration (a bad variable fails here, before anything
- * is created), identity (from kumirun's environment, or a singleton job),
- * the flags (KUMI_SYMMETRIC_DATA; the static data range), the launcher's
- * control segment, the transport (create my segment, map the peers'), the
+ * is created), the bootstrap (boot.h: identity, nodes and the failure word
+ * from kumirun, a PMIx or PMI-2 launcher, or a singleton job), the flags
+ * (KUMI_SYMMETRIC_DATA; the static data range), the transport (KUMI_TRANSPORT
+ * or the best available; create my segment, map the peers'), the
  * runtime's LLCM areas and an agree round on the flags, the heap, the world
  * team, and one agree round so that kumi_init returns only when every PE is
  * ready.
@@ -49,22 +50,6 @@ double kumi_wtime(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int kumi_rt_env_int(const char *name, long min, long max, long *out)
-{
-    const char *v = getenv(name);
-    char       *end;
-    long        x;
-
-    if (v == NULL)
-        return KUMI_ERR_INVALID;
-    errno = 0;
-    x = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || x < min || x > max)
-        return KUMI_ERR_INVALID;
-    *out = x;
-    return KUMI_OK;
-}
-
 static void kumi_rt_warn_unknown(const char *name, const char *suggestion, void *arg)
 {
     (void)arg;
@@ -74,88 +59,52 @@ static void kumi_rt_warn_unknown(const char *name, const char *suggestion, void 
                     suggestion ? "?)" : "");
 }
 
-/* Who am I: kumirun's PE, or a singleton job of one. */
-static int kumi_rt_identity(void)
+/* Who am I, and where is the job's failure recorded: the bootstrap's
+ * answer (boot.h). */
+static int kumi_rt_boot_init(void)
 {
-    const char *job = getenv(KUMI_ENV_JOB_ID);
-    long        rank, size;
+    int rc = kumi_boot_init(&kumi_rt.boot, kumi_rt.cfg.bootstrap);
 
-    if (job == NULL) {
-        uint64_t rnd = 0;
-        if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-            rnd = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
-        snprintf(kumi_rt.job_id, sizeof(kumi_rt.job_id), "%d-%016llx", (int)getpid(),
-                 (unsigned long long)rnd);
-        kumi_rt.rank = 0;
-        kumi_rt.size = 1;
-        return KUMI_OK;
+    if (rc != KUMI_OK)
+        return rc;
+    kumi_rt.rank = kumi_rt.boot.rank;
+    kumi_rt.size = kumi_rt.boot.size;
+    snprintf(kumi_rt.job_id, sizeof(kumi_rt.job_id), "%s", kumi_rt.boot.job_id);
+    if (kumi_rt.boot.failed != NULL) {
+        kumi_rt.failed      = kumi_rt.boot.failed;
+        kumi_rt.fail_status = kumi_rt.boot.fail_status;
     }
-    if (kumi_rt_env_int(KUMI_ENV_SIZE, 1, 1 << 20, &size) != KUMI_OK
-        || kumi_rt_env_int(KUMI_ENV_RANK, 0, size - 1, &rank) != KUMI_OK
-        || strlen(job) >= sizeof(kumi_rt.job_id) || strpbrk(job, "/") != NULL)
-        return kumi_rt_error(KUMI_ERR_INVALID, "kumi_init", "bad launcher environment "
-                             "(%s=%s %s=%s %s=%s): start kumi programs with kumirun or alone",
-                             KUMI_ENV_JOB_ID, job, KUMI_ENV_RANK,
-                             getenv(KUMI_ENV_RANK) ? getenv(KUMI_ENV_RANK) : "(unset)",
-                             KUMI_ENV_SIZE, getenv(KUMI_ENV_SIZE) ? getenv(KUMI_ENV_SIZE) : "(unset)");
-    snprintf(kumi_rt.job_id, sizeof(kumi_rt.job_id), "%s", job);
-    kumi_rt.rank = (int)rank;
-    kumi_rt.size = (int)size;
     return KUMI_OK;
 }
 
-static int kumi_rt_ctl_map(void)
+static void kumi_rt_boot_fini(enum kumi_boot_end how)
 {
-    char             name[128];
-    int              fd;
-    struct kumi_ctl *ctl;
-    size_t           bytes = kumi_ctl_bytes((uint32_t)kumi_rt.size);
-
-    const char *remote = getenv(KUMI_ENV_REMOTE);
-
-    if (getenv(KUMI_ENV_JOB_ID) == NULL)
-        return KUMI_OK;                        /* singleton: no launcher */
-    if (remote != NULL && strcmp(remote, "1") == 0)
-        return KUMI_OK;                        /* another host: failures come over tcp */
-    kumi_launch_segname(name, sizeof(name), kumi_rt.job_id, "ctl");
-    fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
-        return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "cannot open the job's control "
-                             "segment %s: %s (was kumirun killed?)", name, strerror(errno));
-    ctl = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (ctl == MAP_FAILED)
-        return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "cannot map %s: %s", name,
-                             strerror(errno));
-    if (__atomic_load_n(&ctl->magic, __ATOMIC_ACQUIRE) != KUMI_CTL_MAGIC
-        || ctl->version != KUMI_CTL_VERSION || ctl->npes != (uint32_t)kumi_rt.size) {
-        munmap(ctl, bytes);
-        return kumi_rt_error(KUMI_ERR_INVALID, "kumi_init", "control segment %s does not match "
-                             "this job (kumirun and libkumi of different versions?)", name);
-    }
-    ctl->pe[kumi_rt.rank].pid = (int32_t)getpid();
-    __atomic_store_n(&ctl->pe[kumi_rt.rank].state, KUMI_PE_INITIALIZED, __ATOMIC_RELEASE);
-    kumi_rt.ctl         = ctl;
-    kumi_rt.ctl_bytes   = bytes;
-    kumi_rt.failed      = &ctl->failed;
-    kumi_rt.fail_status = &ctl->fail_status;
-    return KUMI_OK;
-}
-
-static void kumi_rt_ctl_unmap(int final_state)
-{
-    if (kumi_rt.ctl == NULL)
-        return;
-    if (final_state >= 0)
-        __atomic_store_n(&kumi_rt.ctl->pe[kumi_rt.rank].state, (uint32_t)final_state,
-                         __ATOMIC_RELEASE);
-    /* keep what the job learnt: the runtime's pair takes over */
+    /* keep what the job learnt: the runtime's pair takes over from the
+     * launcher's, which the bootstrap unmaps */
     kumi_rt.local_failed      = *kumi_rt.failed;
     kumi_rt.local_fail_status = *kumi_rt.fail_status;
     kumi_rt.failed            = &kumi_rt.local_failed;
     kumi_rt.fail_status       = &kumi_rt.local_fail_status;
-    munmap(kumi_rt.ctl, kumi_rt.ctl_bytes);
-    kumi_rt.ctl = NULL;
+    kumi_boot_fini(&kumi_rt.boot, how, 0);
+}
+
+/* The transport KUMI_TRANSPORT names, or the best this job can use. */
+static int kumi_rt_transport_pick(const char *call, const struct kumi_tp_params *params)
+{
+    char why[512];
+
+    if (kumi_rt.cfg.transport == KUMI_TRANSPORT_AUTO) {
+        kumi_rt.tp.ops = kumi_tp_pick(params, why, sizeof(why));
+        if (kumi_rt.tp.ops == NULL)
+            return kumi_rt_error(KUMI_ERR_UNSUPPORTED, call, "no transport can run this job "
+                                 "(%s)", why);
+        return KUMI_OK;
+    }
+    kumi_rt.tp.ops = kumi_tp_builtin(kumi_rt.cfg.transport - 1);
+    if (kumi_tp_available(kumi_rt.tp.ops, params, why, sizeof(why)) != KUMI_OK)
+        return kumi_rt_error(KUMI_ERR_UNSUPPORTED, call, "KUMI_TRANSPORT=%s: %s",
+                             kumi_rt.tp.ops->name, why);
+    return KUMI_OK;
 }
 
 /* Every PE must start with the same flags (after KUMI_SYMMETRIC_DATA) and,
@@ -219,9 +168,7 @@ int kumi_init_ex(unsigned flags)
         kumi_rt.cfg.abort_on_error = 0;
         return kumi_rt_error(rc, call, "%s", err);
     }
-    rc = kumi_rt_identity();
-    if (rc == KUMI_OK)
-        rc = kumi_rt_nodes_setup();   /* job.c: which PEs share a host */
+    rc = kumi_rt_boot_init();
     if (rc != KUMI_OK)
         return rc;
     kumi_cfg_check_unknown(environ, kumi_rt_warn_unknown, NULL);
@@ -235,20 +182,9 @@ int kumi_init_ex(unsigned flags)
     kumi_rt.init_flags = flags;
     if ((flags & KUMI_INIT_SYMMETRIC_DATA)
         && (rc = kumi_rt_symdata_range(call, &data_base, &data_size)) != KUMI_OK)
-        return rc;
+        goto err_boot;
 
-    tname = kumi_cfg_choice_name("KUMI_TRANSPORT", kumi_rt.cfg.transport);
     memset(&kumi_rt.tp, 0, sizeof(kumi_rt.tp));
-    kumi_rt.tp.ops = kumi_tp_lookup(tname);
-    if (kumi_rt.tp.ops == NULL)
-        return kumi_rt_error(KUMI_ERR_UNSUPPORTED, call, "transport '%s' is not available in "
-                             "this build (KUMI_TRANSPORT)", tname);
-
-    rc = kumi_rt_ctl_map();
-    if (rc != KUMI_OK)
-        return rc;
-
-    const char           *remote = getenv(KUMI_ENV_REMOTE);
     struct kumi_tp_params params = {
         .rank            = kumi_rt.rank,
         .size            = kumi_rt.size,
@@ -264,24 +200,25 @@ int kumi_init_ex(unsigned flags)
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,
         .failed          = kumi_rt.failed,
         .fail_status     = kumi_rt.fail_status,
-        /* tcp: what kumirun passed for the rendezvous (transport.h) */
-        .rdv_addr        = getenv(KUMI_ENV_RDV),
-        .job_key         = getenv(KUMI_ENV_JOB_KEY),
-        .tcp_addr        = getenv(KUMI_ENV_TCP_ADDR),
-        .remote          = remote != NULL && strcmp(remote, "1") == 0,
+        .boot            = &kumi_rt.boot.tp,
         /* KUMI_INIT_THREADS: kumi_rt.init_flags must be set before this
          * (kumi_init_ex) */
         .threads         = kumi_rt_threads(),
     };
+    rc = kumi_rt_transport_pick(call, &params);
+    if (rc != KUMI_OK)
+        goto err_boot;
+    tname = kumi_rt.tp.ops->name;
     rc = kumi_rt.tp.ops->open(&kumi_rt.tp, &params);
     if (rc != KUMI_OK)
-        goto err_ctl;
+        goto err_boot;
     rc = kumi_rt.tp.ops->connect(&kumi_rt.tp);
     if (rc != KUMI_OK) {
         if (rc == KUMI_ERR_PEER)
             kumi_rt_peer_error(call);
         goto err_tp;
     }
+    kumi_boot_started(&kumi_rt.boot, kumi_rt.tp.serves_boot);
     kumi_rt_wait_setup();
 
     kumi_rt.llcm_next = 0;
@@ -317,10 +254,11 @@ err_team:
 err_heap:
     kumi_rt_heap_fini();
 err_tp:
+    kumi_boot_stop(&kumi_rt.boot);
     kumi_rt.tp.ops->close(&kumi_rt.tp);
-err_ctl:
-    kumi_rt_ctl_unmap(-1);
-    kumi_rt_nodes_fini();
+    kumi_rt.tp.doorbell = NULL;
+err_boot:
+    kumi_rt_boot_fini(KUMI_BOOT_END_FAILED);
     return rc;
 }
 
@@ -362,9 +300,10 @@ int kumi_finalize(void)
     kumi_rt_team_world_fini();
     kumi_rt_heap_fini();
     kumi_rt.tp.finalized = rc == KUMI_OK;
+    kumi_boot_stop(&kumi_rt.boot);
     kumi_rt.tp.ops->close(&kumi_rt.tp);
-    kumi_rt_ctl_unmap(rc == KUMI_OK ? KUMI_PE_FINALIZED : -1);
-    kumi_rt_nodes_fini();
+    kumi_rt.tp.doorbell = NULL;   /* gone with the transport */
+    kumi_rt_boot_fini(rc == KUMI_OK ? KUMI_BOOT_END_FINALIZED : KUMI_BOOT_END_FAILED);
     kumi_rt.state = 2;
     return rc;
 }

@@ -1,13 +1,16 @@
 /*
  * kumirun.c -- the launcher: `kumirun -n N PROGRAM ARGS...` runs N PEs of
  * PROGRAM on this host as one job; with --hosts, on several hosts (the
- * remote ones started through --rsh), over the tcp transport.
+ * remote ones started through --rsh), over a transport that reaches
+ * across hosts (tcp).
  *
  * This file checks the options and the KUMI_* environment (so a typo is an
  * error before anything starts), creates the job's control segment (see
- * launch.h for the contract with the PEs), decides binding and, for tcp
- * jobs, opens the rendezvous (transport/tcp/rdv.h); kumirun_supervise.c
- * starts the PEs and watches them. kumirun exits with
+ * launch.h for the contract with the PEs), decides binding and opens the
+ * rendezvous (rdv.h), through which PEs that need to exchange addresses
+ * meet (the kumirun bootstrap, boot_kumirun.c); kumirun_supervise.c
+ * starts the PEs and watches them. kumirun knows transports only by the
+ * registry (transport.h): their names and whether they span hosts. It exits with
  * 0 only when every PE succeeded, and never leaves PEs or segments behind.
  */
 #include "kumirun.h"
@@ -48,6 +51,35 @@ struct kumi_run_opts {
 enum { KUMI_RUN_OPT_TRANSPORT = 256, KUMI_RUN_OPT_BIND, KUMI_RUN_OPT_REPORT,
        KUMI_RUN_OPT_TIMEOUT, KUMI_RUN_OPT_HELP_ENV, KUMI_RUN_OPT_HOSTS, KUMI_RUN_OPT_RSH };
 
+/* "auto, shm or tcp": KUMI_TRANSPORT's choices, the transports built in. */
+static const char *kumi_run_transport_names(void)
+{
+    static char names[160];
+    size_t      at = 0;
+    int         n = 0;
+
+    while (kumi_tp_builtin(n) != NULL)
+        n++;
+    at = (size_t)snprintf(names, sizeof(names), "auto");
+    for (int i = 0; i < n && at < sizeof(names); i++)
+        at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
+                               i == n - 1 ? " or " : ", ", kumi_tp_builtin(i)->name);
+    return names;
+}
+
+/* What --hosts runs over: the transport of highest priority that reaches
+ * across hosts. */
+static const char *kumi_run_hosts_transport(void)
+{
+    const struct kumi_tp_ops *best = NULL;
+
+    for (int i = 0; kumi_tp_builtin(i) != NULL; i++)
+        if (!(kumi_tp_builtin(i)->flags & KUMI_TP_F_ONE_NODE) &&
+            (best == NULL || kumi_tp_builtin(i)->priority > best->priority))
+            best = kumi_tp_builtin(i);
+    return best != NULL ? best->name : "none";
+}
+
 static void kumi_run_usage(FILE *out)
 {
     fprintf(out,
@@ -57,9 +89,9 @@ static void kumi_run_usage(FILE *out)
         "the hosts listed.\n"
         "\n"
         "  -n, --npes N           number of PEs, 1..%d (required without --hosts)\n"
-        "      --transport NAME   shm or tcp (sets KUMI_TRANSPORT for the PEs)\n"
+        "      --transport NAME   %s (sets KUMI_TRANSPORT for the PEs)\n"
         "      --hosts LIST       COUNT PEs on each ADDR, ranks in list order; N is\n"
-        "                         the sum of the COUNTs. Implies --transport tcp.\n"
+        "                         the sum of the COUNTs. Implies --transport %s.\n"
         "                         A host whose address belongs to this machine runs\n"
         "                         its PEs directly, one of them must; the others run\n"
         "                         them through --rsh. The rendezvous listens on the\n"
@@ -78,7 +110,7 @@ static void kumi_run_usage(FILE *out)
         "kumi_global_exit; else the exit status of the first PE that failed\n"
         "(128+signal if it was killed); 124 after --timeout; 128+signal when\n"
         "kumirun itself is interrupted; 2 for a usage error.\n",
-        KUMI_RUN_MAX_PES);
+        KUMI_RUN_MAX_PES, kumi_run_transport_names(), kumi_run_hosts_transport());
 }
 
 static int kumi_run_usage_error(const char *fmt, const char *arg)
@@ -137,9 +169,12 @@ static int kumi_run_parse_opts(int argc, char **argv, struct kumi_run_opts *o)
             o->npes = (int)v;
             break;
         case KUMI_RUN_OPT_TRANSPORT:
-            if (strcmp(optarg, "shm") != 0 && strcmp(optarg, "tcp") != 0)
-                return kumi_run_usage_error("--transport wants shm or tcp, not '%s'",
-                                            optarg);
+            if (strcmp(optarg, "auto") != 0 && kumi_tp_lookup(optarg) == NULL) {
+                char msg[160];
+                snprintf(msg, sizeof(msg), "--transport wants %s, not '%%s'",
+                         kumi_run_transport_names());
+                return kumi_run_usage_error(msg, optarg);
+            }
             o->transport = optarg;
             break;
         case KUMI_RUN_OPT_BIND:
@@ -182,11 +217,15 @@ static int kumi_run_parse_opts(int argc, char **argv, struct kumi_run_opts *o)
     }
     if (o->rsh != NULL && o->hosts == NULL)
         return kumi_run_usage_error("%s", "--rsh needs --hosts");
-    if (o->hosts != NULL && o->transport != NULL && strcmp(o->transport, "tcp") != 0)
-        return kumi_run_usage_error("--hosts runs over tcp; it cannot be combined with "
-                                    "--transport %s", o->transport);
-    if (o->hosts != NULL)
-        o->transport = "tcp";
+    if (o->hosts != NULL && o->transport != NULL && strcmp(o->transport, "auto") != 0 &&
+        (kumi_tp_lookup(o->transport)->flags & KUMI_TP_F_ONE_NODE)) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "--hosts runs over %s; it cannot be combined with "
+                 "--transport %%s", kumi_run_hosts_transport());
+        return kumi_run_usage_error(msg, o->transport);
+    }
+    if (o->hosts != NULL && (o->transport == NULL || strcmp(o->transport, "auto") == 0))
+        o->transport = kumi_run_hosts_transport();
     if (o->npes == 0 && o->hosts == NULL)
         return kumi_run_usage_error("%s", "-n N is required");
     if (optind >= argc)
@@ -237,7 +276,7 @@ static int kumi_run_check_env(const struct kumi_run_opts *o, int *log)
         return KUMI_RUN_EXIT_USAGE;
     }
     *log = cfg.log;
-    return cfg.transport == KUMI_TRANSPORT_TCP ? -2 : -1;
+    return -1;
 }
 
 /* ADDR as a numeric address: getaddrinfo, so host names work too. */
@@ -372,7 +411,7 @@ out:
     return rc;
 }
 
-/* Without --hosts: one local host, 127.0.0.1 for tcp. */
+/* Without --hosts: one local host, 127.0.0.1 for its PEs to listen on. */
 static int kumi_run_plan_one_host(struct kumi_run_job *j)
 {
     j->hosts = calloc(1, sizeof(*j->hosts));
@@ -505,11 +544,12 @@ static int kumi_run_plan_remote(const struct kumi_run_opts *o, struct kumi_run_j
     return 0;
 }
 
-/* The job key and the rendezvous; what every tcp PE inherits. */
-static int kumi_run_tcp_setup(struct kumi_run_job *j)
+/* The job key and the rendezvous; what every PE inherits (a PE joins when
+ * its transport publishes an address). */
+static int kumi_run_rdv_setup(struct kumi_run_job *j)
 {
-    uint8_t     key[KUMI_JOB_KEY_BYTES];
-    char        hex[2 * KUMI_JOB_KEY_BYTES + 1], err[256];
+    uint8_t     key[KUMI_RDV_KEY_BYTES];
+    char        hex[2 * KUMI_RDV_KEY_BYTES + 1], err[256];
     const char *addr = NULL;
 
     /* no fallback: a guessable key would let anyone join the job */
@@ -533,7 +573,7 @@ static int kumi_run_tcp_setup(struct kumi_run_job *j)
         return -1;
     }
     if (setenv(KUMI_ENV_RDV, kumi_rdv_server_address(j->rdv), 1) != 0 ||
-        setenv(KUMI_ENV_JOB_KEY, hex, 1) != 0 || setenv("KUMI_TRANSPORT", "tcp", 1) != 0) {
+        setenv(KUMI_ENV_JOB_KEY, hex, 1) != 0) {
         fprintf(stderr, "kumirun: setenv: %s\n", strerror(errno));
         return -1;
     }
@@ -714,7 +754,6 @@ int main(int argc, char **argv)
     rc = kumi_run_check_env(&opts, &job.log);
     if (rc >= 0)
         goto out_hosts;
-    job.tcp = rc == -2;
     if ((!job.multi && kumi_run_plan_one_host(&job) != 0) || kumi_run_assign_ranks(&job) != 0 ||
         kumi_run_assign_nodes(&job) != 0 ||
         (job.multi && kumi_run_plan_remote(&opts, &job) != 0)) {
@@ -734,7 +773,7 @@ int main(int argc, char **argv)
         rc = 1;
         goto out_hosts;
     }
-    if (kumi_run_set_env(&job, oversub) != 0 || (job.tcp && kumi_run_tcp_setup(&job) != 0)) {
+    if (kumi_run_set_env(&job, oversub) != 0 || kumi_run_rdv_setup(&job) != 0) {
         rc = 1;
         goto out;
     }
@@ -744,7 +783,7 @@ int main(int argc, char **argv)
 out:
     /* PEs unlink their own segments once everyone has mapped them; a job
      * that failed early may not have, so sweep all of them (ENOENT is fine). */
-    kumi_launch_unlink_job(job.job, job.npes);
+    kumi_launch_unlink_job(job.job);
     munmap(job.ctl, job.ctl_bytes);
     kumi_topo_free(&job.topo);
     kumi_rdv_server_close(job.rdv);

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "launch.h"
-#include "tcp/rdv.h"
+#include "rdv.h"
 #include "topology.h"
 
 #define KUMI_RUN_MAX_PES   4096
@@ -29,7 +29,7 @@ struct kumi_run_host {
     int  local;                      /* an address of this machine            */
 };
 
-/* What the rendezvous said about one PE (tcp jobs). */
+/* What the rendezvous said about one PE (one that joined it). */
 struct kumi_run_rdv_pe {
     unsigned char   joined, bye, finalized;
     unsigned char   lost;            /* enum kumi_rdv_event of the loss, or 0 */
@@ -58,8 +58,7 @@ struct kumi_run_job {
     int              log;            /* KUMI_LOG: KUMI_LOG_ERROR..DEBUG       */
     sigset_t         sigs;           /* blocked, taken by the supervisor      */
 
-    /* tcp jobs: set up by kumirun.c */
-    int                     tcp;
+    /* hosts and the rendezvous: set up by kumirun.c */
     int                     multi;   /* --hosts given: messages name hosts    */
     struct kumi_run_host   *hosts;   /* nhosts entries                        */
     int                     nhosts;
@@ -71,7 +70,7 @@ struct kumi_run_job {
     char                  **rsh;     /* --rsh split on spaces, NULL-terminated */
     char                   *rsh_words;
     const char             *program; /* PROGRAM as remote hosts run it        */
-    struct kumi_rdv_server *rdv;     /* NULL for shm jobs                     */
+    struct kumi_rdv_server *rdv;     /* NULL until set up                     */
     struct kumi_run_rdv_pe *rdv_pe;  /* per rank                              */
 
     /* owned by kumirun_supervise.c */

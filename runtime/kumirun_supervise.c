@@ -23,7 +23,8 @@
  * as above with a shorter notice, prints nothing unless KUMI_LOG=info,
  * and exits with the status the PE asked for, 0 included.
  *
- * tcp jobs add the rendezvous (transport/tcp/rdv.h): kumirun also sends
+ * PEs that joined the rendezvous (rdv.h: a transport that exchanges
+ * addresses, such as tcp) are watched over it too: kumirun also sends
  * FAIL over it when the job ends (PEs on other hosts have no control
  * segment), and a PE whose connection ends without BYE, or that falls
  * silent, is a failed PE. A PE on another host runs under an --rsh child
@@ -254,9 +255,10 @@ kumi_run_child(struct kumi_run_job *j, int rank, int errfd)
     }
     snprintf(text, sizeof(text), "%d", rank);
     setenv(KUMI_ENV_RANK, text, 1);
-    if (j->tcp) {
+    {
         const struct kumi_run_host *h = &j->hosts[j->host_of[rank]];
 
+        /* the address its transports listen on */
         setenv(KUMI_ENV_TCP_ADDR, h->addr, 1);
         if (h->local)
             unsetenv(KUMI_ENV_REMOTE);

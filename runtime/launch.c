@@ -44,13 +44,25 @@ int kumi_launch_sweep_stale(void)
     return removed;
 }
 
-void kumi_launch_unlink_job(const char *job, int npes)
+void kumi_launch_unlink_job(const char *job)
 {
-    char name[128], what[32];
+    DIR           *dir = opendir("/dev/shm");
+    struct dirent *de;
+    char           prefix[96], name[300];
+    size_t         plen;
 
-    shm_unlink(kumi_launch_segname(name, sizeof(name), job, "ctl"));
-    for (int r = 0; r < npes; r++) {
-        snprintf(what, sizeof(what), "%d", r);
-        shm_unlink(kumi_launch_segname(name, sizeof(name), job, what));
+    /* every shm object of the job, whatever its transport made */
+    plen = (size_t)snprintf(prefix, sizeof(prefix), "kumi-%s-", job);
+    if (dir == NULL || plen >= sizeof(prefix)) {
+        if (dir != NULL)
+            closedir(dir);
+        return;
     }
+    while ((de = readdir(dir)) != NULL) {
+        if (strncmp(de->d_name, prefix, plen) != 0)
+            continue;
+        snprintf(name, sizeof(name), "/%s", de->d_name);
+        shm_unlink(name);
+    }
+    closedir(dir);
 }

@@ -7,9 +7,12 @@
  * finalized, and that one of them asked the whole job to end
  * (kumi_global_exit); kumirun records there that the job is ending, which
  * every wait in every PE checks, so blocked calls return KUMI_ERR_PEER
- * instead of hanging. All shm segments of a job are named "/kumi-<job>-<what>", where
- * <job> is "<launcher pid>-<random hex>": a later kumirun removes segments
- * whose launcher is gone (see kumi_launch_sweep_stale).
+ * instead of hanging. Every shm object of a job (the control segment, a
+ * transport's segments) is named "/kumi-<job>-<what>", where <job> is
+ * "<launcher pid>-<random hex>": kumirun removes them all at the end, and
+ * a later kumirun removes those whose launcher is gone (see
+ * kumi_launch_sweep_stale). Jobs of other launchers use the same form
+ * (runtime/boot.h: job_id), so the sweep covers them too.
  */
 #ifndef KUMI_LAUNCH_H
 #define KUMI_LAUNCH_H
@@ -24,10 +27,12 @@
 #define KUMI_ENV_OVERSUB      "KUMI_OVERSUBSCRIBED" /* "1" when PEs > cores    */
 #define KUMI_ENV_LAUNCHER_PID "KUMI_LAUNCHER_PID"
 #define KUMI_ENV_LLC_CORES    "KUMI_LLC_CORES"     /* cores per last-level cache */
-/* tcp jobs (kumirun serves a rendezvous, transport/tcp/rdv.h) */
+/* the bootstrap's exchange (kumirun serves a rendezvous, rdv.h) */
 #define KUMI_ENV_RDV          "KUMI_RDV"           /* "addr:port" of kumirun's rendezvous */
 #define KUMI_ENV_JOB_KEY      "KUMI_JOB_KEY"       /* 32 hex digits, random per job */
-#define KUMI_ENV_TCP_ADDR     "KUMI_TCP_ADDR"      /* address this PE listens on */
+#define KUMI_ENV_TCP_ADDR     "KUMI_TCP_ADDR"      /* numeric address of this PE's host
+                                                      that transports listen on (any
+                                                      launcher: the user may set it) */
 #define KUMI_ENV_REMOTE       "KUMI_REMOTE"        /* "1": started on another host
                                                       (through --rsh): no control
                                                       segment; failures arrive over
@@ -99,7 +104,8 @@ char *kumi_launch_segname(char *buf, size_t len, const char *job, const char *wh
  * by an unrelated process stays until that process is gone too. */
 int kumi_launch_sweep_stale(void);
 
-/* Unlinks every segment of job (ctl and PEs 0..npes-1); ignores missing. */
-void kumi_launch_unlink_job(const char *job, int npes);
+/* Unlinks every shm object of job ("/kumi-<job>-*": the control segment
+ * and whatever the transports made); ignores missing. */
+void kumi_launch_unlink_job(const char *job);
 
 #endif /* KUMI_LAUNCH_H */

@@ -11,6 +11,7 @@
 
 #include "kumi.h"
 #include "config.h"
+#include "boot.h"
 #include "launch.h"
 #include "../transport/transport.h"
 
@@ -48,11 +49,12 @@ struct kumi_rt {
     unsigned init_flags;     /* KUMI_INIT_* in force (kumi_init_ex)    */
     struct kumi_cfg  cfg;
     struct kumi_tp   tp;
-    struct kumi_ctl *ctl;    /* launcher's control segment, or NULL    */
-    size_t           ctl_bytes;
-    /* the job's failure word and status: in ctl when mapped, else the
-     * local pair below (singletons, PEs started on another host); the
-     * transport may write them (tcp detects failures itself) */
+    struct kumi_boot boot;   /* who started the job, how PEs meet      */
+    /* the job's failure word and status: the launcher's (kumirun's
+     * control segment) when the bootstrap has one, else the local pair
+     * below (singletons, PEs on another host, PMIx and PMI-2 jobs); the
+     * transport and the bootstrap may write them (tcp detects failures
+     * itself, the launcher's channel brings them) */
     volatile uint32_t *failed;
     volatile int32_t  *fail_status;
     uint32_t           local_failed;
@@ -103,10 +105,7 @@ static inline int kumi_rt_failed(void)
 int kumi_rt_peer_error(const char *call);
 
 /* ----------------------------------------------------------------- job */
-/* Reads the node map kumirun passes (job.c; after the identity is known);
- * fini frees it. */
-int  kumi_rt_nodes_setup(void);
-void kumi_rt_nodes_fini(void);
+/* (the node map is the bootstrap's: kumi_rt.boot.node_of) */
 
 /* ------------------------------------------------------------- waiting */
 /* Waits until cmp(*addr, value) holds for a 1, 4 or 8 byte word, serving

@@ -62,8 +62,7 @@ void kumi_rt_wait_setup(void)
     int policy = kumi_rt.cfg.wait;
 
     if (policy == KUMI_WAIT_AUTO) {
-        const char *o = getenv(KUMI_ENV_OVERSUB);
-        policy = (o != NULL && o[0] == '1') ? KUMI_WAIT_BLOCK : KUMI_WAIT_SPIN;
+        policy = kumi_rt.boot.oversubscribed ? KUMI_WAIT_BLOCK : KUMI_WAIT_SPIN;
     }
     kumi_rt.wait_policy = policy;
     kumi_rt_dsm_thread  = 1;

@@ -1,5 +1,6 @@
-/* transport.c -- the pieces every transport shares: lookup, stubs, active
- * message registration, and the doorbell used by blocking waits. */
+/* transport.c -- the pieces every transport shares: the registry (lookup,
+ * the automatic pick), stubs, active message registration, and the
+ * doorbell used by blocking waits. */
 #include "transport.h"
 
 #include <errno.h>
@@ -10,17 +11,65 @@
 #include <time.h>
 #include <unistd.h>
 
-extern const struct kumi_tp_ops kumi_tp_shm_ops;
-extern const struct kumi_tp_ops kumi_tp_tcp_ops;
+#include <stdio.h>
+
+#include "transports.h"
+
+#define KUMI_TP_EXTERN(name) extern const struct kumi_tp_ops kumi_tp_##name##_ops;
+KUMI_TP_LIST(KUMI_TP_EXTERN)
+#undef KUMI_TP_EXTERN
+
+#define KUMI_TP_ENTRY(name) &kumi_tp_##name##_ops,
+static const struct kumi_tp_ops *const kumi_tp_all[] = { KUMI_TP_LIST(KUMI_TP_ENTRY) };
+#undef KUMI_TP_ENTRY
+#define KUMI_TP_COUNT (int)(sizeof(kumi_tp_all) / sizeof(kumi_tp_all[0]))
+
+const struct kumi_tp_ops *kumi_tp_builtin(int i)
+{
+    return i >= 0 && i < KUMI_TP_COUNT ? kumi_tp_all[i] : NULL;
+}
 
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name)
 {
-    static const struct kumi_tp_ops *const all[] = { &kumi_tp_shm_ops, &kumi_tp_tcp_ops };
-
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
+    for (int i = 0; i < KUMI_TP_COUNT; i++)
+        if (strcmp(kumi_tp_all[i]->name, name) == 0)
+            return kumi_tp_all[i];
     return NULL;
+}
+
+int kumi_tp_available(const struct kumi_tp_ops *ops, const struct kumi_tp_params *p, char *why,
+                      size_t len)
+{
+    if (len > 0)
+        why[0] = '\0';
+    if ((ops->flags & KUMI_TP_F_ONE_NODE) && p->boot != NULL && p->boot->nodes > 1) {
+        snprintf(why, len, "%s reaches the PEs of one host only, and the job spans %d",
+                 ops->name, p->boot->nodes);
+        return KUMI_ERR_UNSUPPORTED;
+    }
+    if (ops->available != NULL)
+        return ops->available(p, why, len);
+    return KUMI_OK;
+}
+
+const struct kumi_tp_ops *kumi_tp_pick(const struct kumi_tp_params *p, char *why, size_t len)
+{
+    const struct kumi_tp_ops *best = NULL;
+    size_t                    at = 0;
+
+    if (len > 0)
+        why[0] = '\0';
+    for (int i = 0; i < KUMI_TP_COUNT; i++) {
+        char one[160];
+
+        if (kumi_tp_available(kumi_tp_all[i], p, one, sizeof(one)) == KUMI_OK) {
+            if (best == NULL || kumi_tp_all[i]->priority > best->priority)
+                best = kumi_tp_all[i];
+        } else if (at < len) {
+            at += (size_t)snprintf(why + at, len - at, "%s%s", at ? "; " : "", one);
+        }
+    }
+    return best;
 }
 
 #define KUMI_TP_AMO(T)                                                                       \

@@ -65,6 +65,38 @@ typedef void (*kumi_tp_am_fn)(struct kumi_tp *tp, int src_pe, const void *payloa
 #define KUMI_TP_AM_MAX_HANDLERS 32
 #define KUMI_TP_AM_MAX_PAYLOAD  4096
 
+/* The bootstrap (runtime/boot.h) as a transport sees it: who shares my
+ * host, and the exchange through which PEs meet. fence and allgather are
+ * collective: every PE calls them, in the same order. Keys are short
+ * printable strings ("tcp.ep"). Filled by the runtime; valid from open to
+ * close. */
+struct kumi_tp_boot {
+    const char *name;            /* "kumirun", "pmix", "pmi2", "singleton" */
+    int         nodes;           /* hosts the job spans                    */
+    const int  *node_of;         /* per PE: its node, 0..nodes-1           */
+    int         local_rank, local_size;   /* among the PEs of my node      */
+    const char *job_id;          /* unique among this host's jobs          */
+    /* numeric address of my host that the launcher chose (kumirun
+     * --hosts, KUMI_TCP_ADDR), or NULL: the transport picks one */
+    const char *host_addr;
+    int  (*put)(const struct kumi_tp_boot *b, const char *key, const void *val, size_t len);
+    int  (*fence)(const struct kumi_tp_boot *b);
+    /* KUMI_ERR_INVALID when pe published no such key */
+    int  (*get)(const struct kumi_tp_boot *b, int pe, const char *key, void *val, size_t cap,
+                size_t *len);
+    /* every PE's len bytes of mine into all (size * len), in rank order */
+    int  (*allgather)(const struct kumi_tp_boot *b, const void *mine, void *all, size_t len);
+    /* The launcher's channel (kumirun's rendezvous: heartbeats, its word
+     * that the job fails) wants serving every KUMI_TP_BOOT_POLL_S while
+     * the job runs. A transport with a thread of its own calls this from
+     * it and sets tp->serves_boot in open; otherwise the bootstrap runs a
+     * thread for it. Nonzero once the job failed (already recorded in
+     * *failed). Never blocks; safe from any one thread at a time. */
+    int  (*poll)(const struct kumi_tp_boot *b, double now);
+    void *ctx;                   /* the runtime's                          */
+};
+#define KUMI_TP_BOOT_POLL_S 0.01
+
 /* Everything a transport needs to open; filled by the runtime. */
 struct kumi_tp_params {
     int         rank, size;
@@ -83,22 +115,14 @@ struct kumi_tp_params {
     double      connect_timeout; /* seconds to wait for peers at start-up  */
     /* The job's failure word and status (the launcher's control segment,
      * or the runtime's own pair when there is none): a transport that
-     * detects a failure itself (tcp: a lost connection, a bad frame, the
-     * rendezvous) stores 1 + PE and a status here, first writer wins
-     * (kumi_tp_fail). Never NULL when the runtime opens a transport. */
+     * detects a failure itself (tcp: a lost connection, a bad frame)
+     * stores 1 + PE and a status here, first writer wins (kumi_tp_fail).
+     * Never NULL when the runtime opens a transport. */
     volatile uint32_t *failed;
     volatile int32_t  *fail_status;
-    /* Where a tcp job meets (the runtime reads these from kumirun's
-     * environment; a transport never reads the environment itself). Each
-     * may be NULL (not set); other transports ignore them. The strings
-     * need only live until open returns. */
-    const char *rdv_addr;        /* "addr:port" of kumirun's rendezvous     */
-    const char *job_key;         /* 32 hex digits, the job's random key     */
-    const char *tcp_addr;        /* numeric address to listen on; NULL or
-                                    "": 127.0.0.1                            */
-    int         remote;          /* 1: started on another host (--rsh): no
-                                    control segment, failures arrive over
-                                    the rendezvous channel                  */
+    /* How PEs meet: the exchange, the node map. A transport never reads
+     * the environment itself. */
+    const struct kumi_tp_boot *boot;
     /* 1 (KUMI_INIT_THREADS): several threads of this PE may call kick,
      * put, get, atomic, am_send, fence, quiet and progress at once; the
      * transport locks what they share, and a thread that waits for a
@@ -174,7 +198,20 @@ struct kumi_tp_ops {
      * neither into a buffer of its own first */
     int  (*am_sendv)(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
                      size_t hlen, const void *payload, size_t len);
+
+    /* The registration (transports.h lists the built-in tables): with
+     * KUMI_TRANSPORT=auto the runtime opens the available transport of
+     * highest priority. */
+    int      priority;
+    unsigned flags;              /* KUMI_TP_F_*                             */
+    /* optional (NULL: always): can this job use the transport? 0, or
+     * KUMI_ERR_UNSUPPORTED with the reason in why (one phrase) */
+    int  (*available)(const struct kumi_tp_params *p, char *why, size_t len);
 };
+
+/* reaches only PEs of one host (a launcher placing PEs on several hosts
+ * must not offer it) */
+#define KUMI_TP_F_ONE_NODE 1u
 
 /* The state every transport shares; a transport's private state follows
  * through priv. */
@@ -203,12 +240,23 @@ struct kumi_tp {
      * then ring the target's doorbell after each store */
     int    doorbells;
     int    finalized;       /* set by kumi_finalize before close(): clean end */
+    int    serves_boot;     /* set by open: calls params->boot->poll itself */
     struct kumi_tp_doorbell *doorbell;        /* mine                       */
     void  *priv;
 };
 
-/* The transports built into this library; NULL when name is unknown. */
+/* The transports built into this library (transports.h), in the order
+ * KUMI_TRANSPORT lists them; NULL past the end. */
+const struct kumi_tp_ops *kumi_tp_builtin(int i);
+/* The built-in transport called name; NULL when there is none. */
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name);
+/* The available transport of highest priority for p (KUMI_TRANSPORT=auto);
+ * NULL when none is, with each one's reason in why. */
+const struct kumi_tp_ops *kumi_tp_pick(const struct kumi_tp_params *p, char *why, size_t len);
+/* Whether ops can run p's job: KUMI_OK, or KUMI_ERR_UNSUPPORTED with the
+ * reason in why. */
+int kumi_tp_available(const struct kumi_tp_ops *ops, const struct kumi_tp_params *p, char *why,
+                      size_t len);
 
 /* Executes op on the 4- or 8-byte word at addr with the CPU's atomics
  * (sequentially consistent) and returns the old value (0 for the ops

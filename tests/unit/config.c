@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "kumi.h"
+#include "transport.h"
 
 /* ------------------------------------------------------------ the getter */
 
@@ -78,7 +79,8 @@ static void test_defaults(void **state)
 
     memset(&cfg, 0xa5, sizeof(cfg));
     assert_int_equal(kumi_cfg_parse(&cfg, vars_get, &none, err, sizeof(err)), KUMI_OK);
-    assert_int_equal(cfg.transport, KUMI_TRANSPORT_SHM);
+    assert_int_equal(cfg.transport, KUMI_TRANSPORT_AUTO);
+    assert_int_equal(cfg.bootstrap, KUMI_BOOT_AUTO);
     assert_int_equal(cfg.heap_size, 256ull << 20);
     assert_int_equal(cfg.llcm_size, 256ull << 10);
     assert_int_equal(cfg.wait, KUMI_WAIT_AUTO);
@@ -166,13 +168,23 @@ static void test_choices(void **state)
     }
     assert_int_equal(KUMI_WAIT_SPIN, 1);
     assert_int_equal(KUMI_WAIT_BLOCK, 3);
-    EXPECT_OK(&cfg, "KUMI_TRANSPORT", "shm");
-    assert_int_equal(cfg.transport, KUMI_TRANSPORT_SHM);
-    EXPECT_OK(&cfg, "KUMI_TRANSPORT", "tcp");
-    assert_int_equal(cfg.transport, KUMI_TRANSPORT_TCP);
-    assert_string_equal(kumi_cfg_choice_name("KUMI_TRANSPORT", 1), "tcp");
-    assert_string_equal(kumi_cfg_choice_name("KUMI_TRANSPORT", 2), "?");
+    /* KUMI_TRANSPORT: auto, then the built-in transports in registry order */
+    int ntp = 0;
+    assert_string_equal(kumi_cfg_choice_name("KUMI_TRANSPORT", 0), "auto");
+    for (; kumi_tp_builtin(ntp) != NULL; ntp++) {
+        EXPECT_OK(&cfg, "KUMI_TRANSPORT", kumi_tp_builtin(ntp)->name);
+        assert_int_equal(cfg.transport, ntp + 1);
+        assert_string_equal(kumi_cfg_choice_name("KUMI_TRANSPORT", ntp + 1),
+                            kumi_tp_builtin(ntp)->name);
+    }
+    assert_true(ntp >= 2);
+    assert_non_null(kumi_tp_lookup("shm"));
+    assert_non_null(kumi_tp_lookup("tcp"));
+    assert_string_equal(kumi_cfg_choice_name("KUMI_TRANSPORT", ntp + 1), "?");
     assert_string_equal(kumi_cfg_choice_name("KUMI_TRANSPORT", -1), "?");
+    EXPECT_OK(&cfg, "KUMI_BOOTSTRAP", "pmix");
+    assert_int_equal(cfg.bootstrap, KUMI_BOOT_PMIX);
+    EXPECT_BAD("KUMI_BOOTSTRAP", "slurm");
     assert_string_equal(kumi_cfg_choice_name("KUMI_HEAP_SIZE", 0), "?");
     assert_string_equal(kumi_cfg_choice_name("KUMI_NOPE", 0), "?");
 

@@ -1,6 +1,7 @@
-/* rdv.c -- the rendezvous (transport/tcp/rdv.c): a server on 127.0.0.1 in
- * one thread, PEs as threads calling the client API, and raw sockets
- * playing strangers. Covers join and table, rejected keys and garbage
+/* rdv.c -- the rendezvous (runtime/rdv.c, rdv_server.c): a server on
+ * 127.0.0.1 in one thread, PEs as threads calling the client API, and raw
+ * sockets playing strangers. Covers join and all-gather rounds (blobs of
+ * different sizes, empty ones, several rounds), rejected keys and garbage
  * while the job goes on, silence, EOF, FAIL delivery, BYE and EXIT. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,12 +21,12 @@
 #include <cmocka.h>
 
 #include "launch.h"
-#include "tcp/rdv.h"
+#include "rdv.h"
 
 #define MAXPE 8
 #define NEV   8     /* > every enum kumi_rdv_event */
 
-static const uint8_t key[KUMI_JOB_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8,
+static const uint8_t key[KUMI_RDV_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8,
                                                  9, 10, 11, 12, 13, 14, 15, 16 };
 
 struct srv {
@@ -103,26 +104,45 @@ struct pe {
     struct srv            *v;
     const char            *rdv;
     int                    rank, size, rc, bad_key;
-    struct kumi_tcp_ep     mine, table[MAXPE];
+    uint8_t                mine[24];
+    struct kumi_rdv_all    all;
     struct kumi_rdv_client c;
     char                   err[256];
     pthread_t              thread;
 };
 
+/* PE rank's blob of the first round: rank + 4 bytes (sizes differ) */
+static size_t blob_len(int rank)
+{
+    return (size_t)rank + 4;
+}
+
+/* joins and runs the first round */
 static void *pe_join(void *arg)
 {
     struct pe *p = arg;
-    uint8_t    k[KUMI_JOB_KEY_BYTES];
+    uint8_t    k[KUMI_RDV_KEY_BYTES];
 
     memcpy(k, key, sizeof(k));
     if (p->bad_key)
         k[7] ^= 0x40;
-    p->mine.family  = 4;
-    p->mine.port    = (uint16_t)(40000 + p->rank);
-    p->mine.addr[0] = 127;
-    p->mine.addr[3] = (uint8_t)(1 + p->rank);
-    p->rc = kumi_rdv_join(&p->c, p->rdv, k, p->rank, p->size, &p->mine, p->table, 10.0,
-                          p->err, sizeof(p->err));
+    for (size_t i = 0; i < sizeof(p->mine); i++)
+        p->mine[i] = (uint8_t)(p->rank * 16 + i);
+    p->rc = kumi_rdv_join(&p->c, p->rdv, k, p->rank, p->size, 10.0, p->err, sizeof(p->err));
+    if (p->rc == 0)
+        p->rc = kumi_rdv_allgather(&p->c, p->mine, blob_len(p->rank), &p->all, 10.0, p->err,
+                                   sizeof(p->err));
+    return NULL;
+}
+
+/* a later round: PE rank sends rank bytes (PE 0 an empty blob) */
+static void *pe_round(void *arg)
+{
+    struct pe *p = arg;
+
+    kumi_rdv_all_free(&p->all);
+    p->rc = kumi_rdv_allgather(&p->c, p->mine, (size_t)p->rank, &p->all, 10.0, p->err,
+                               sizeof(p->err));
     return NULL;
 }
 
@@ -138,6 +158,12 @@ static void pes_join(struct srv *v, struct pe *pes, int n, int size)
     }
     for (int i = 0; i < n; i++)
         pthread_join(pes[i].thread, NULL);
+}
+
+static void pes_free(struct pe *pes, int n)
+{
+    for (int i = 0; i < n; i++)
+        kumi_rdv_all_free(&pes[i].all);
 }
 
 /* Services client c for secs; returns 1 with failed/status if it ended. */
@@ -217,7 +243,7 @@ static int log_count(const char *needle)
 
 static void test_parse_key(void **state)
 {
-    uint8_t k[KUMI_JOB_KEY_BYTES];
+    uint8_t k[KUMI_RDV_KEY_BYTES];
     (void)state;
 
     assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0B0c0D0e0F10", k), 0);
@@ -228,9 +254,9 @@ static void test_parse_key(void **state)
     assert_int_equal(kumi_rdv_parse_key(NULL, k), -1);
 }
 
-/* four PEs join, each gets everyone's endpoint; heartbeats keep them
- * alive past the dead time; BYE is reported with its flag, EOF after it
- * is not a failure */
+/* four PEs join, each gets everyone's blob; a second round with other
+ * sizes (an empty one too); heartbeats keep them alive past the dead
+ * time; BYE is reported with its flag, EOF after it is not a failure */
 static void test_join_table_bye(void **state)
 {
     struct srv v;
@@ -243,9 +269,24 @@ static void test_join_table_bye(void **state)
     pes_join(&v, pes, 4, 4);
     for (int i = 0; i < 4; i++) {
         assert_int_equal(pes[i].rc, 0);
-        for (int r = 0; r < 4; r++)
-            assert_memory_equal(&pes[i].table[r], &pes[r].mine, sizeof(pes[r].mine));
+        assert_int_equal(pes[i].all.n, 4);
+        for (int r = 0; r < 4; r++) {
+            assert_int_equal(pes[i].all.len[r], blob_len(r));
+            assert_memory_equal(pes[i].all.data + pes[i].all.off[r], pes[r].mine, blob_len(r));
+        }
         assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_JOINED), 1);
+    }
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&pes[i].thread, NULL, pe_round, &pes[i]), 0);
+    for (int i = 0; i < 4; i++)
+        pthread_join(pes[i].thread, NULL);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pes[i].rc, 0);
+        for (int r = 0; r < 4; r++) {
+            assert_int_equal(pes[i].all.len[r], (uint32_t)r);
+            assert_memory_equal(pes[i].all.data + pes[i].all.off[r], pes[r].mine, (size_t)r);
+        }
+        kumi_rdv_all_free(&pes[i].all);
     }
     assert_int_equal(kumi_rdv_server_joined(v.s), 4);
     /* all four serviced in turn for longer than KUMI_RDV_DEAD_S */
@@ -298,6 +339,7 @@ static void test_rejects(void **state)
     bad.rdv = kumi_rdv_server_address(v.s);
     bad.rank = 0; bad.size = 2;
     pe_join(&bad);                          /* PE 0 again, right key */
+    kumi_rdv_all_free(&bad.all);
     assert_int_equal(bad.rc, -1);
     bad.rank = 0; bad.size = 3;
     pe_join(&bad);
@@ -312,6 +354,7 @@ static void test_rejects(void **state)
         assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_EOF), 0);
         kumi_rdv_leave(&pes[i].c, 1);
     }
+    pes_free(pes, 2);
     srv_stop(&v);
     log_end();
     assert_int_equal(log_count("wrong job key"), 1);
@@ -352,6 +395,7 @@ static void test_silence_and_eof(void **state)
     assert_int_equal(pe_service_for(&pes[1].c, 1.0, &failed, &status), 1);
     assert_int_equal(failed, KUMI_CTL_FAIL_LAUNCHER);
     kumi_rdv_leave(&pes[0].c, 1);
+    pes_free(pes, 3);
     srv_stop(&v);
 }
 
@@ -379,6 +423,7 @@ static void test_fail(void **state)
         /* closed: it keeps saying so */
         assert_int_equal(kumi_rdv_service(&pes[i].c, kumi_rdv_now(), &failed, &status), 1);
     }
+    pes_free(pes, 3);
     srv_stop(&v);
 
     srv_start(&v, 2);
@@ -388,6 +433,7 @@ static void test_fail(void **state)
     pes_join(&v, pes, 1, 2);
     assert_int_equal(pes[0].rc, -1);
     assert_non_null(strstr(pes[0].err, "kumirun is ending the job (status 130)"));
+    pes_free(pes, 3);
     srv_stop(&v);
 }
 
@@ -403,6 +449,7 @@ static void test_server_gone(void **state)
 
     srv_start(&v, 2);
     pes_join(&v, pes, 2, 2);
+    pes_free(pes, 2);
     srv_stop(&v);
     log_begin();
     assert_int_equal(pe_service_for(&pes[0].c, 1.0, &failed, &status), 1);
@@ -462,6 +509,7 @@ static void test_invalid_after_join(void **state)
     assert_int_equal(srv_count(&v, 0, KUMI_RDV_EV_INVALID), 0);
     kumi_rdv_leave(&pes[0].c, 1);
     close(pes[1].c.fd);
+    pes_free(pes, 2);
     srv_stop(&v);
 }
 
@@ -505,6 +553,7 @@ static void test_exit(void **state)
     }
     assert_false(kumi_tp_fail_is_exit(KUMI_TP_FAIL_LAUNCHER));
     assert_false(kumi_tp_fail_is_exit(3));
+    pes_free(pes, 3);
     srv_stop(&v);
 
     /* nobody answers (no server loop): the request gives up in time */
@@ -516,6 +565,7 @@ static void test_exit(void **state)
     assert_int_equal(kumi_rdv_request_exit(&pes[0].c, 3, 0.3, &failed, &status), 0);
     assert_true(kumi_rdv_now() - t0 < 1.0);
     assert_int_equal(pes[0].c.fd, -1);
+    pes_free(pes, 1);
     kumi_rdv_server_close(v.s);
     pthread_mutex_destroy(&v.lock);
 }

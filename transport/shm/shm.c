@@ -12,7 +12,9 @@
  * the range (kumi_shm_data_move), so the program's globals are this memory
  * and peers reach them as they reach the heap.
  *
- * and maps every peer's segment at start-up. The table of resolved peer
+ * and maps every peer's segment at start-up (<job> is the bootstrap's job
+ * id, unique among the jobs of this host, whatever launcher started it).
+ * The table of resolved peer
  * bases (struct kumi_shm_peer) is DIMMnet-1's header-seed table (HTLB):
  * resolved once, then every kick is one store to base + offset. Once all PEs
  * have mapped each other the names are unlinked, so nothing of a running
@@ -97,6 +99,7 @@ struct kumi_shm {
     int                   threads;   /* kumi_tp_params.threads          */
     double                timeout;
     int                   linked;    /* my name still exists in /dev/shm */
+    int                   size;
 };
 
 static struct kumi_shm *kumi_tp_shm(struct kumi_tp *tp)
@@ -229,6 +232,7 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         return KUMI_ERR_NOMEM;
     s->fd      = -1;
     s->timeout = p->connect_timeout;
+    s->size    = p->size;
     snprintf(s->job, sizeof(s->job), "%s", p->job_id);
     s->peer = calloc((size_t)p->size, sizeof(*s->peer));
     if (s->peer == NULL)
@@ -478,8 +482,13 @@ static void kumi_shm_close(struct kumi_tp *tp)
         if (pe != tp->rank && s->peer[pe].base != NULL)
             munmap(s->peer[pe].base, s->total);
     if (s->linked) {
-        kumi_shm_segname(name, sizeof(name), s->job, tp->rank);
-        shm_unlink(name);
+        /* start-up failed: the job is ending, and a peer that died
+         * before the names went would leave its segment behind; names
+         * are this job's alone, so whoever is left removes them all */
+        for (int pe = 0; pe < s->size; pe++) {
+            kumi_shm_segname(name, sizeof(name), s->job, pe);
+            shm_unlink(name);
+        }
     }
     if (s->fd >= 0)
         close(s->fd);
@@ -720,4 +729,6 @@ const struct kumi_tp_ops kumi_tp_shm_ops = {
     .quiet    = kumi_shm_quiet,
     .progress = kumi_shm_progress,
     .peer_ptr = kumi_shm_peer_ptr,
+    .priority = 100,     /* peers' memory mapped: the fastest there is */
+    .flags    = KUMI_TP_F_ONE_NODE,
 };

@@ -104,10 +104,10 @@ static int kumi_tcp_trylock(struct kumi_tcp *s)
     return 1;
 }
 
-static int kumi_tcp_rdv_poll(struct kumi_tcp *s);
+static int kumi_tcp_boot_poll(struct kumi_tcp *s);
 
 /* With threads, a caller kept waiting here keeps the heartbeats going
- * (kumi_tcp_rdv_poll): the holder may be deep in one long round of the
+ * (kumi_tcp_boot_poll): the holder may be deep in one long round of the
  * engine (a batch of get requests for 1 MiB each is 128 MiB of replies
  * to copy), with every other thread of the PE queued behind it. */
 static void kumi_tcp_lock(struct kumi_tcp *s)
@@ -117,7 +117,7 @@ static void kumi_tcp_lock(struct kumi_tcp *s)
             kumi_tcp_relax();
         } else {
             if (s->threads && (i & 15) == 0)
-                kumi_tcp_rdv_poll(s);
+                kumi_tcp_boot_poll(s);
             sched_yield();
         }
     }
@@ -182,7 +182,7 @@ void kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const char 
          * said FIN, or any peer once a PE asked the job to end
          * (kumi_global_exit), leaves on purpose, and the word of that may
          * reach this PE (over the rendezvous) just after the connection
-         * ends: the line waits for kumirun's verdict. */
+         * ends: the line waits for the launcher's verdict. */
         if (c->rx.failed)
             fprintf(stderr, "kumi[%d]: tcp: bad frame from PE %d (%s): %s\n", s->rank, c->pe,
                     c->name, why);
@@ -421,7 +421,7 @@ static int kumi_tcp_await(struct kumi_tcp *s, volatile uint8_t *done, unsigned s
     for (;;) {
         int served = kumi_tcp_trylock(s);
         kumi_tcp_polled(s);
-        kumi_tcp_rdv_poll(s);
+        kumi_tcp_boot_poll(s);
         if (served) {
             if (spins < KUMI_TCP_SPIN_POLLS && s->size <= KUMI_TCP_DIRECT_MAX
                 && (++s->direct_polls & 63) != 0)
@@ -768,22 +768,22 @@ static void kumi_tcp_futex_wake(uint32_t *w)
     syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* The rendezvous tick (kumi_tcp_rdv_tick), once it is due, by whichever
+/* The bootstrap's tick (kumi_tcp_boot_tick), once it is due, by whichever
  * thread gets here first: the progress thread on every round, and with
  * threads every caller's progress() and reply wait too, so a progress
  * thread held up (descheduled while it serves the engine on a loaded
  * machine: 1.4 s seen under TSan with 4 PEs of 8 threads on 2 cores) does
- * not silence the PE's heartbeats while its other threads run. rdv_busy
+ * not silence the PE's heartbeats while its other threads run. boot_busy
  * serializes them; kumi_tcp_stop_thread takes it for good. 1 if it ticked. */
-static int kumi_tcp_rdv_poll(struct kumi_tcp *s)
+static int kumi_tcp_boot_poll(struct kumi_tcp *s)
 {
     double next, now = kumi_tcp_now();
 
-    __atomic_load(&s->rdv_next, &next, __ATOMIC_RELAXED);
-    if (now < next || __atomic_exchange_n(&s->rdv_busy, 1, __ATOMIC_ACQUIRE))
+    __atomic_load(&s->boot_next, &next, __ATOMIC_RELAXED);
+    if (now < next || __atomic_exchange_n(&s->boot_busy, 1, __ATOMIC_ACQUIRE))
         return 0;
-    kumi_tcp_rdv_tick(s, now);
-    __atomic_store_n(&s->rdv_busy, 0, __ATOMIC_RELEASE);
+    kumi_tcp_boot_tick(s, now);
+    __atomic_store_n(&s->boot_busy, 0, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -806,7 +806,7 @@ static void *kumi_tcp_thread(void *arg)
         int      asleep = __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE);
 
         /* first, so that no path through the loop skips the heartbeat */
-        if (kumi_tcp_rdv_poll(s) && kumi_tcp_trylock(s)) {
+        if (kumi_tcp_boot_poll(s) && kumi_tcp_trylock(s)) {
             kumi_tcp_pend_sweep(s, kumi_tcp_now());
             kumi_tcp_unlock(s);
         }
@@ -876,7 +876,7 @@ static int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     s->size = p->size;
     s->timeout = p->connect_timeout;
     s->lfd = s->epfd = s->wakefd = -1;
-    s->rdv.fd = -1;
+    s->boot = p->boot;
     for (int i = 0; i < KUMI_TCP_PENDING; i++)
         s->pend[i].fd = -1;
     tp->priv          = s;
@@ -918,23 +918,19 @@ static int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         return KUMI_OK;              /* a job of one needs no sockets */
 
     rc = KUMI_ERR_TRANSPORT;
-    if (p->job_key == NULL || p->rdv_addr == NULL || kumi_rdv_parse_key(p->job_key, s->key) != 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: tcp transport needs KUMI_RDV and KUMI_JOB_KEY "
-                "from kumirun (start the job with kumirun --transport tcp)\n", p->rank);
-        goto err;
-    }
     s->stage = malloc(KUMI_TCP_STAGE);
     if (s->stage == NULL) {
         rc = KUMI_ERR_NOMEM;
         goto err;
     }
-    if (kumi_tcp_setup_listen(s, p->tcp_addr, err, sizeof(err)) != 0) {
+    if (kumi_tcp_setup_listen(s, p->boot->host_addr, err, sizeof(err)) != 0) {
         fprintf(stderr, "kumi[%d]: kumi_init: tcp: %s\n", p->rank, err);
         goto err;
     }
-    rc = kumi_tcp_join(s, p->rdv_addr, p->remote);
+    rc = kumi_tcp_exchange(s);
     if (rc != KUMI_OK)
         goto err;
+    tp->serves_boot = 1;   /* the progress thread polls the bootstrap */
     return KUMI_OK;
 err:
     tp->ops->close(tp);
@@ -981,8 +977,8 @@ static int kumi_tcp_connect(struct kumi_tp *tp)
             break;
         }
         kumi_tcp_progress_locked(s, 10);
-        if (kumi_tcp_now() >= s->rdv_next) {
-            kumi_tcp_rdv_tick(s, kumi_tcp_now());
+        if (kumi_tcp_now() >= s->boot_next) {
+            kumi_tcp_boot_tick(s, kumi_tcp_now());
             kumi_tcp_pend_sweep(s, kumi_tcp_now());
         }
     }
@@ -1036,32 +1032,25 @@ static void kumi_tcp_stop_thread(struct kumi_tcp *s)
         perror("kumi: tcp: eventfd");
     pthread_join(s->thread, NULL);
     s->thread_on = 0;
-    /* the rendezvous is this thread's from now on: callers' progress()
-     * (threads) no longer ticks it */
-    while (__atomic_exchange_n(&s->rdv_busy, 1, __ATOMIC_ACQUIRE))
+    /* the bootstrap's tick is this thread's from now on: callers'
+     * progress() (threads) no longer runs it */
+    while (__atomic_exchange_n(&s->boot_busy, 1, __ATOMIC_ACQUIRE))
         sched_yield();
 }
 
-/* kumi_global_exit (transport.h). kumirun hears of it over the rendezvous
- * and answers every PE, this one last of all, so by then the peers'
- * answers are on their way; then FIN to every peer, without waiting for
+/* kumi_global_exit (transport.h), after the bootstrap told the launcher
+ * (kumirun answers every PE, this one last of all, so by then the peers'
+ * answers are on their way): FIN to every peer, without waiting for
  * theirs: a peer whose connection to this PE ends after its FIN keeps
- * quiet (kumi_tcp_conn_lost), as it does once it has kumirun's answer. */
+ * quiet (kumi_tcp_conn_lost), as it does once it has the launcher's
+ * answer. */
 static int kumi_tcp_exit_job(struct kumi_tp *tp, int status)
 {
     struct kumi_tcp *s = kumi_tcp_of(tp);
-    uint32_t         failed;
-    int32_t          job_status;
 
     if (s == NULL)
         return status;
-    kumi_tcp_stop_thread(s);   /* the rendezvous is served here from now on */
-    if (s->rdv_on) {
-        s->rdv_on = 0;
-        if (kumi_rdv_request_exit(&s->rdv, status, KUMI_TCP_EXIT_WAIT_S, &failed,
-                                  &job_status) == 1 && kumi_tp_fail_is_exit(failed))
-            status = job_status;   /* the request kumirun heard first */
-    }
+    kumi_tcp_stop_thread(s);
     s->closing = 1;
     if (s->conn != NULL && s->epfd >= 0) {
         double deadline = kumi_tcp_now() + KUMI_TCP_EXIT_FIN_S;
@@ -1100,8 +1089,6 @@ static void kumi_tcp_close(struct kumi_tp *tp)
             kumi_tcp_goodbye(s);
         kumi_tcp_unlock(s);
     }
-    if (s->rdv_on)
-        kumi_rdv_leave(&s->rdv, tp->finalized);
     for (int pe = 0; s->conn != NULL && pe < s->size; pe++) {
         if (s->conn[pe].fd >= 0)
             close(s->conn[pe].fd);
@@ -1520,7 +1507,7 @@ static int kumi_tcp_progress(struct kumi_tp *tp)
 
     kumi_tcp_polled(s);           /* the progress thread stays parked */
     if (s->threads)
-        kumi_tcp_rdv_poll(s);
+        kumi_tcp_boot_poll(s);
     if (!kumi_tcp_trylock(s))
         return 0;                 /* the progress thread is at it */
     if (s->size <= KUMI_TCP_DIRECT_MAX && (++s->direct_polls & 63) != 0)
@@ -1584,6 +1571,7 @@ const struct kumi_tp_ops kumi_tp_tcp_ops = {
     .idle     = kumi_tcp_idle,
     .settle   = kumi_tcp_settle,
     .exit_job = kumi_tcp_exit_job,
+    .priority = 10,      /* any job, one host or many: the fallback */
 };
 
 /* ---------------------------------------------------------- test hooks */

@@ -1,7 +1,7 @@
 /*
  * tcp_conn.c -- how tcp connections come to be: the listener (open all job
- * long, so late intruders are turned away too), the rendezvous through
- * kumirun, the full mesh (PE i connects to every PE below it and accepts
+ * long, so late intruders are turned away too), the exchange of endpoints
+ * through the bootstrap, the full mesh (PE i connects to every PE below it and accepts
  * from every PE above), and the hello check that admits a connection
  * before a single frame of it is read.
  */
@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -63,11 +66,39 @@ int kumi_tcp_sock_tune(int fd)
     return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/* This host's address the other hosts reach: the first IPv4 address of
+ * an interface that is up and not loopback; NULL when there is none. */
+static const char *kumi_tcp_host_addr(char *buf, size_t len)
+{
+    struct ifaddrs *ifs, *i;
+    const char     *found = NULL;
+
+    if (getifaddrs(&ifs) != 0)
+        return NULL;
+    for (i = ifs; i != NULL && found == NULL; i = i->ifa_next)
+        if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET &&
+            (i->ifa_flags & IFF_UP) && !(i->ifa_flags & IFF_LOOPBACK) &&
+            inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf,
+                      (socklen_t)len) != NULL)
+            found = buf;
+    freeifaddrs(ifs);
+    return found;
+}
+
 int kumi_tcp_setup_listen(struct kumi_tcp *s, const char *addr, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     socklen_t               sl;
+    char                    mine[INET6_ADDRSTRLEN];
 
+    /* the launcher's choice; else loopback on one host; else this
+     * host's first address that others can reach */
+    if ((addr == NULL || *addr == '\0') && s->boot->nodes > 1 &&
+        (addr = kumi_tcp_host_addr(mine, sizeof(mine))) == NULL) {
+        snprintf(err, errlen, "the job spans %d hosts, and this one has no network address "
+                 "that is up (set KUMI_TCP_ADDR)", s->boot->nodes);
+        return -1;
+    }
     if (addr == NULL || *addr == '\0')
         addr = "127.0.0.1";
     memset(&s->mine, 0, sizeof(s->mine));
@@ -91,21 +122,63 @@ int kumi_tcp_setup_listen(struct kumi_tcp *s, const char *addr, char *err, size_
     return 0;
 }
 
-int kumi_tcp_join(struct kumi_tcp *s, const char *rdv, int remote)
+static void kumi_tcp_ep_encode(uint8_t *p, const struct kumi_tcp_ep *ep, const uint8_t *key)
 {
-    char err[256];
+    p[0] = ep->family;
+    p[1] = 0;
+    p[2] = (uint8_t)ep->port;
+    p[3] = (uint8_t)(ep->port >> 8);
+    memcpy(p + 4, ep->addr, 16);
+    memcpy(p + 20, key, KUMI_JOB_KEY_BYTES);
+}
 
-    if (kumi_rdv_join(&s->rdv, rdv, s->key, s->rank, s->size, &s->mine, s->table, s->timeout,
-                      err, sizeof(err))
-        != 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: tcp: cannot join the job's rendezvous at %s: %s\n",
-                s->rank, rdv, err);
+static int kumi_tcp_ep_decode(const uint8_t *p, struct kumi_tcp_ep *ep)
+{
+    uint16_t port = (uint16_t)(p[2] | p[3] << 8);
+
+    if ((p[0] != 4 && p[0] != 6) || p[1] != 0 || port == 0)
+        return -1;
+    ep->family   = p[0];
+    ep->reserved = 0;
+    ep->port     = port;
+    memcpy(ep->addr, p + 4, 16);
+    return 0;
+}
+
+int kumi_tcp_exchange(struct kumi_tcp *s)
+{
+    const struct kumi_tp_boot *b = s->boot;
+    uint8_t                    mine[KUMI_TCP_BOOT_BYTES], key[KUMI_JOB_KEY_BYTES], *all;
+    int                        rc;
+
+    /* PE 0's key is the job's: nobody outside the job learns it (the
+     * bootstrap's exchange is private to the job) */
+    if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+        fprintf(stderr, "kumi[%d]: kumi_init: tcp: cannot make a key: getrandom: %s\n",
+                s->rank, strerror(errno));
         return KUMI_ERR_TRANSPORT;
     }
+    kumi_tcp_ep_encode(mine, &s->mine, key);
+    all = malloc((size_t)s->size * KUMI_TCP_BOOT_BYTES);
+    if (all == NULL)
+        return KUMI_ERR_NOMEM;
+    rc = b->allgather(b, mine, all, KUMI_TCP_BOOT_BYTES);
+    for (int pe = 0; rc == KUMI_OK && pe < s->size; pe++)
+        if (kumi_tcp_ep_decode(all + (size_t)pe * KUMI_TCP_BOOT_BYTES, &s->table[pe]) != 0) {
+            fprintf(stderr, "kumi[%d]: kumi_init: tcp: PE %d published a malformed endpoint "
+                    "(through the %s bootstrap)\n", s->rank, pe, b->name);
+            rc = KUMI_ERR_TRANSPORT;
+        }
+    if (rc == KUMI_OK)
+        memcpy(s->key, all + 20, KUMI_JOB_KEY_BYTES);
+    memset(key, 0, sizeof(key));
+    memset(mine, 0, sizeof(mine));
+    free(all);
+    if (rc != KUMI_OK)
+        return rc;
     double now  = kumi_tcp_now();
-    s->rdv_on   = 1;
-    s->remote   = remote;
-    __atomic_store(&s->rdv_next, &now, __ATOMIC_RELAXED);
+    s->boot_on  = b->poll != NULL;
+    __atomic_store(&s->boot_next, &now, __ATOMIC_RELAXED);
     return KUMI_OK;
 }
 
@@ -274,7 +347,7 @@ void kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final)
 
     if (__atomic_load_n(&s->lost_state, __ATOMIC_ACQUIRE) != 2)
         return;
-    /* kumirun (or the rendezvous) writes the status, then failed: a status
+    /* the launcher (or its channel) writes the status, then failed: a status
      * seen now means failed is settled by the next tick */
     if (!final && !s->lost_verdict && now < s->lost_until) {
         s->lost_verdict = __atomic_load_n(s->tp->fail_status, __ATOMIC_ACQUIRE)
@@ -287,46 +360,18 @@ void kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final)
         fprintf(stderr, "%s\n", s->lost_line);
 }
 
-/* The rendezvous channel: heartbeats both ways, and kumirun's word that
- * the job fails (or its silence). Served by one thread at a time without
- * the engine's lock (main before the progress thread starts, then the
- * holder of rdv_busy: kumi_tcp_rdv_poll), every 10 ms: the service is one non-blocking
- * read, and kumirun's FAIL notice waits no longer than that. */
-void kumi_tcp_rdv_tick(struct kumi_tcp *s, double now)
+/* The bootstrap's channel to the launcher (kumirun's rendezvous:
+ * heartbeats both ways, its word that the job fails, or its silence), and
+ * the lost-connection line held for that word. Served by one thread at a
+ * time without the engine's lock (main before the progress thread
+ * starts, then the holder of boot_busy: kumi_tcp_boot_poll), every 10 ms:
+ * the service is one non-blocking read, and the launcher's FAIL notice
+ * waits no longer than that. */
+void kumi_tcp_boot_tick(struct kumi_tcp *s, double now)
 {
-    uint32_t failed = 0;
-    int32_t  status = 1;
-
     kumi_tcp_lost_report(s, now, 0);
-
-    /* A PE on another host has nobody to kill it once its job is gone
-     * (ssh does not forward kumirun's SIGKILL): one that has not ended by
-     * itself within the grace (a program computing without kumi calls, or
-     * stuck outside kumi) ends here. */
-    if (s->orphan_at > 0 && now >= s->orphan_at && !s->closing) {
-        if (!kumi_tp_fail_is_exit(__atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE)))
-            fprintf(stderr, "kumi[%d]: tcp: the job failed and this PE did not end within "
-                    "%.0f s; exiting (a PE on another host does not outlive its job)\n",
-                    s->rank, KUMI_TCP_ORPHAN_GRACE_S);
-        _exit(s->orphan_status);
-    }
-    if (!s->rdv_on)
-        return;
-    double next = now + 0.01;
-    __atomic_store(&s->rdv_next, &next, __ATOMIC_RELAXED);
-    if (kumi_rdv_service(&s->rdv, now, &failed, &status) != 0) {
-        s->rdv_on = 0;
-        if (!s->closing) {
-            if (failed == 0)
-                failed = KUMI_TP_FAIL_LAUNCHER;
-            kumi_tp_fail(s->tp, failed, status);
-            if (s->remote && kumi_tp_fail_is_exit(failed)) {
-                s->orphan_at     = now + KUMI_TCP_ORPHAN_EXIT_S;
-                s->orphan_status = status;   /* 0..255, the status asked for */
-            } else if (s->remote) {
-                s->orphan_at     = now + KUMI_TCP_ORPHAN_GRACE_S;
-                s->orphan_status = status > 0 && status < 256 ? status : 1;
-            }
-        }
-    }
+    double next = now + KUMI_TP_BOOT_POLL_S;
+    __atomic_store(&s->boot_next, &next, __ATOMIC_RELAXED);
+    if (s->boot_on && !s->closing)
+        s->boot->poll(s->boot, now);
 }

@@ -11,21 +11,12 @@
 
 #include "../transport.h"
 #include "frame.h"
-#include "rdv.h"
 #include "wire.h"
 
-/* a remote PE still alive this long after its job failed exits by itself */
-#define KUMI_TCP_ORPHAN_GRACE_S 3.0
-/* ... or this long after a PE asked the job to end (kumi_global_exit):
- * with nothing to report, when kumirun's SIGKILL would reach a PE on its
- * own host (runtime/kumirun_supervise.c: notice 0.2 s, grace 1 s) */
-#define KUMI_TCP_ORPHAN_EXIT_S  1.2
-/* kumi_global_exit: how long to wait for kumirun's answer, and to hand
- * the peers their FIN */
-#define KUMI_TCP_EXIT_WAIT_S    2.0
+/* kumi_global_exit: how long to hand the peers their FIN */
 #define KUMI_TCP_EXIT_FIN_S     0.2
-/* a lost connection's line waits at most this long for kumirun's verdict
- * (kumi_tcp_lost_report) */
+/* a lost connection's line waits at most this long for the launcher's
+ * verdict (kumi_tcp_lost_report) */
 #define KUMI_TCP_LOST_REPORT_S  1.0
 
 /* jobs of up to this many PEs poll their sockets directly (recv on each)
@@ -44,6 +35,14 @@
 enum { KUMI_TCP_EV_CONN = 1, KUMI_TCP_EV_LISTEN, KUMI_TCP_EV_PEND,
        KUMI_TCP_EV_WAKE };
 #define KUMI_TCP_EV(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
+
+/* A PE's listening endpoint. */
+struct kumi_tcp_ep {
+    uint8_t  family;       /* 4 or 6                                 */
+    uint8_t  reserved;
+    uint16_t port;         /* host byte order                        */
+    uint8_t  addr[16];     /* IPv4 in the first 4 bytes              */
+};
 
 enum { KUMI_TCP_DOWN = 0, KUMI_TCP_CONNECTING, KUMI_TCP_UP, KUMI_TCP_CLOSED };
 
@@ -100,14 +99,12 @@ struct kumi_tcp {
     unsigned              rejected;
     struct kumi_frame_limits lim;
     uint8_t              *stage;
-    /* rendezvous channel */
-    struct kumi_rdv_client rdv;
-    int                   rdv_on;
-    double                rdv_next;    /* atomic: read by kumi_tcp_rdv_poll */
-    uint32_t              rdv_busy;    /* a thread is in kumi_tcp_rdv_tick */
-    int                   remote;      /* params->remote: started through --rsh */
-    double                orphan_at;   /* remote, job failed: exit by then    */
-    int32_t               orphan_status;
+    /* the bootstrap's channel to the launcher (params->boot->poll), and
+     * the held lost-connection line: served every KUMI_TP_BOOT_POLL_S */
+    const struct kumi_tp_boot *boot;
+    int                   boot_on;
+    double                boot_next;   /* atomic: read by kumi_tcp_boot_poll */
+    uint32_t              boot_busy;   /* a thread is in kumi_tcp_boot_tick */
     /* the first lost connection's line, held for kumirun's verdict
      * (kumi_tcp_lost_report): 0 none, 1 being written, 2 held, 3 done */
     uint32_t              lost_state;
@@ -155,14 +152,16 @@ void   kumi_tcp_set_events(struct kumi_tcp *s, struct kumi_tcp_conn *c, int poll
 
 /* tcp_conn.c */
 int    kumi_tcp_setup_listen(struct kumi_tcp *s, const char *addr, char *err, size_t errlen);
-int    kumi_tcp_join(struct kumi_tcp *s, const char *rdv, int remote);
+/* Publishes my endpoint (and PE 0 the key) through the bootstrap and
+ * learns everyone's. */
+int    kumi_tcp_exchange(struct kumi_tcp *s);
 int    kumi_tcp_start_connects(struct kumi_tcp *s);
 void   kumi_tcp_accept(struct kumi_tcp *s);
 void   kumi_tcp_pend_read(struct kumi_tcp *s, int slot);
 void   kumi_tcp_pend_sweep(struct kumi_tcp *s, double now);
-void   kumi_tcp_rdv_tick(struct kumi_tcp *s, double now);
+void   kumi_tcp_boot_tick(struct kumi_tcp *s, double now);
 /* Prints the held lost-connection line (kumi_tcp_conn_lost) once
- * kumirun's verdict is in and says the loss was news, i.e. not a PE
+ * the launcher's verdict is in and says the loss was news, i.e. not a PE
  * leaving because one asked the job to end (kumi_global_exit); or when no
  * verdict came within KUMI_TCP_LOST_REPORT_S; or, final, at close. Called
  * by whoever serves the rendezvous. */

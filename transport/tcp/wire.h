@@ -26,7 +26,13 @@
 
 #define KUMI_TCP_MAGIC       0x494d554bu   /* "KUMI" little-endian */
 #define KUMI_TCP_VERSION     1
-#define KUMI_JOB_KEY_BYTES   16            /* KUMI_JOB_KEY: 32 hex digits */
+#define KUMI_JOB_KEY_BYTES   16            /* the job's tcp key (tcp.c: PE 0's,
+                                              sent through the bootstrap)  */
+
+/* What every PE publishes through the bootstrap (an all-gather, at
+ * open): its listening endpoint and, from PE 0, the key every hello must
+ * carry. Encoded explicitly (kumi_tcp_ep_encode), little-endian. */
+#define KUMI_TCP_BOOT_BYTES  (20 + KUMI_JOB_KEY_BYTES)
 
 struct kumi_tcp_hello {
     uint32_t magic;                        /* KUMI_TCP_MAGIC             */

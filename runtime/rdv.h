@@ -1,13 +1,17 @@
 /*
- * rdv.h -- the rendezvous between kumirun and the PEs of a tcp job.
+ * rdv.h -- the rendezvous between kumirun and its PEs: the exchange behind
+ * the kumirun bootstrap (boot_kumirun.c) and the job's control channel.
  *
  * kumirun listens on one address of the job (127.0.0.1 on one host; its
  * own address from --hosts otherwise) and passes "addr:port" to every PE
- * in KUMI_RDV, with the job key in KUMI_JOB_KEY (32 hex digits). Each PE
- * joins: it connects, authenticates with the key, publishes the endpoint
- * it listens on, and receives every PE's endpoint once all have joined.
- * The connection then stays open for the life of the job as its control
- * channel:
+ * in KUMI_RDV, with the job key in KUMI_JOB_KEY (32 hex digits). A PE
+ * joins when it first needs the exchange (a transport that publishes an
+ * address; shm on one host never does): it connects and authenticates
+ * with the key. Then any number of all-gather rounds: each PE sends one
+ * blob (up to KUMI_RDV_BLOB_MAX bytes, sizes may differ), and once every
+ * PE of the job has sent its blob of the round, kumirun sends all of them
+ * to every PE. The connection then stays open for the life of the job as
+ * its control channel:
  *   - kumirun -> PE: heartbeats, and FAIL(failed, status) when the job is
  *     ending (failed = 1 + PE, KUMI_TP_FAIL_LAUNCHER, or
  *     KUMI_TP_FAIL_EXIT | (1 + PE) when that PE asked for it);
@@ -17,62 +21,75 @@
  * other as gone: kumirun reports the PE lost (a host that vanished), a PE
  * marks the job failed. EOF without BYE is a failure too. This is how
  * PEs on hosts without kumirun's control segment learn that the job
- * fails, and how kumirun learns of a remote PE it cannot wait for.
+ * fails, and how kumirun learns of a remote PE it cannot wait for. A
+ * joined PE must therefore be served (kumi_rdv_service) at least every
+ * KUMI_RDV_HEARTBEAT_S.
  *
- * The wire format of this channel is private to rdv.c. The client side
- * below is used by the tcp transport; kumirun uses the server side
- * (declared after it).
+ * The wire format of this channel is private to rdv.c.
  */
-#ifndef KUMI_TCP_RDV_H
-#define KUMI_TCP_RDV_H
+#ifndef KUMI_RDV_H
+#define KUMI_RDV_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../transport.h"   /* KUMI_TP_FAIL_LAUNCHER */
-#include "wire.h"
+#include "../transport/transport.h"   /* KUMI_TP_FAIL_LAUNCHER */
 
 #define KUMI_RDV_HEARTBEAT_S 0.5   /* each side sends one this often   */
 #define KUMI_RDV_DEAD_S      3.0   /* silence after which the other is gone:
                                       long enough that a PE starved of CPU on
                                       a loaded host is not taken for dead, short
                                       enough to end the job within 5 s */
-
-/* A PE's listening endpoint. */
-struct kumi_tcp_ep {
-    uint8_t  family;       /* 4 or 6                                 */
-    uint8_t  reserved;
-    uint16_t port;         /* host byte order                        */
-    uint8_t  addr[16];     /* IPv4 in the first 4 bytes              */
-};
+#define KUMI_RDV_KEY_BYTES   16    /* KUMI_JOB_KEY: 32 hex digits       */
+#define KUMI_RDV_BLOB_MAX    4096  /* one PE's part of one round        */
+#define KUMI_RDV_MAX_PES     65536
 
 /* ------------------------------------------------------------ client */
 
 struct kumi_rdv_client {
-    int    fd;             /* non-blocking after join; -1 when closed */
-    double last_rx, last_tx;
-    size_t have;           /* bytes of a partial message in buf       */
-    uint8_t buf[64];
+    int      fd;           /* -1 when closed                          */
+    int      rank, size;
+    uint32_t round;        /* all-gathers completed                   */
+    double   last_rx, last_tx;
+    size_t   have;         /* bytes of a partial message in buf       */
+    uint8_t  buf[64];
+    char     addr[64];     /* "addr:port", for messages               */
 };
 
-/* Parses KUMI_JOB_KEY (32 hex digits) into key; 0 or -1. */
-int kumi_rdv_parse_key(const char *hex, uint8_t key[KUMI_JOB_KEY_BYTES]);
+/* What one all-gather round brought: PE i's blob is data + off[i], len[i]
+ * bytes. kumi_rdv_all_free releases it. */
+struct kumi_rdv_all {
+    uint8_t  *data;
+    uint32_t *off, *len;
+    int       n;
+};
+void kumi_rdv_all_free(struct kumi_rdv_all *all);
 
-/* Blocking join (up to timeout_s): connects to rdv ("addr:port"),
- * authenticates with key, publishes mine, and fills table[0..size-1]
- * with every PE's endpoint. On failure returns -1 with a one-line reason
- * in err (naming the address, and what was missing or wrong). */
+/* Parses KUMI_JOB_KEY (32 hex digits) into key; 0 or -1. */
+int kumi_rdv_parse_key(const char *hex, uint8_t key[KUMI_RDV_KEY_BYTES]);
+
+/* Connects to rdv ("addr:port") and says hello with key (blocking up to
+ * timeout_s for the connection). A wrong key shows as the server closing
+ * the connection, at the next round or service. On failure returns -1
+ * with a one-line reason in err (naming the address). */
 int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
-                  const uint8_t key[KUMI_JOB_KEY_BYTES], int rank, int size,
-                  const struct kumi_tcp_ep *mine, struct kumi_tcp_ep *table,
+                  const uint8_t key[KUMI_RDV_KEY_BYTES], int rank, int size,
                   double timeout_s, char *err, size_t errlen);
+
+/* One all-gather round (blocking up to timeout_s; heartbeats go on
+ * meanwhile, so kumirun can tell a slow job from a vanished PE): sends
+ * mine (len <= KUMI_RDV_BLOB_MAX) and fills all with every PE's blob. On
+ * failure (kumirun's FAIL, EOF, silence, a malformed answer) returns -1
+ * with a reason in err and closes the channel. */
+int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
+                       struct kumi_rdv_all *all, double timeout_s, char *err, size_t errlen);
 
 /* Non-blocking service, called when c->fd is readable and at least every
  * KUMI_RDV_HEARTBEAT_S: reads what arrived, sends a heartbeat when one is
  * due, checks for silence. Returns 0 while the job is healthy, or 1 with
  * *failed (1 + PE, or KUMI_TP_FAIL_LAUNCHER) and *status (the job's exit
  * status as kumirun will report it, or 1 when unknown) set, after which
- * the channel is closed. */
+ * the channel is closed. Never called during kumi_rdv_allgather. */
 int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
                      int32_t *status);
 
@@ -97,17 +114,18 @@ double kumi_rdv_now(void);
  * One listening socket and one connection per PE, all non-blocking and
  * behind one epoll descriptor, so the launcher polls a single fd next to
  * its signals. Nothing a client sends can block the server or make it
- * allocate more than a bounded amount: messages have fixed maximum sizes,
- * unauthenticated connections are few and short-lived, and a PE that
- * stops reading is dropped. Rejected connections (wrong key, garbage, a
- * rank that already joined) are closed and logged on stderr; the job
- * goes on. */
+ * allocate more than a bounded amount: messages have maximum sizes checked
+ * before their payload is read, unauthenticated connections are few and
+ * short-lived, the blobs of a round are held once and sent to every PE
+ * from one buffer, and a PE that stops reading is dropped. Rejected
+ * connections (wrong key, garbage, a rank that already joined) are closed
+ * and logged on stderr; the job goes on. */
 
 struct kumi_rdv_server;
 
 /* What the server tells its owner about PE rank. */
 enum kumi_rdv_event {
-    KUMI_RDV_EV_JOINED,    /* authenticated and published its endpoint     */
+    KUMI_RDV_EV_JOINED,    /* authenticated                                */
     KUMI_RDV_EV_BYE,       /* said BYE(finalized); its EOF is expected now  */
     KUMI_RDV_EV_EXIT,      /* asked to end the job (value: the status); its
                               EOF is expected now                          */
@@ -125,7 +143,7 @@ typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev, int 
 /* Listens on addr (numeric IPv4 or IPv6, port chosen by the kernel) for
  * the npes PEs of a job with this key. 0, or -1 with a reason in err. */
 int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npes,
-                         const uint8_t key[KUMI_JOB_KEY_BYTES],
+                         const uint8_t key[KUMI_RDV_KEY_BYTES],
                          kumi_rdv_event_fn *fn, void *arg, char *err, size_t errlen);
 
 /* "addr:port" ("[addr]:port" for IPv6), the value of KUMI_RDV. */
@@ -150,4 +168,4 @@ int kumi_rdv_server_joined(const struct kumi_rdv_server *s);
 /* Closes every connection and frees s (NULL is fine). */
 void kumi_rdv_server_close(struct kumi_rdv_server *s);
 
-#endif /* KUMI_TCP_RDV_H */
+#endif /* KUMI_RDV_H */
