@@ -96,6 +96,9 @@ struct kumi_boot {
     int    oversubscribed;        /* more PEs on my node than cores       */
     char   host_addr[64];         /* numeric address of my host to listen
                                      on (KUMI_TCP_ADDR), or ""            */
+    /* seconds a PE that lost a peer waits for the launcher's verdict
+     * before it reports the loss (kumi_rt_peer_error) */
+    double verdict_s;
     /* the job's failure word and status; NULL: the runtime's own pair */
     volatile uint32_t *failed;
     volatile int32_t  *fail_status;

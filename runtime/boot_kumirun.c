@@ -176,6 +176,7 @@ static int kumi_boot_kr_init(struct kumi_boot *b)
         b->local_size++;
     }
     b->oversubscribed = over != NULL && over[0] == '1';
+    b->verdict_s      = 1.0;
     if (addr != NULL)
         snprintf(b->host_addr, sizeof(b->host_addr), "%s", addr);
     k->remote  = remote != NULL && strcmp(remote, "1") == 0;

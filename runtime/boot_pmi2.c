@@ -103,6 +103,7 @@ static int kumi_boot_p2_init(struct kumi_boot *b)
         goto fail;
     kumi_boot_job_id(b, base_pid, p->jobid);
     b->oversubscribed = kumi_boot_count_oversubscribed(b->local_size);
+    b->verdict_s      = 3.0;
     if (addr != NULL)
         snprintf(b->host_addr, sizeof(b->host_addr), "%s", addr);
     if (b->local_rank == 0)

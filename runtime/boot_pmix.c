@@ -43,6 +43,10 @@ static int kumi_boot_px_detect(void)
 #include <time.h>
 
 #define KUMI_BOOT_PMIX_ORPHAN_S 3.0
+/* mpirun takes 1-2 s to end the job by signal after a PE died; a PE that
+ * lost that PE's connection reports it (and usually exits non-zero) only
+ * after this, so mpirun names the dead PE as the cause */
+#define KUMI_BOOT_PMIX_VERDICT_S 3.0
 
 struct kumi_boot_px {
     pmix_proc_t me;
@@ -181,6 +185,7 @@ static int kumi_boot_px_init(struct kumi_boot *b)
         goto fail;
     kumi_boot_job_id(b, base_pid, x->me.nspace);
     b->oversubscribed = kumi_boot_count_oversubscribed(b->local_size);
+    b->verdict_s      = KUMI_BOOT_PMIX_VERDICT_S;
     if (addr != NULL)
         snprintf(b->host_addr, sizeof(b->host_addr), "%s", addr);
     if (b->local_rank == 0)

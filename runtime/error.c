@@ -104,13 +104,16 @@ int kumi_rt_peer_error(const char *call)
         return kumi_rt_error(KUMI_ERR_PEER, call, "the job is being ended by kumirun");
     if (kumi_tp_fail_is_exit(failed))
         return kumi_rt_exit_notice(call, failed);
-    /* a lost connection is seen before kumirun's verdict: give kumirun
-     * (through the control segment or the rendezvous) a moment to say
-     * what happened to the PE, so the message carries its exit status */
+    /* a lost connection is seen before the launcher's verdict: give it
+     * (kumirun: through the control segment or the rendezvous) a moment
+     * to say what happened to the PE, so the message carries its exit
+     * status; a launcher that ends the job by signal (PMIx) gets longer,
+     * so that this PE's report does not pass for the cause */
     static int waited;   /* once: later calls report at once (atomic:
                             KUMI_INIT_THREADS waits fail on many threads) */
     int32_t    status = __atomic_load_n(kumi_rt.fail_status, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < 1000 && status == KUMI_TP_STATUS_UNKNOWN
+    int        ms     = (int)(kumi_rt.boot.verdict_s * 1000);
+    for (int i = 0; i < ms && status == KUMI_TP_STATUS_UNKNOWN
                     && !__atomic_load_n(&waited, __ATOMIC_RELAXED); i++) {
         struct timespec ms = { 0, 1000000L };
         nanosleep(&ms, NULL);
