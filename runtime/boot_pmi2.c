@@ -51,10 +51,10 @@ static int kumi_boot_p2_load(struct kumi_boot_p2 *p)
 {
     p->lib = dlopen(KUMI_BOOT_PMI2_LIB, RTLD_NOW | RTLD_LOCAL);
     if (p->lib == NULL)
-        return kumi_rt_error(KUMI_ERR_UNSUPPORTED, "kumi_init", "started by a PMI-2 launcher "
-                             "(PMI_FD is set), but %s cannot be loaded: %s (install Slurm's "
-                             "libpmi2-0, or start the job with srun --mpi=pmix or kumirun)",
-                             KUMI_BOOT_PMI2_LIB, dlerror());
+        return kumi_rt_error(KUMI_ERR_UNSUPPORTED, "kumi_init", "the PMI-2 bootstrap (srun "
+                             "--mpi=pmi2) needs %s, which cannot be loaded: %s (install "
+                             "Slurm's libpmi2-0, or start the job with srun --mpi=pmix or "
+                             "kumirun)", KUMI_BOOT_PMI2_LIB, dlerror());
 #define KUMI_BOOT_P2_SYM(field, name)                                                       \
     if ((*(void **)&p->field = dlsym(p->lib, name)) == NULL)                              \
         return kumi_rt_error(KUMI_ERR_UNSUPPORTED, "kumi_init", "%s has no %s: not a PMI-2 " \
