@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,57 @@ static int kumi_shm_data_move(int fd, uint8_t *base, size_t len, size_t data_off
     return KUMI_OK;
 }
 
+/* Start-up guard. Until every PE has mapped every segment, my segment's
+ * name exists in /dev/shm; a launcher that ends a failing job (mpirun,
+ * srun, kumirun) sends SIGTERM first, and a PE it kills in that window
+ * would leave the name behind. So from creating the name to unlinking it
+ * SIGTERM first removes the name (unlink, async-signal-safe, of a path
+ * made in advance), then does what it did before: the program's handler,
+ * or the default (the signal is delivered again when this one returns),
+ * or nothing. One transport per process: file-scope state. */
+static char             kumi_shm_guard_path[160];
+static struct sigaction kumi_shm_guard_old;
+static volatile sig_atomic_t kumi_shm_guard_on;
+
+static void kumi_shm_guard_handler(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction old = kumi_shm_guard_old;
+
+    if (kumi_shm_guard_on) {
+        kumi_shm_guard_on = 0;
+        unlink(kumi_shm_guard_path);
+    }
+    sigaction(SIGTERM, &old, NULL);
+    if (old.sa_flags & SA_SIGINFO)
+        old.sa_sigaction(sig, si, uc);
+    else if (old.sa_handler == SIG_DFL)
+        raise(sig);   /* pending until this handler returns: then fatal */
+    else if (old.sa_handler != SIG_IGN)
+        old.sa_handler(sig);
+}
+
+static void kumi_shm_guard_set(const char *name)
+{
+    struct sigaction sa;
+
+    snprintf(kumi_shm_guard_path, sizeof(kumi_shm_guard_path), "/dev/shm%s", name);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = kumi_shm_guard_handler;
+    sa.sa_flags     = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    kumi_shm_guard_on = 1;
+    if (sigaction(SIGTERM, &sa, &kumi_shm_guard_old) != 0)
+        kumi_shm_guard_on = 0;
+}
+
+static void kumi_shm_guard_clear(void)
+{
+    if (!kumi_shm_guard_on)
+        return;
+    kumi_shm_guard_on = 0;
+    sigaction(SIGTERM, &kumi_shm_guard_old, NULL);
+}
+
 static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
 {
     struct kumi_shm *s = calloc(1, sizeof(*s));
@@ -255,6 +307,7 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         goto err_tp;
     }
     s->linked = 1;
+    kumi_shm_guard_set(name);
     if (ftruncate(s->fd, (off_t)s->total) != 0) {
         fprintf(stderr, "kumi[%d]: kumi_init: cannot size %s to %zu bytes: %s "
                 "(is /dev/shm full? see KUMI_HEAP_SIZE)\n", p->rank, name, s->total,
@@ -304,6 +357,7 @@ err_nomem:
     free(s);
     return KUMI_ERR_NOMEM;
 err_tp:
+    kumi_shm_guard_clear();
     if (s->base != NULL)
         munmap(s->base, s->total);
     if (s->fd >= 0)
@@ -466,6 +520,7 @@ static int kumi_shm_connect(struct kumi_tp *tp)
     kumi_shm_segname(name, sizeof(name), s->job, tp->rank);
     shm_unlink(name);
     s->linked = 0;
+    kumi_shm_guard_clear();
     close(s->fd);
     s->fd = -1;
     return KUMI_OK;
@@ -481,6 +536,7 @@ static void kumi_shm_close(struct kumi_tp *tp)
     for (int pe = 0; pe < tp->size; pe++)
         if (pe != tp->rank && s->peer[pe].base != NULL)
             munmap(s->peer[pe].base, s->total);
+    kumi_shm_guard_clear();
     if (s->linked) {
         /* start-up failed: the job is ending, and a peer that died
          * before the names went would leave its segment behind; names
