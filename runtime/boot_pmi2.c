@@ -6,8 +6,9 @@
  * program that never runs under Slurm needs it.
  *
  * The exchange is PMI-2's key-value store: PMI2_KVS_Put, PMI2_KVS_Fence,
- * PMI2_KVS_Get; its values are strings, so blobs travel as hex, which
- * bounds a value to KUMI_BOOT_PMI2_VAL_MAX bytes. Nodes come from each
+ * PMI2_KVS_Get. The store is the job's, not each PE's, so a key is put as
+ * "<key>@<rank>"; values are strings, so blobs travel as hex, which bounds
+ * a value to KUMI_BOOT_PMI2_VAL_MAX bytes. Nodes come from each
  * PE's host name (one all-gather at start-up); the job id from the parent
  * of the node's lowest PE (slurmstepd) and PMI-2's job id, as under PMIx
  * (boot_pmix.c). kumi_global_exit(status) is PMI2_Abort: Slurm ends the
@@ -25,6 +26,7 @@
 
 #define KUMI_BOOT_PMI2_LIB     "libpmi2.so.0"
 #define KUMI_BOOT_PMI2_VALLEN  1024               /* PMI2_MAX_VALLEN */
+#define KUMI_BOOT_PMI2_KEYLEN  64                 /* PMI2_MAX_KEYLEN */
 #define KUMI_BOOT_PMI2_VAL_MAX (KUMI_BOOT_PMI2_VALLEN / 2 - 1)
 #define KUMI_BOOT_PMI2_SUCCESS 0
 
@@ -117,10 +119,16 @@ fail:
     return rc;
 }
 
+/* PMI-2's store is one per job, not one per PE: a key carries its PE */
+static void kumi_boot_p2_key(char *out, const char *key, int pe)
+{
+    snprintf(out, KUMI_BOOT_PMI2_KEYLEN, "%s@%d", key, pe);
+}
+
 static int kumi_boot_p2_put(struct kumi_boot *b, const char *key, const void *val, size_t len)
 {
     struct kumi_boot_p2 *p = b->priv;
-    char                 hex[KUMI_BOOT_PMI2_VALLEN];
+    char                 hex[KUMI_BOOT_PMI2_VALLEN], pkey[KUMI_BOOT_PMI2_KEYLEN];
     int                  rc;
 
     if (len > KUMI_BOOT_PMI2_VAL_MAX)
@@ -129,7 +137,8 @@ static int kumi_boot_p2_put(struct kumi_boot *b, const char *key, const void *va
     for (size_t i = 0; i < len; i++)
         snprintf(hex + 2 * i, 3, "%02x", ((const uint8_t *)val)[i]);
     hex[2 * len] = '\0';
-    rc = p->kvs_put(key, hex);
+    kumi_boot_p2_key(pkey, key, b->rank);
+    rc = p->kvs_put(pkey, hex);
     if (rc != KUMI_BOOT_PMI2_SUCCESS)
         return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "PMI-2 bootstrap: PMI2_KVS_Put "
                              "of '%s' failed (error %d)", key, rc);
@@ -156,11 +165,12 @@ static int kumi_boot_p2_get(struct kumi_boot *b, int pe, const char *key, void *
                             size_t *len)
 {
     struct kumi_boot_p2 *p = b->priv;
-    char                 hex[KUMI_BOOT_PMI2_VALLEN + 1];
+    char                 hex[KUMI_BOOT_PMI2_VALLEN + 1], pkey[KUMI_BOOT_PMI2_KEYLEN];
     int                  got = 0, rc;
     size_t               n;
 
-    rc = p->kvs_get(NULL, pe, key, hex, KUMI_BOOT_PMI2_VALLEN, &got);
+    kumi_boot_p2_key(pkey, key, pe);
+    rc = p->kvs_get(NULL, pe, pkey, hex, KUMI_BOOT_PMI2_VALLEN, &got);
     if (rc != KUMI_BOOT_PMI2_SUCCESS || got < 0)
         return KUMI_ERR_INVALID;
     hex[got < KUMI_BOOT_PMI2_VALLEN ? got : KUMI_BOOT_PMI2_VALLEN] = '\0';

@@ -7,7 +7,9 @@
  *   PMI2_KVS_Fence  writes this PE's pairs of the epoch to kv.<rank>.<epoch>
  *                   (key=value lines), then fence.<epoch>.<rank>, and waits
  *                   for every PE's fence file (60 s at most)
- *   PMI2_KVS_Get    the newest value of key in src's files of past epochs
+ *   PMI2_KVS_Get    the newest value of key in any PE's files of past
+ *                   epochs: as in Slurm, the store is the job's, and the
+ *                   PE named is only a hint
  *   PMI2_Abort      writes abort (the message) and exits 1: fake_srun then
  *                   ends the others
  * Only what kumi calls; no spawning, no node attributes.
@@ -121,10 +123,12 @@ int PMI2_KVS_Get(const char *jobid, int src, const char key[], char value[], int
     int  found = 0;
 
     (void)jobid;
-    for (int e = 0; e < fake_epoch; e++) {
+    (void)src;
+    for (int e = 0; e < fake_epoch; e++)
+    for (int r = 0; r < fake_size; r++) {
         FILE *f;
 
-        snprintf(path, sizeof(path), "%s/kv.%d.%d", fake_dir, src, e);
+        snprintf(path, sizeof(path), "%s/kv.%d.%d", fake_dir, r, e);
         if ((f = fopen(path, "r")) == NULL)
             continue;
         while (fgets(line, sizeof(line), f) != NULL) {
