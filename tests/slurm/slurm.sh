@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# slurm.sh -- a one-node Slurm of its own (munged, slurmctld, slurmd in a
+# private directory, on free ports, stopped by their own pids) to run kumi
+# programs under srun (tests/slurm/slurm.cmake, label slurm):
+#
+#   slurm.sh MPI NPES TRANSPORT PROGRAM ARGS...   srun --mpi=MPI (pmi2, pmix)
+#
+# The job must succeed and leave nothing in /dev/shm (/kumi-<slurmstepd's
+# pid>-*). Skips (77) when Slurm or munge is not installed
+# (Debian: slurm-wlm, munge), or not as root (slurmd must be).
+set -u
+MPI=${1:?usage: $0 pmi2|pmix NPES TRANSPORT PROGRAM [ARGS...]} N=${2:?} TP=${3:?}
+shift 3
+for c in munged slurmctld slurmd srun; do
+    command -v "$c" >/dev/null 2>&1 || { echo "skipped: $c not installed (Debian: slurm-wlm, munge)"; exit 77; }
+done
+[ "$(id -u)" = 0 ] || { echo "skipped: a private slurmd needs root"; exit 77; }
+
+D=$(mktemp -d "${TMPDIR:-/tmp}/kumi-slurm.XXXXXX")
+chmod 700 "$D"
+pids=""
+stop() {
+    for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+    sleep 0.5
+    for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+    [ -f "$D/munged.pid" ] && kill -KILL "$(cat "$D/munged.pid")" 2>/dev/null
+    rm -rf "$D"
+}
+trap stop EXIT
+fail() {
+    echo "FAIL [slurm $MPI $TP]: $*"
+    for f in "$D"/*.log; do echo "--- $f"; tail -20 "$f"; done
+    exit 1
+}
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# munge, on a socket of its own
+dd if=/dev/urandom of="$D/munge.key" bs=1024 count=1 status=none
+chmod 400 "$D/munge.key"
+munged --force --socket="$D/munge.sock" --key-file="$D/munge.key" --pid-file="$D/munged.pid" \
+    --log-file="$D/munged.log" --seed-file="$D/munged.seed" >/dev/null 2>&1 ||
+    fail "munged did not start"
+
+host=$(hostname -s)
+cat >"$D/slurm.conf" <<EOF
+ClusterName=kumitest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+SrunPortRange=$(( 40000 + RANDOM % 20000 ))-$(( 40000 + RANDOM % 20000 + 100 ))
+AuthType=auth/munge
+AuthInfo=socket=$D/munge.sock
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$D/state
+SlurmdSpoolDir=$D/spool
+SlurmctldPidFile=$D/slurmctld.pid
+SlurmdPidFile=$D/slurmd.pid
+SlurmctldLogFile=$D/slurmctld.log
+SlurmdLogFile=$D/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SwitchType=switch/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+ReturnToService=2
+SlurmdParameters=config_overrides
+NodeName=$host NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN
+PartitionName=kumi Nodes=$host Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:8
+EOF
+mkdir -p "$D/state" "$D/spool"
+export SLURM_CONF=$D/slurm.conf
+slurmctld -D -i -f "$SLURM_CONF" >"$D/slurmctld.out" 2>&1 &
+pids="$pids $!"
+slurmd -D -f "$SLURM_CONF" -N "$host" >"$D/slurmd.out" 2>&1 &
+pids="$pids $!"
+
+# the node up: sinfo says idle, 30 s at most
+end=$(( $(now_ms) + 30000 ))
+until [ "$(sinfo -h -o %t 2>/dev/null)" = idle ]; do
+    [ "$(now_ms)" -ge "$end" ] && fail "the node is not up after 30 s: $(sinfo -h 2>&1)"
+    sleep 0.2
+done
+
+out=$D/out start=$(now_ms)
+before=$(ls /dev/shm 2>/dev/null | grep -E '^kumi-' | sort)
+env KUMI_TRANSPORT="$TP" timeout -k 5 120 srun --mpi="$MPI" -n "$N" --overcommit "$@" >"$out" 2>&1
+rc=$?
+ms=$(( $(now_ms) - start ))
+[ "$rc" = 0 ] || { cat "$out"; fail "srun exited with $rc"; }
+sleep 0.3
+# new shm objects whose pid (the job's slurmstepd: runtime/boot_pmi2.c)
+# is gone: left behind (other jobs of the machine name live launchers)
+left=$(ls /dev/shm 2>/dev/null | grep -E '^kumi-' | sort | comm -13 <(echo "$before") - |
+    while read -r f; do
+        p=${f#kumi-}
+        p=${p%%-*}
+        kill -0 "$p" 2>/dev/null || echo "$f"
+    done)
+[ -n "$left" ] && fail "left in /dev/shm: $left"
+echo "ok   srun --mpi=$MPI -n $N $(basename "$1") on $TP (${ms} ms)"
+sed -n '1,5p' "$out"
+exit 0
