@@ -6,7 +6,7 @@
 #   slurm.sh MPI NPES TRANSPORT PROGRAM ARGS...   srun --mpi=MPI (pmi2, pmix)
 #
 # The job must succeed and leave nothing in /dev/shm (/kumi-<slurmstepd's
-# pid>-*). Skips (77) when Slurm or munge is not installed
+# pid>-*) and no process. Skips (77) when Slurm or munge is not installed
 # (Debian: slurm-wlm, munge), or not as root (slurmd must be).
 set -u
 MPI=${1:?usage: $0 pmi2|pmix NPES TRANSPORT PROGRAM [ARGS...]} N=${2:?} TP=${3:?}
@@ -19,7 +19,15 @@ done
 D=$(mktemp -d "${TMPDIR:-/tmp}/kumi-slurm.XXXXXX")
 chmod 700 "$D"
 pids=""
+MARK="kumi-slurm-test-$$-$RANDOM"
+# processes of the job (srun passes its environment on to the PEs)
+marked() {
+    grep -lzxF -- "KST_MARK=$MARK" /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\([0-9]*\)/environ$|\1|p'
+}
 stop() {
+    local left
+    left=$(marked)
+    [ -n "$left" ] && kill -KILL $left 2>/dev/null
     for p in $pids; do kill -TERM "$p" 2>/dev/null; done
     sleep 0.5
     for p in $pids; do kill -KILL "$p" 2>/dev/null; done
@@ -92,7 +100,7 @@ done
 
 out=$D/out start=$(now_ms)
 before=$(ls /dev/shm 2>/dev/null | grep -E '^kumi-' | sort)
-env KUMI_TRANSPORT="$TP" timeout -k 5 120 srun --mpi="$MPI" -n "$N" --overcommit "$@" >"$out" 2>&1
+env KST_MARK="$MARK" KUMI_TRANSPORT="$TP" timeout -k 5 120 srun --mpi="$MPI" -n "$N" --overcommit "$@" >"$out" 2>&1
 rc=$?
 ms=$(( $(now_ms) - start ))
 [ "$rc" = 0 ] || { cat "$out"; fail "srun exited with $rc"; }
@@ -105,7 +113,11 @@ left=$(ls /dev/shm 2>/dev/null | grep -E '^kumi-' | sort | comm -13 <(echo "$bef
         p=${p%%-*}
         kill -0 "$p" 2>/dev/null || echo "$f"
     done)
+# another launcher's job that just ended removes its own a moment later
+[ -n "$left" ] && sleep 1 && left=$(for f in $left; do [ -e "/dev/shm/$f" ] && echo "$f"; done)
 [ -n "$left" ] && fail "left in /dev/shm: $left"
+left=$(marked)
+[ -n "$left" ] && fail "processes of the job left: $left"
 echo "ok   srun --mpi=$MPI -n $N $(basename "$1") on $TP (${ms} ms)"
 sed -n '1,5p' "$out"
 exit 0
