@@ -16,6 +16,8 @@ for c in munged slurmctld slurmd srun; do
 done
 [ "$(id -u)" = 0 ] || { echo "skipped: a private slurmd needs root"; exit 77; }
 
+# sanitizer builds: libpmix's own leaks are not the PEs' (lsan.supp)
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/../pmix" && pwd)/lsan.supp"
 D=$(mktemp -d "${TMPDIR:-/tmp}/kumi-slurm.XXXXXX")
 chmod 700 "$D"
 pids=""
