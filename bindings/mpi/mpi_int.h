@@ -134,6 +134,16 @@ void kmpi_req_drop(MPI_Request h);
 int  kmpi_req_settle(struct kmpi_req *q);
 /* one line saying why settled q failed (truncation: sizes, source, tag) */
 void kmpi_req_describe(const struct kmpi_req *q, char *buf, size_t n);
+/* settled q's failure (q->err) through its communicator's handler */
+int  kmpi_req_raise(const char *call, struct kmpi_req *q);
+/* the slot of h for call; NULL for MPI_REQUEST_NULL and for an inactive
+ * persistent request (*null = 1), NULL with *rc raised for a bad handle */
+struct kmpi_req *kmpi_req_lookup(const char *call, MPI_Request h, int *null, int *rc);
+/* Settled q (handle *h) completes: its status into st (may be NULL), then
+ * the slot is released and *h set to MPI_REQUEST_NULL (a persistent
+ * request becomes inactive and keeps its handle). Returns its error class,
+ * not raised. */
+int  kmpi_req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st);
 /* the requests MPI_Request_free let go while active, and the buffered
  * sends: the settled ones are released. Cheap when there are none. */
 void kmpi_req_sweep(void);
@@ -153,9 +163,13 @@ int  kmpi_poll(const char *call);
 /* the empty status (MPI_REQUEST_NULL) and the one of a PROC_NULL operation */
 void kmpi_status_empty(MPI_Status *st);
 void kmpi_status_proc_null(MPI_Status *st);
-/* p2p.c: MPI_Bsend's buffer: releases the buffered sends that completed
- * (sweep), waits for all (detach, finalize) */
+/* bsend.c: MPI_Bsend's buffer: a buffered send of count elements of t
+ * (arguments checked; raises MPI_ERR_BUFFER when it does not fit);
+ * releases the buffered sends that completed (sweep), waits for all
+ * (detach, finalize) */
 extern int kmpi_bsend_active;   /* buffered sends not released yet */
+int  kmpi_bsend_start(const char *call, const void *buf, int count, const struct kmpi_type *t,
+                      int dest, int tag, MPI_Comm comm, struct kmpi_comm *c);
 void kmpi_bsend_sweep(void);
 int  kmpi_bsend_wait_all(const char *call);
 

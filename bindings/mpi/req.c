@@ -1,8 +1,10 @@
 /*
- * req.c -- requests: the table behind MPI_Request, completion (Wait*,
- * Test*), MPI_Request_free, MPI_Request_get_status, MPI_Cancel,
- * MPI_Test_cancelled, generic requests (non-blocking collectives) and
- * persistent requests' Start.
+ * req.c -- requests: the table behind MPI_Request, settling and completing
+ * one request (MPI_Wait, MPI_Test), MPI_Request_free,
+ * MPI_Request_get_status, MPI_Cancel, MPI_Test_cancelled, generic requests
+ * (non-blocking collectives), and the waits every completion call uses.
+ * Arrays of requests (Waitall, Waitany, Waitsome and the Test forms) are
+ * waitall.c's.
  *
  * The table is chunks of KMPI_REQ_CHUNK slots that never move (a slot's
  * address stays valid while the table grows); free slots form a list, so
@@ -258,10 +260,7 @@ static int req_wait(const char *call, struct kmpi_req *q)
     return MPI_SUCCESS;
 }
 
-/* Settled q (handle *h) completes: its status, then the slot is released
- * and *h set to MPI_REQUEST_NULL (a persistent request becomes inactive
- * and keeps its handle). Returns its error class, not raised. */
-static int req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st)
+int kmpi_req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st)
 {
     int err = q->err;
 
@@ -276,13 +275,12 @@ static int req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st)
     return err;
 }
 
-/* the request's failure through its communicator's handler */
-static int req_raise(const char *call, struct kmpi_req *q, int err)
+int kmpi_req_raise(const char *call, struct kmpi_req *q)
 {
     char what[256];
 
     kmpi_req_describe(q, what, sizeof what);
-    return kmpi_error(q->comm, err, call, "%s", what);
+    return kmpi_error(q->comm, q->err, call, "%s", what);
 }
 
 void kmpi_req_sweep(void)
@@ -301,9 +299,7 @@ void kmpi_req_sweep(void)
     }
 }
 
-/* the slot of h for call, NULL for MPI_REQUEST_NULL and for an inactive
- * persistent request (*null = 1), NULL with *rc raised for a bad handle */
-static struct kmpi_req *req_lookup(const char *call, MPI_Request h, int *null, int *rc)
+struct kmpi_req *kmpi_req_lookup(const char *call, MPI_Request h, int *null, int *rc)
 {
     struct kmpi_req *q;
 
@@ -338,7 +334,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "request is NULL");
     if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
         kmpi_req_sweep();
-    if ((q = req_lookup(call, *request, &null, &rc)) == NULL) {
+    if ((q = kmpi_req_lookup(call, *request, &null, &rc)) == NULL) {
         if (null && status != MPI_STATUS_IGNORE)
             kmpi_status_empty(status);
         return rc;
@@ -346,12 +342,11 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (!q->settled && (rc = req_wait(call, q)) != MPI_SUCCESS)
         return rc;
     if (q->err != MPI_SUCCESS) {
-        int err = q->err;
-        rc = req_raise(call, q, err);
-        req_take(request, q, status);
+        rc = kmpi_req_raise(call, q);
+        kmpi_req_take(request, q, status);
         return rc;
     }
-    req_take(request, q, status);
+    kmpi_req_take(request, q, status);
     return MPI_SUCCESS;
 }
 
@@ -365,7 +360,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return rc;
     if (request == NULL || flag == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "request or flag is NULL");
-    if ((q = req_lookup(call, *request, &null, &rc)) == NULL) {
+    if ((q = kmpi_req_lookup(call, *request, &null, &rc)) == NULL) {
         if (null) {
             *flag = 1;
             if (status != MPI_STATUS_IGNORE)
@@ -385,364 +380,12 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     }
     *flag = 1;
     if (q->err != MPI_SUCCESS) {
-        int err = q->err;
-        rc = req_raise(call, q, err);
-        req_take(request, q, status);
+        rc = kmpi_req_raise(call, q);
+        kmpi_req_take(request, q, status);
         return rc;
     }
-    req_take(request, q, status);
+    kmpi_req_take(request, q, status);
     return MPI_SUCCESS;
-}
-
-/* ------------------------------------------------------------ arrays */
-
-/* Checks an array of requests: every handle null, inactive or valid.
- * *active: how many are active. */
-static int array_check(const char *call, int count, const MPI_Request reqs[], int *active)
-{
-    int rc = kmpi_live(call);
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (count < 0)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, call, "count %d is negative", count);
-    if (count > 0 && reqs == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "array_of_requests is NULL");
-    if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
-        kmpi_req_sweep();
-    *active = 0;
-    for (int i = 0; i < count; i++) {
-        int null;
-        if (req_lookup(call, reqs[i], &null, &rc) != NULL)
-            ++*active;
-        else if (!null)
-            return rc;
-    }
-    return MPI_SUCCESS;
-}
-
-/* Every settled request of reqs completes (only those); the others'
- * statuses get MPI_ERR_PENDING when pending is set. Returns the index of
- * the first that failed, or -1. */
-static int array_take(int count, MPI_Request reqs[], MPI_Status sts[], int *indices,
-                      int *outcount, int pending)
-{
-    int first = -1, n = 0;
-
-    for (int i = 0; i < count; i++) {
-        int              null, rc;
-        MPI_Status      *st = sts != MPI_STATUSES_IGNORE ? &sts[indices ? n : i] : NULL;
-        struct kmpi_req *q = req_lookup("", reqs[i], &null, &rc);
-        if (q == NULL) {
-            if (st != NULL && !indices)
-                kmpi_status_empty(st);
-            continue;
-        }
-        if (!q->settled) {
-            if (st != NULL && !indices && pending)
-                st->MPI_ERROR = MPI_ERR_PENDING;
-            continue;
-        }
-        if (q->err != MPI_SUCCESS && first < 0)
-            first = i;
-        if (indices)
-            indices[n] = i;
-        n++;
-        req_take(&reqs[i], q, st);
-    }
-    if (outcount)
-        *outcount = n;
-    return first;
-}
-
-/* The first failed request's error (MPI_ERR_IN_STATUS) through its
- * communicator's handler; the request has completed (its slot may be
- * reused), so its description is made before. */
-struct array_fail {
-    MPI_Comm comm;
-    int      index;
-    char     what[256];
-};
-
-static void array_note(struct array_fail *f, int count, MPI_Request reqs[])
-{
-    f->index = -1;
-    for (int i = 0; i < count; i++) {
-        struct kmpi_req *q = kmpi_req_get(reqs[i]);
-        if (q != NULL && q->settled && q->err != MPI_SUCCESS && (!q->persistent || q->active)) {
-            f->index = i;
-            f->comm  = q->comm;
-            kmpi_req_describe(q, f->what, sizeof f->what);
-            return;
-        }
-    }
-}
-
-static int array_raise(const char *call, const struct array_fail *f)
-{
-    return kmpi_error(f->comm, MPI_ERR_IN_STATUS, call, "request %d: %s", f->index, f->what);
-}
-
-struct all_arg {
-    int          count;
-    MPI_Request *reqs;
-    int          need;     /* 1: any settled, 0: all */
-};
-
-static int array_ready(void *p)
-{
-    struct all_arg *a = p;
-    int             left = 0;
-
-    for (int i = 0; i < a->count; i++) {
-        struct kmpi_req *q = kmpi_req_get(a->reqs[i]);
-        if (q == NULL || (q->persistent && !q->active))
-            continue;
-        if (kmpi_req_settle(q)) {
-            if (a->need)
-                return 1;
-        } else {
-            left++;
-        }
-    }
-    return !a->need && left == 0;
-}
-
-/* Waits until all (need 0) or one (need 1) of the active requests settle. */
-static int array_wait(const char *call, int count, MPI_Request reqs[], int need)
-{
-    struct all_arg a = { count, reqs, need };
-
-    if (array_ready(&a))
-        return KUMI_OK;
-    if (!need && kmpi_nbc_active == 0) {
-        /* each in turn: every wait serves all of them */
-        for (int i = 0; i < count; i++) {
-            struct kmpi_req *q = kmpi_req_get(reqs[i]);
-            if (q == NULL || (q->persistent && !q->active) || kmpi_req_settle(q))
-                continue;
-            if (q->kind == KMPI_REQ_GENERIC)
-                return kmpi_wait_until(call, array_ready, &a);
-            int krc = kumi_msg_req_wait(call, q->kr);
-            if (krc != KUMI_OK)
-                return krc;
-            kmpi_req_settle(q);
-        }
-        return KUMI_OK;
-    }
-    return kmpi_wait_until(call, array_ready, &a);
-}
-
-/* the request whose wait failed (a dead peer) for the error's communicator */
-static MPI_Comm array_comm(int count, MPI_Request reqs[])
-{
-    for (int i = 0; i < count; i++) {
-        struct kmpi_req *q = kmpi_req_get(reqs[i]);
-        if (q != NULL && !q->settled)
-            return q->comm;
-    }
-    return MPI_COMM_WORLD;
-}
-
-/* One pass: each request is waited for and completed in turn (every wait
- * serves all of them); a bad handle ends the call there. */
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
-{
-    static const char call[] = "MPI_Waitall";
-    int               rc = kmpi_live(call), null;
-    struct array_fail f;   /* not zeroed: 256 bytes of text, written on failure */
-
-    f.index = -1;
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (count < 0)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, call, "count %d is negative", count);
-    if (count > 0 && array_of_requests == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "array_of_requests is NULL");
-    if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
-        kmpi_req_sweep();
-    for (int i = 0; i < count; i++) {
-        MPI_Status      *st = array_of_statuses != MPI_STATUSES_IGNORE ? &array_of_statuses[i]
-                                                                        : NULL;
-        struct kmpi_req *q  = req_lookup(call, array_of_requests[i], &null, &rc);
-        if (q == NULL) {
-            if (!null)
-                return rc;
-            if (st != NULL)
-                kmpi_status_empty(st);
-            continue;
-        }
-        if (!q->settled) {
-            int krc = KUMI_OK;
-            if (q->kind == KMPI_REQ_GENERIC)
-                krc = kmpi_wait_until(call, req_ready, q);
-            else if (!kumi_msg_req_done(q->kr))
-                krc = kmpi_wait_kr(call, q->kr);
-            if (krc != KUMI_OK) {   /* a peer died: this one failed, the rest pend */
-                kmpi_error_kumi(q->comm, krc, call, "waiting for requests");
-                for (int j = i; st != NULL && j < count; j++)
-                    array_of_statuses[j].MPI_ERROR = j == i ? kmpi_from_kumi(krc)
-                                                            : MPI_ERR_PENDING;
-                return MPI_ERR_IN_STATUS;
-            }
-            kmpi_req_settle(q);
-        }
-        if (__builtin_expect(q->err != MPI_SUCCESS, 0) && f.index < 0) {
-            f.index = i;
-            f.comm  = q->comm;
-            kmpi_req_describe(q, f.what, sizeof f.what);
-        }
-        req_take(&array_of_requests[i], q, st);
-    }
-    return f.index < 0 ? MPI_SUCCESS : array_raise(call, &f);
-}
-
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[])
-{
-    static const char call[] = "MPI_Testall";
-    int               active, rc = array_check(call, count, array_of_requests, &active), krc;
-    struct all_arg    a = { count, array_of_requests, 0 };
-    struct array_fail f;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (flag == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "flag is NULL");
-    if (!array_ready(&a)) {
-        if ((krc = kmpi_poll(call)) != KUMI_OK)
-            return kmpi_error_kumi(array_comm(count, array_of_requests), krc, call,
-                                   "testing requests");
-        if (!array_ready(&a)) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
-    }
-    *flag = 1;
-    array_note(&f, count, array_of_requests);
-    array_take(count, array_of_requests, array_of_statuses, NULL, NULL, 1);
-    return f.index < 0 ? MPI_SUCCESS : array_raise(call, &f);
-}
-
-/* the first settled active request, or -1 */
-static int array_first(int count, MPI_Request reqs[])
-{
-    for (int i = 0; i < count; i++) {
-        struct kmpi_req *q = kmpi_req_get(reqs[i]);
-        if (q != NULL && !(q->persistent && !q->active) && kmpi_req_settle(q))
-            return i;
-    }
-    return -1;
-}
-
-static int any_take(const char *call, MPI_Request reqs[], int i, int *index, MPI_Status *status)
-{
-    struct kmpi_req *q = kmpi_req_get(reqs[i]);
-
-    *index = i;
-    if (q->err != MPI_SUCCESS) {
-        int rc = req_raise(call, q, q->err);
-        req_take(&reqs[i], q, status);
-        return rc;
-    }
-    req_take(&reqs[i], q, status);
-    return MPI_SUCCESS;
-}
-
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
-{
-    static const char call[] = "MPI_Waitany";
-    int               active, rc = array_check(call, count, array_of_requests, &active), i;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (index == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "index is NULL");
-    if (active == 0) {
-        *index = MPI_UNDEFINED;
-        if (status != MPI_STATUS_IGNORE)
-            kmpi_status_empty(status);
-        return MPI_SUCCESS;
-    }
-    if ((i = array_first(count, array_of_requests)) < 0) {
-        int krc = array_wait(call, count, array_of_requests, 1);
-        if (krc != KUMI_OK)
-            return kmpi_error_kumi(array_comm(count, array_of_requests), krc, call,
-                                   "waiting for requests");
-        i = array_first(count, array_of_requests);
-    }
-    return any_take(call, array_of_requests, i, index, status);
-}
-
-int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-                MPI_Status *status)
-{
-    static const char call[] = "MPI_Testany";
-    int               active, rc = array_check(call, count, array_of_requests, &active), i;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (index == NULL || flag == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "index or flag is NULL");
-    if (active == 0) {
-        *flag  = 1;
-        *index = MPI_UNDEFINED;
-        if (status != MPI_STATUS_IGNORE)
-            kmpi_status_empty(status);
-        return MPI_SUCCESS;
-    }
-    if ((i = array_first(count, array_of_requests)) < 0) {
-        int krc = kmpi_poll(call);
-        if (krc != KUMI_OK)
-            return kmpi_error_kumi(array_comm(count, array_of_requests), krc, call,
-                                   "testing requests");
-        if ((i = array_first(count, array_of_requests)) < 0) {
-            *flag  = 0;
-            *index = MPI_UNDEFINED;
-            return MPI_SUCCESS;
-        }
-    }
-    *flag = 1;
-    return any_take(call, array_of_requests, i, index, status);
-}
-
-static int some(const char *call, int incount, MPI_Request reqs[], int *outcount, int indices[],
-                MPI_Status sts[], int wait)
-{
-    int               active, rc = array_check(call, incount, reqs, &active);
-    struct array_fail f;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (outcount == NULL || (incount > 0 && indices == NULL))
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "outcount or array_of_indices "
-                          "is NULL");
-    if (active == 0) {
-        *outcount = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    if (array_first(incount, reqs) < 0) {
-        int krc = wait ? array_wait(call, incount, reqs, 1) : kmpi_poll(call);
-        if (krc != KUMI_OK)
-            return kmpi_error_kumi(array_comm(incount, reqs), krc, call, "waiting for requests");
-    }
-    array_note(&f, incount, reqs);
-    array_take(incount, reqs, sts, indices, outcount, 0);
-    return f.index < 0 ? MPI_SUCCESS : array_raise(call, &f);
-}
-
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
-                array_of_statuses, 1);
-}
-
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[])
-{
-    return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
-                array_of_statuses, 0);
 }
 
 /* ------------------------------------------------------------ the rest */
@@ -779,7 +422,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return rc;
     if (flag == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "flag is NULL");
-    if ((q = req_lookup(call, request, &null, &rc)) == NULL) {
+    if ((q = kmpi_req_lookup(call, request, &null, &rc)) == NULL) {
         if (null) {
             *flag = 1;
             if (status != MPI_STATUS_IGNORE)
@@ -798,7 +441,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     *flag = 1;
     if (status != MPI_STATUS_IGNORE)
         *status = q->st;
-    return q->err != MPI_SUCCESS ? req_raise(call, q, q->err) : MPI_SUCCESS;
+    return q->err != MPI_SUCCESS ? kmpi_req_raise(call, q) : MPI_SUCCESS;
 }
 
 int MPI_Cancel(MPI_Request *request)
@@ -876,10 +519,13 @@ int kmpi_req_fini(void)
     for (int c = 0; c < kmpi_req_nchunks; c++)
         for (int i = 0; i < KMPI_REQ_CHUNK; i++) {
             struct kmpi_req *q = &kmpi_req_chunks[c][i];
+            if (q->kind == KMPI_REQ_FREE)
+                continue;
             if (q->kind == KMPI_REQ_RECV && !q->settled && q->kr != NULL
                 && kumi_msg_req_cancel(q->kr))
                 kumi_msg_req_finish(q->kr, NULL);
             free(q->tmp);
+            kmpi_type_release(q->dt);   /* held by a persistent or unpacking one */
         }
     for (int c = 0; c < kmpi_req_nchunks; c++)
         free(kmpi_req_chunks[c]);
