@@ -28,17 +28,17 @@ static void batch_start(struct batch *b, MPI_Comm c, int salt)
     b->aa_s = nu_ints((size_t)p * 2);
     b->aa_r = nu_ints((size_t)p * 2);
     for (int i = 0; i < N; i++) {
-        b->a[i]  = nu_val(me, i, salt);
-        b->bc[i] = me == p - 1 ? nu_val(p - 1, i, salt + 1) : -1;
+        b->a[i]  = cu_val(me, i, salt);
+        b->bc[i] = me == p - 1 ? cu_val(p - 1, i, salt + 1) : -1;
     }
     for (int i = 0; i < 2 * p; i++)
-        b->aa_s[i] = nu_val(me, i, salt + 2);
-    NU_OK(MPI_Iallreduce(b->a, b->sum, N, MPI_INT, MPI_SUM, c, &b->r[0]));
-    NU_OK(MPI_Ibcast(b->bc, N, MPI_INT, p - 1, c, &b->r[1]));
-    NU_OK(MPI_Iallgather(b->a, 3, MPI_INT, b->ag, 3, MPI_INT, c, &b->r[2]));
-    NU_OK(MPI_Ibarrier(c, &b->r[3]));
-    NU_OK(MPI_Ialltoall(b->aa_s, 2, MPI_INT, b->aa_r, 2, MPI_INT, c, &b->r[4]));
-    NU_OK(MPI_Iscan(b->a, b->scan, N, MPI_INT, MPI_SUM, c, &b->r[5]));
+        b->aa_s[i] = cu_val(me, i, salt + 2);
+    CU_OK(MPI_Iallreduce(b->a, b->sum, N, MPI_INT, MPI_SUM, c, &b->r[0]));
+    CU_OK(MPI_Ibcast(b->bc, N, MPI_INT, p - 1, c, &b->r[1]));
+    CU_OK(MPI_Iallgather(b->a, 3, MPI_INT, b->ag, 3, MPI_INT, c, &b->r[2]));
+    CU_OK(MPI_Ibarrier(c, &b->r[3]));
+    CU_OK(MPI_Ialltoall(b->aa_s, 2, MPI_INT, b->aa_r, 2, MPI_INT, c, &b->r[4]));
+    CU_OK(MPI_Iscan(b->a, b->scan, N, MPI_INT, MPI_SUM, c, &b->r[5]));
 }
 
 static void batch_check(struct batch *b, MPI_Comm c, int salt)
@@ -50,18 +50,18 @@ static void batch_check(struct batch *b, MPI_Comm c, int salt)
     for (int i = 0; i < N; i++) {
         int sum = 0, pre = 0;
         for (int q = 0; q < p; q++) {
-            sum += nu_val(q, i, salt);
+            sum += cu_val(q, i, salt);
             if (q <= me)
-                pre += nu_val(q, i, salt);
+                pre += cu_val(q, i, salt);
         }
-        NU_CHECK(b->sum[i] == sum, "allreduce [%d]", i);
-        NU_CHECK(b->scan[i] == pre, "scan [%d]", i);
-        NU_CHECK(b->bc[i] == nu_val(p - 1, i, salt + 1), "bcast [%d]", i);
+        CU_CHECK(b->sum[i] == sum, "allreduce [%d]", i);
+        CU_CHECK(b->scan[i] == pre, "scan [%d]", i);
+        CU_CHECK(b->bc[i] == cu_val(p - 1, i, salt + 1), "bcast [%d]", i);
     }
     for (int i = 0; i < 3 * p; i++)
-        NU_CHECK(b->ag[i] == nu_val(i / 3, i % 3, salt), "allgather [%d]", i);
+        CU_CHECK(b->ag[i] == cu_val(i / 3, i % 3, salt), "allgather [%d]", i);
     for (int i = 0; i < 2 * p; i++)
-        NU_CHECK(b->aa_r[i] == nu_val(i / 2, me * 2 + i % 2, salt + 2), "alltoall [%d]", i);
+        CU_CHECK(b->aa_r[i] == cu_val(i / 2, me * 2 + i % 2, salt + 2), "alltoall [%d]", i);
     free(b->ag);
     free(b->aa_s);
     free(b->aa_r);
@@ -75,13 +75,13 @@ static void test_one_comm(void)
     batch_start(&b2, MPI_COMM_WORLD, 2);
     /* completed in different orders on different ranks */
     for (int k = 0; k < 6; k++) {
-        int i = nu_rank % 2 ? k : 5 - k;
-        NU_OK(MPI_Wait(&b2.r[i], MPI_STATUS_IGNORE));
-        NU_OK(MPI_Wait(&b1.r[5 - i], MPI_STATUS_IGNORE));
+        int i = cu_rank % 2 ? k : 5 - k;
+        CU_OK(MPI_Wait(&b2.r[i], MPI_STATUS_IGNORE));
+        CU_OK(MPI_Wait(&b1.r[5 - i], MPI_STATUS_IGNORE));
     }
     batch_check(&b1, MPI_COMM_WORLD, 1);
     batch_check(&b2, MPI_COMM_WORLD, 2);
-    nu_section("outstanding on one communicator");
+    cu_section("outstanding on one communicator");
 }
 
 static void test_two_comms(void)
@@ -92,25 +92,25 @@ static void test_two_comms(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &b);
     /* each communicator sees its collectives in one order; across the
      * two, the ranks start them in different orders */
-    if (nu_rank % 2) {
+    if (cu_rank % 2) {
         batch_start(&b1, a, 3);
         batch_start(&b2, b, 4);
     } else {
         batch_start(&b2, b, 4);
         batch_start(&b1, a, 3);
     }
-    if (nu_rank % 2) {
-        NU_OK(MPI_Waitall(6, b2.r, MPI_STATUSES_IGNORE));
-        NU_OK(MPI_Waitall(6, b1.r, MPI_STATUSES_IGNORE));
+    if (cu_rank % 2) {
+        CU_OK(MPI_Waitall(6, b2.r, MPI_STATUSES_IGNORE));
+        CU_OK(MPI_Waitall(6, b1.r, MPI_STATUSES_IGNORE));
     } else {
-        NU_OK(MPI_Waitall(6, b1.r, MPI_STATUSES_IGNORE));
-        NU_OK(MPI_Waitall(6, b2.r, MPI_STATUSES_IGNORE));
+        CU_OK(MPI_Waitall(6, b1.r, MPI_STATUSES_IGNORE));
+        CU_OK(MPI_Waitall(6, b2.r, MPI_STATUSES_IGNORE));
     }
     batch_check(&b1, a, 3);
     batch_check(&b2, b, 4);
     MPI_Comm_free(&a);
     MPI_Comm_free(&b);
-    nu_section("outstanding on two communicators");
+    cu_section("outstanding on two communicators");
 }
 
 static void test_polling(void)
@@ -119,7 +119,7 @@ static void test_polling(void)
 
     batch_start(&b1, MPI_COMM_WORLD, 5);
     while (!flag) {
-        NU_OK(MPI_Testall(6, b1.r, &flag, MPI_STATUSES_IGNORE));
+        CU_OK(MPI_Testall(6, b1.r, &flag, MPI_STATUSES_IGNORE));
         spins++;
     }
     batch_check(&b1, MPI_COMM_WORLD, 5);
@@ -131,15 +131,15 @@ static void test_polling(void)
             x += k * 0.5;
         left = 0;
         for (int i = 0; i < 6; i++) {
-            NU_OK(MPI_Test(&b2.r[i], &flag, MPI_STATUS_IGNORE));
+            CU_OK(MPI_Test(&b2.r[i], &flag, MPI_STATUS_IGNORE));
             left += !flag;
         }
     }
     for (int i = 0; i < 6; i++)
-        NU_CHECK(b2.r[i] == MPI_REQUEST_NULL, "request %d not reset", i);
+        CU_CHECK(b2.r[i] == MPI_REQUEST_NULL, "request %d not reset", i);
     batch_check(&b2, MPI_COMM_WORLD, 6);
-    NU_CHECK(spins >= 1, "no test made");
-    nu_section("MPI_Test polling");
+    CU_CHECK(spins >= 1, "no test made");
+    cu_section("MPI_Test polling");
 }
 
 /* A non-commutative reduction to the last rank runs on a tree rooted at
@@ -150,20 +150,20 @@ enum { IN_RECV, IN_SSEND, IN_PROBE, IN_WAIT_RECV, IN_BARRIER, IN_ALLREDUCE, IN_C
 /* a blocking collective of kind how on MPI_COMM_WORLD */
 static void blocking(int how)
 {
-    int      x = nu_rank, y = -1;
+    int      x = cu_rank, y = -1;
     MPI_Comm c;
 
     switch (how) {
     case IN_BARRIER:
-        NU_OK(MPI_Barrier(MPI_COMM_WORLD));
+        CU_OK(MPI_Barrier(MPI_COMM_WORLD));
         break;
     case IN_ALLREDUCE:
-        NU_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-        NU_CHECK(y == nu_size - 1, "allreduce %d", y);
+        CU_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+        CU_CHECK(y == cu_size - 1, "allreduce %d", y);
         break;
     case IN_COMM_DUP:
-        NU_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
-        NU_OK(MPI_Comm_free(&c));
+        CU_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        CU_OK(MPI_Comm_free(&c));
         break;
     }
 }
@@ -175,54 +175,54 @@ static void owed_round(int how)
                                    "MPI_Comm_dup" };
     MPI_Request        r, pr;
     nu_affine          x[5], y[5];
-    int                last = nu_size - 1, token = 0;
+    int                last = cu_size - 1, token = 0;
 
     for (int i = 0; i < 5; i++)
-        x[i] = nu_affine_of(nu_rank, i);
+        x[i] = nu_affine_of(cu_rank, i);
     MPI_Datatype t;
     MPI_Op       op;
     MPI_Type_contiguous(2, MPI_UNSIGNED, &t);
     MPI_Type_commit(&t);
     MPI_Op_create(nu_affine_fn, 0, &op);
-    NU_OK(MPI_Ireduce(x, y, 5, t, op, last, MPI_COMM_WORLD, &r));
+    CU_OK(MPI_Ireduce(x, y, 5, t, op, last, MPI_COMM_WORLD, &r));
     if (how >= IN_BARRIER) {
         /* rank 0 joins a blocking collective the others join only once
          * the reduction completed */
-        if (nu_rank == 0)
+        if (cu_rank == 0)
             blocking(how);
-        NU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-        if (nu_rank != 0)
+        CU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        if (cu_rank != 0)
             blocking(how);
-    } else if (nu_rank == 0 && last != 0) {
+    } else if (cu_rank == 0 && last != 0) {
         switch (how) {
         case IN_RECV:
-            NU_OK(MPI_Recv(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CU_OK(MPI_Recv(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             break;
         case IN_SSEND:
-            NU_OK(MPI_Ssend(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD));
+            CU_OK(MPI_Ssend(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD));
             break;
         case IN_PROBE:
-            NU_OK(MPI_Probe(last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            NU_OK(MPI_Recv(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CU_OK(MPI_Probe(last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CU_OK(MPI_Recv(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             break;
         case IN_WAIT_RECV:
-            NU_OK(MPI_Irecv(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD, &pr));
-            NU_OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+            CU_OK(MPI_Irecv(&token, 1, MPI_INT, last, 7, MPI_COMM_WORLD, &pr));
+            CU_OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
             break;
         }
-        NU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-    } else if (nu_rank == last && last != 0) {
-        NU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else if (cu_rank == last && last != 0) {
+        CU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
         if (how == IN_SSEND)
-            NU_OK(MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CU_OK(MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         else
-            NU_OK(MPI_Send(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+            CU_OK(MPI_Send(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
     } else {
-        NU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     }
-    for (int i = 0; nu_rank == last && i < 5; i++) {
+    for (int i = 0; cu_rank == last && i < 5; i++) {
         nu_affine want = nu_affine_range(0, last, i);
-        NU_CHECK(y[i].a == want.a && y[i].b == want.b, "%s: [%d]", names[how], i);
+        CU_CHECK(y[i].a == want.a && y[i].b == want.b, "%s: [%d]", names[how], i);
     }
     MPI_Op_free(&op);
     MPI_Type_free(&t);
@@ -237,19 +237,19 @@ static void inner_node(void)
     int        *b = nu_ints(N), token = 0;
 
     for (int i = 0; i < N; i++)
-        b[i] = nu_rank == 0 ? nu_val(0, i, 8) : -1;
-    NU_OK(MPI_Ibcast(b, N, MPI_INT, 0, MPI_COMM_WORLD, &r));
-    if (nu_size >= 4 && nu_rank == 2) {
-        NU_OK(MPI_Recv(&token, 1, MPI_INT, 3, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        NU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-    } else if (nu_size >= 4 && nu_rank == 3) {
-        NU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-        NU_OK(MPI_Send(&token, 1, MPI_INT, 2, 9, MPI_COMM_WORLD));
+        b[i] = cu_rank == 0 ? cu_val(0, i, 8) : -1;
+    CU_OK(MPI_Ibcast(b, N, MPI_INT, 0, MPI_COMM_WORLD, &r));
+    if (cu_size >= 4 && cu_rank == 2) {
+        CU_OK(MPI_Recv(&token, 1, MPI_INT, 3, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    } else if (cu_size >= 4 && cu_rank == 3) {
+        CU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CU_OK(MPI_Send(&token, 1, MPI_INT, 2, 9, MPI_COMM_WORLD));
     } else {
-        NU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        CU_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     }
     for (int i = 0; i < N; i++)
-        NU_CHECK(b[i] == nu_val(0, i, 8), "bcast [%d]", i);
+        CU_CHECK(b[i] == cu_val(0, i, 8), "bcast [%d]", i);
     free(b);
 }
 
@@ -258,12 +258,12 @@ static void test_progress(void)
     for (int how = IN_RECV; how <= IN_COMM_DUP; how++)
         owed_round(how);
     inner_node();
-    nu_section("progress inside other MPI calls");
+    cu_section("progress inside other MPI calls");
 }
 
 int main(int argc, char **argv)
 {
-    nu_init(&argc, &argv);
+    cu_init(&argc, &argv);
     test_one_comm();
     test_two_comms();
     test_polling();

@@ -12,7 +12,7 @@
 
 static const int sizes[] = { 0, 1, 7, BIG };
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
-#define ROOTS(root) (root) = 0; (root) < nu_size; (root) += nu_size > 1 ? nu_size - 1 : 1
+#define ROOTS(root) (root) = 0; (root) < cu_size; (root) += cu_size > 1 ? cu_size - 1 : 1
 
 static MPI_Datatype affine_t, padded_t;   /* nu_affine; the same with 4 bytes of padding */
 static MPI_Op       affine_op, padded_op;
@@ -36,8 +36,8 @@ static void padded_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 static void wait1(MPI_Request *r)
 {
-    NU_OK(MPI_Wait(r, MPI_STATUS_IGNORE));
-    NU_CHECK(*r == MPI_REQUEST_NULL, "request not reset");
+    CU_OK(MPI_Wait(r, MPI_STATUS_IGNORE));
+    CU_CHECK(*r == MPI_REQUEST_NULL, "request not reset");
 }
 
 static void test_barrier(void)
@@ -45,10 +45,10 @@ static void test_barrier(void)
     MPI_Request r;
 
     for (int k = 0; k < 5; k++) {
-        NU_OK(MPI_Ibarrier(MPI_COMM_WORLD, &r));
+        CU_OK(MPI_Ibarrier(MPI_COMM_WORLD, &r));
         wait1(&r);
     }
-    nu_section("ibarrier");
+    cu_section("ibarrier");
 }
 
 static void test_bcast(void)
@@ -60,11 +60,11 @@ static void test_bcast(void)
         for (int ROOTS(root)) {
             int n = sizes[s], *b = nu_ints((size_t)n);
             for (int i = 0; i < n; i++)
-                b[i] = nu_rank == root ? nu_val(root, i, s) : -1;
-            NU_OK(MPI_Ibcast(b, n, MPI_INT, root, MPI_COMM_WORLD, &r));
+                b[i] = cu_rank == root ? cu_val(root, i, s) : -1;
+            CU_OK(MPI_Ibcast(b, n, MPI_INT, root, MPI_COMM_WORLD, &r));
             wait1(&r);
             for (int i = 0; i < n; i++)
-                NU_CHECK(b[i] == nu_val(root, i, s), "n %d root %d [%d] = %d", n, root, i, b[i]);
+                CU_CHECK(b[i] == cu_val(root, i, s), "n %d root %d [%d] = %d", n, root, i, b[i]);
             free(b);
         }
     /* every other int of 2 * BIG: a vector, packed on the way */
@@ -72,14 +72,14 @@ static void test_bcast(void)
     MPI_Type_commit(&vec);
     int *b = nu_ints(2 * BIG);
     for (int i = 0; i < 2 * BIG; i++)
-        b[i] = nu_rank == 0 || i % 2 ? nu_val(0, i, 9) : -1;
-    NU_OK(MPI_Ibcast(b, 1, vec, 0, MPI_COMM_WORLD, &r));
+        b[i] = cu_rank == 0 || i % 2 ? cu_val(0, i, 9) : -1;
+    CU_OK(MPI_Ibcast(b, 1, vec, 0, MPI_COMM_WORLD, &r));
     MPI_Type_free(&vec);   /* the pending operation keeps it alive */
     wait1(&r);
     for (int i = 0; i < 2 * BIG; i++)
-        NU_CHECK(b[i] == nu_val(0, i, 9), "vector [%d] = %d", i, b[i]);
+        CU_CHECK(b[i] == cu_val(0, i, 9), "vector [%d] = %d", i, b[i]);
     free(b);
-    nu_section("ibcast");
+    cu_section("ibcast");
 }
 
 static void test_reduce(void)
@@ -92,20 +92,20 @@ static void test_reduce(void)
                 /* form 1: IN_PLACE at the root, aliased buffers elsewhere */
                 int n = sizes[s], *a = nu_ints((size_t)n), *b = nu_ints((size_t)n);
                 for (int i = 0; i < n; i++) {
-                    a[i] = nu_val(nu_rank, i, s);
+                    a[i] = cu_val(cu_rank, i, s);
                     b[i] = form == 1 ? a[i] : -1;
                 }
                 if (form == 0)
-                    NU_OK(MPI_Ireduce(a, b, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &r));
+                    CU_OK(MPI_Ireduce(a, b, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &r));
                 else
-                    NU_OK(MPI_Ireduce(nu_rank == root ? MPI_IN_PLACE : b, b, n, MPI_INT,
+                    CU_OK(MPI_Ireduce(cu_rank == root ? MPI_IN_PLACE : b, b, n, MPI_INT,
                                       MPI_SUM, root, MPI_COMM_WORLD, &r));
                 wait1(&r);
-                for (int i = 0; nu_rank == root && i < n; i++) {
+                for (int i = 0; cu_rank == root && i < n; i++) {
                     int want = 0;
-                    for (int q = 0; q < nu_size; q++)
-                        want += nu_val(q, i, s);
-                    NU_CHECK(b[i] == want, "form %d n %d root %d [%d] = %d, want %d", form, n,
+                    for (int q = 0; q < cu_size; q++)
+                        want += cu_val(q, i, s);
+                    CU_CHECK(b[i] == want, "form %d n %d root %d [%d] = %d, want %d", form, n,
                              root, i, b[i], want);
                 }
                 free(a);
@@ -116,20 +116,20 @@ static void test_reduce(void)
         nu_affine x[7], y[7];
         padded    px[7], py[7];
         for (int i = 0; i < 7; i++) {
-            x[i]  = nu_affine_of(nu_rank, i);
+            x[i]  = nu_affine_of(cu_rank, i);
             px[i] = (padded){ x[i].a, x[i].b, 0 };
         }
-        NU_OK(MPI_Ireduce(x, y, 7, affine_t, affine_op, root, MPI_COMM_WORLD, &r));
+        CU_OK(MPI_Ireduce(x, y, 7, affine_t, affine_op, root, MPI_COMM_WORLD, &r));
         wait1(&r);
-        NU_OK(MPI_Ireduce(px, py, 7, padded_t, padded_op, root, MPI_COMM_WORLD, &r));
+        CU_OK(MPI_Ireduce(px, py, 7, padded_t, padded_op, root, MPI_COMM_WORLD, &r));
         wait1(&r);
-        for (int i = 0; nu_rank == root && i < 7; i++) {
-            nu_affine want = nu_affine_range(0, nu_size - 1, i);
-            NU_CHECK(y[i].a == want.a && y[i].b == want.b, "affine root %d [%d]", root, i);
-            NU_CHECK(py[i].a == want.a && py[i].b == want.b, "padded root %d [%d]", root, i);
+        for (int i = 0; cu_rank == root && i < 7; i++) {
+            nu_affine want = nu_affine_range(0, cu_size - 1, i);
+            CU_CHECK(y[i].a == want.a && y[i].b == want.b, "affine root %d [%d]", root, i);
+            CU_CHECK(py[i].a == want.a && py[i].b == want.b, "padded root %d [%d]", root, i);
         }
     }
-    nu_section("ireduce");
+    cu_section("ireduce");
 }
 
 static void test_allreduce(void)
@@ -140,40 +140,40 @@ static void test_allreduce(void)
         for (int form = 0; form < 2; form++) {
             int n = sizes[s], *a = nu_ints((size_t)n), *b = nu_ints((size_t)n);
             for (int i = 0; i < n; i++) {
-                a[i] = nu_val(nu_rank, i, s);
+                a[i] = cu_val(cu_rank, i, s);
                 b[i] = form == 1 ? a[i] : -1;
             }
-            NU_OK(MPI_Iallreduce(form ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM,
+            CU_OK(MPI_Iallreduce(form ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM,
                                  MPI_COMM_WORLD, &r));
             wait1(&r);
             for (int i = 0; i < n; i++) {
                 int want = 0;
-                for (int q = 0; q < nu_size; q++)
-                    want += nu_val(q, i, s);
-                NU_CHECK(b[i] == want, "form %d n %d [%d] = %d, want %d", form, n, i, b[i], want);
+                for (int q = 0; q < cu_size; q++)
+                    want += cu_val(q, i, s);
+                CU_CHECK(b[i] == want, "form %d n %d [%d] = %d, want %d", form, n, i, b[i], want);
             }
             free(a);
             free(b);
         }
     double d[5], m[5];
     for (int i = 0; i < 5; i++)
-        d[i] = (double)((nu_rank * 7 + i) % 13) - 0.5;
-    NU_OK(MPI_Iallreduce(d, m, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r));
+        d[i] = (double)((cu_rank * 7 + i) % 13) - 0.5;
+    CU_OK(MPI_Iallreduce(d, m, 5, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r));
     wait1(&r);
     for (int i = 0; i < 5; i++) {
         double want = -1e9;
-        for (int q = 0; q < nu_size; q++)
+        for (int q = 0; q < cu_size; q++)
             if ((double)((q * 7 + i) % 13) - 0.5 > want)
                 want = (double)((q * 7 + i) % 13) - 0.5;
-        NU_CHECK(m[i] == want, "max [%d] = %g, want %g", i, m[i], want);
+        CU_CHECK(m[i] == want, "max [%d] = %g, want %g", i, m[i], want);
     }
     nu_affine x[BIG];
     padded    px[7], py[7];
     for (int i = 0; i < BIG; i++)
-        x[i] = nu_affine_of(nu_rank, i);
+        x[i] = nu_affine_of(cu_rank, i);
     for (int i = 0; i < 7; i++)
         px[i] = (padded){ x[i].a, x[i].b, 0 };
-    NU_OK(MPI_Iallreduce(MPI_IN_PLACE, x, BIG, affine_t, affine_op, MPI_COMM_WORLD, &r));
+    CU_OK(MPI_Iallreduce(MPI_IN_PLACE, x, BIG, affine_t, affine_op, MPI_COMM_WORLD, &r));
     wait1(&r);
     /* the operation and the type freed while the reduction runs */
     MPI_Op       op;
@@ -181,16 +181,16 @@ static void test_allreduce(void)
     MPI_Op_create(padded_fn, 0, &op);
     MPI_Type_dup(padded_t, &pt);
     MPI_Type_commit(&pt);
-    NU_OK(MPI_Iallreduce(px, py, 7, pt, op, MPI_COMM_WORLD, &r));
+    CU_OK(MPI_Iallreduce(px, py, 7, pt, op, MPI_COMM_WORLD, &r));
     MPI_Op_free(&op);
     MPI_Type_free(&pt);
     wait1(&r);
     for (int i = 0; i < BIG; i++) {
-        nu_affine want = nu_affine_range(0, nu_size - 1, i);
-        NU_CHECK(x[i].a == want.a && x[i].b == want.b, "affine [%d]", i);
-        NU_CHECK(i >= 7 || (py[i].a == want.a && py[i].b == want.b), "padded [%d]", i);
+        nu_affine want = nu_affine_range(0, cu_size - 1, i);
+        CU_CHECK(x[i].a == want.a && x[i].b == want.b, "affine [%d]", i);
+        CU_CHECK(i >= 7 || (py[i].a == want.a && py[i].b == want.b), "padded [%d]", i);
     }
-    nu_section("iallreduce");
+    cu_section("iallreduce");
 }
 
 /* v-counts: uneven, some 0; blocks placed in reverse rank order */
@@ -198,7 +198,7 @@ static void vcounts(int n, int *counts, int *displs)
 {
     int off = 0;
 
-    for (int q = nu_size - 1; q >= 0; q--) {
+    for (int q = cu_size - 1; q >= 0; q--) {
         counts[q] = n == 0 ? 0 : (q % 3 == 1 ? 0 : n + q);
         displs[q] = off;
         off += counts[q] + 1;   /* a gap of one */
@@ -208,122 +208,122 @@ static void vcounts(int n, int *counts, int *displs)
 static void test_gather_scatter(void)
 {
     MPI_Request r;
-    int        *counts = nu_ints((size_t)nu_size), *displs = nu_ints((size_t)nu_size);
+    int        *counts = nu_ints((size_t)cu_size), *displs = nu_ints((size_t)cu_size);
 
     for (int s = 0; s < NSIZES; s++)
         for (int ROOTS(root))
             for (int form = 0; form < 2; form++) {
-                int n = sizes[s], tot = n * nu_size;
+                int n = sizes[s], tot = n * cu_size;
                 int *a = nu_ints((size_t)n), *b = nu_ints((size_t)tot);
                 /* gather: form 1 is IN_PLACE at the root */
                 for (int i = 0; i < n; i++)
-                    a[i] = nu_val(nu_rank, i, s);
+                    a[i] = cu_val(cu_rank, i, s);
                 for (int i = 0; i < tot; i++)
-                    b[i] = form == 1 && nu_rank == root && i / (n ? n : 1) == root
-                               ? nu_val(root, i % n, s) : -1;
-                NU_OK(MPI_Igather(form && nu_rank == root ? MPI_IN_PLACE : a, n, MPI_INT, b, n,
+                    b[i] = form == 1 && cu_rank == root && i / (n ? n : 1) == root
+                               ? cu_val(root, i % n, s) : -1;
+                CU_OK(MPI_Igather(form && cu_rank == root ? MPI_IN_PLACE : a, n, MPI_INT, b, n,
                                   MPI_INT, root, MPI_COMM_WORLD, &r));
                 wait1(&r);
-                for (int i = 0; nu_rank == root && i < tot; i++)
-                    NU_CHECK(b[i] == nu_val(i / n, i % n, s), "gather form %d n %d root %d [%d]",
+                for (int i = 0; cu_rank == root && i < tot; i++)
+                    CU_CHECK(b[i] == cu_val(i / n, i % n, s), "gather form %d n %d root %d [%d]",
                              form, n, root, i);
                 /* scatter back: form 1 is IN_PLACE at the root */
                 for (int i = 0; i < n; i++)
                     a[i] = -1;
-                for (int i = 0; nu_rank == root && i < tot; i++)
-                    b[i] = nu_val(i / n, i % n, s + 1);
-                NU_OK(MPI_Iscatter(b, n, MPI_INT, form && nu_rank == root ? MPI_IN_PLACE : a, n,
+                for (int i = 0; cu_rank == root && i < tot; i++)
+                    b[i] = cu_val(i / n, i % n, s + 1);
+                CU_OK(MPI_Iscatter(b, n, MPI_INT, form && cu_rank == root ? MPI_IN_PLACE : a, n,
                                    MPI_INT, root, MPI_COMM_WORLD, &r));
                 wait1(&r);
-                for (int i = 0; i < n && !(form && nu_rank == root); i++)
-                    NU_CHECK(a[i] == nu_val(nu_rank, i, s + 1), "scatter n %d root %d [%d]", n,
+                for (int i = 0; i < n && !(form && cu_rank == root); i++)
+                    CU_CHECK(a[i] == cu_val(cu_rank, i, s + 1), "scatter n %d root %d [%d]", n,
                              root, i);
                 free(a);
                 free(b);
                 /* the v forms */
                 vcounts(n, counts, displs);
-                int mine = counts[nu_rank], span = 0;
-                for (int q = 0; q < nu_size; q++)
+                int mine = counts[cu_rank], span = 0;
+                for (int q = 0; q < cu_size; q++)
                     span += counts[q] + 1;
                 a = nu_ints((size_t)mine);
                 b = nu_ints((size_t)span);
                 for (int i = 0; i < mine; i++)
-                    a[i] = nu_val(nu_rank, i, s + 2);
+                    a[i] = cu_val(cu_rank, i, s + 2);
                 for (int i = 0; i < span; i++)
                     b[i] = -7;
-                if (form && nu_rank == root)
+                if (form && cu_rank == root)
                     memcpy(b + displs[root], a, (size_t)mine * sizeof(int));
-                NU_OK(MPI_Igatherv(form && nu_rank == root ? MPI_IN_PLACE : a, mine, MPI_INT, b,
+                CU_OK(MPI_Igatherv(form && cu_rank == root ? MPI_IN_PLACE : a, mine, MPI_INT, b,
                                    counts, displs, MPI_INT, root, MPI_COMM_WORLD, &r));
                 wait1(&r);
-                for (int q = 0; nu_rank == root && q < nu_size; q++) {
+                for (int q = 0; cu_rank == root && q < cu_size; q++) {
                     for (int i = 0; i < counts[q]; i++)
-                        NU_CHECK(b[displs[q] + i] == nu_val(q, i, s + 2),
+                        CU_CHECK(b[displs[q] + i] == cu_val(q, i, s + 2),
                                  "gatherv n %d root %d from %d [%d]", n, root, q, i);
-                    NU_CHECK(b[displs[q] + counts[q]] == -7, "gatherv gap overwritten");
+                    CU_CHECK(b[displs[q] + counts[q]] == -7, "gatherv gap overwritten");
                 }
                 for (int i = 0; i < mine; i++)
                     a[i] = -1;
-                for (int q = 0; nu_rank == root && q < nu_size; q++)
+                for (int q = 0; cu_rank == root && q < cu_size; q++)
                     for (int i = 0; i < counts[q]; i++)
-                        b[displs[q] + i] = nu_val(q, i, s + 3);
-                NU_OK(MPI_Iscatterv(b, counts, displs, MPI_INT,
-                                    form && nu_rank == root ? MPI_IN_PLACE : a, mine, MPI_INT,
+                        b[displs[q] + i] = cu_val(q, i, s + 3);
+                CU_OK(MPI_Iscatterv(b, counts, displs, MPI_INT,
+                                    form && cu_rank == root ? MPI_IN_PLACE : a, mine, MPI_INT,
                                     root, MPI_COMM_WORLD, &r));
                 wait1(&r);
-                for (int i = 0; i < mine && !(form && nu_rank == root); i++)
-                    NU_CHECK(a[i] == nu_val(nu_rank, i, s + 3), "scatterv n %d root %d [%d]", n,
+                for (int i = 0; i < mine && !(form && cu_rank == root); i++)
+                    CU_CHECK(a[i] == cu_val(cu_rank, i, s + 3), "scatterv n %d root %d [%d]", n,
                              root, i);
                 free(a);
                 free(b);
             }
     free(counts);
     free(displs);
-    nu_section("igather, iscatter, igatherv, iscatterv");
+    cu_section("igather, iscatter, igatherv, iscatterv");
 }
 
 static void test_allgather(void)
 {
     MPI_Request  r;
     MPI_Datatype vec;
-    int         *counts = nu_ints((size_t)nu_size), *displs = nu_ints((size_t)nu_size);
+    int         *counts = nu_ints((size_t)cu_size), *displs = nu_ints((size_t)cu_size);
 
     for (int s = 0; s < NSIZES; s++)
         for (int form = 0; form < 2; form++) {
-            int n = sizes[s], tot = n * nu_size, *a = nu_ints((size_t)n),
+            int n = sizes[s], tot = n * cu_size, *a = nu_ints((size_t)n),
                 *b = nu_ints((size_t)tot);
             for (int i = 0; i < n; i++)
-                a[i] = nu_val(nu_rank, i, s);
+                a[i] = cu_val(cu_rank, i, s);
             for (int i = 0; i < tot; i++)
-                b[i] = form && i / n == nu_rank ? a[i % n] : -1;
-            NU_OK(MPI_Iallgather(form ? MPI_IN_PLACE : a, n, MPI_INT, b, n, MPI_INT,
+                b[i] = form && i / n == cu_rank ? a[i % n] : -1;
+            CU_OK(MPI_Iallgather(form ? MPI_IN_PLACE : a, n, MPI_INT, b, n, MPI_INT,
                                  MPI_COMM_WORLD, &r));
             wait1(&r);
             for (int i = 0; i < tot; i++)
-                NU_CHECK(b[i] == nu_val(i / n, i % n, s), "allgather form %d n %d [%d]", form, n,
+                CU_CHECK(b[i] == cu_val(i / n, i % n, s), "allgather form %d n %d [%d]", form, n,
                          i);
             free(a);
             free(b);
             vcounts(n, counts, displs);
-            int mine = counts[nu_rank], span = 0;
-            for (int q = 0; q < nu_size; q++)
+            int mine = counts[cu_rank], span = 0;
+            for (int q = 0; q < cu_size; q++)
                 span += counts[q] + 1;
             a = nu_ints((size_t)mine);
             b = nu_ints((size_t)span);
             for (int i = 0; i < mine; i++)
-                a[i] = nu_val(nu_rank, i, s + 1);
+                a[i] = cu_val(cu_rank, i, s + 1);
             for (int i = 0; i < span; i++)
                 b[i] = -7;
             if (form)
-                memcpy(b + displs[nu_rank], a, (size_t)mine * sizeof(int));
-            NU_OK(MPI_Iallgatherv(form ? MPI_IN_PLACE : a, mine, MPI_INT, b, counts, displs,
+                memcpy(b + displs[cu_rank], a, (size_t)mine * sizeof(int));
+            CU_OK(MPI_Iallgatherv(form ? MPI_IN_PLACE : a, mine, MPI_INT, b, counts, displs,
                                   MPI_INT, MPI_COMM_WORLD, &r));
             wait1(&r);
-            for (int q = 0; q < nu_size; q++) {
+            for (int q = 0; q < cu_size; q++) {
                 for (int i = 0; i < counts[q]; i++)
-                    NU_CHECK(b[displs[q] + i] == nu_val(q, i, s + 1), "allgatherv n %d q %d [%d]",
+                    CU_CHECK(b[displs[q] + i] == cu_val(q, i, s + 1), "allgatherv n %d q %d [%d]",
                              n, q, i);
-                NU_CHECK(b[displs[q] + counts[q]] == -7, "allgatherv gap overwritten");
+                CU_CHECK(b[displs[q] + counts[q]] == -7, "allgatherv gap overwritten");
             }
             free(a);
             free(b);
@@ -334,28 +334,28 @@ static void test_allgather(void)
     MPI_Datatype rvec;
     MPI_Type_create_resized(vec, 0, 14 * (MPI_Aint)sizeof(int), &rvec);
     MPI_Type_commit(&rvec);
-    int a[7], *b = nu_ints(14 * (size_t)nu_size);
+    int a[7], *b = nu_ints(14 * (size_t)cu_size);
     for (int i = 0; i < 7; i++)
-        a[i] = nu_val(nu_rank, i, 5);
-    for (int i = 0; i < 14 * nu_size; i++)
+        a[i] = cu_val(cu_rank, i, 5);
+    for (int i = 0; i < 14 * cu_size; i++)
         b[i] = -1;
-    NU_OK(MPI_Iallgather(a, 7, MPI_INT, b, 1, rvec, MPI_COMM_WORLD, &r));
+    CU_OK(MPI_Iallgather(a, 7, MPI_INT, b, 1, rvec, MPI_COMM_WORLD, &r));
     wait1(&r);
-    for (int i = 0; i < 14 * nu_size; i++)
-        NU_CHECK(b[i] == (i % 2 ? -1 : nu_val(i / 14, (i % 14) / 2, 5)), "vector [%d] = %d", i,
+    for (int i = 0; i < 14 * cu_size; i++)
+        CU_CHECK(b[i] == (i % 2 ? -1 : cu_val(i / 14, (i % 14) / 2, 5)), "vector [%d] = %d", i,
                  b[i]);
     free(b);
     MPI_Type_free(&rvec);
     MPI_Type_free(&vec);
     free(counts);
     free(displs);
-    nu_section("iallgather, iallgatherv");
+    cu_section("iallgather, iallgatherv");
 }
 
 static void test_alltoall(void)
 {
     MPI_Request r;
-    int         p = nu_size;
+    int         p = cu_size;
     int        *sc = nu_ints((size_t)p), *sd = nu_ints((size_t)p), *rc = nu_ints((size_t)p),
         *rd = nu_ints((size_t)p);
     MPI_Datatype *st = malloc((size_t)p * sizeof(*st)), *rt = malloc((size_t)p * sizeof(*rt));
@@ -363,24 +363,24 @@ static void test_alltoall(void)
     for (int s = 0; s < NSIZES; s++)
         for (int form = 0; form < 2; form++) {
             int n = sizes[s], tot = n * p, *a = nu_ints((size_t)tot), *b = nu_ints((size_t)tot);
-            /* block j of rank q: nu_val(q, j * n + i) */
+            /* block j of rank q: cu_val(q, j * n + i) */
             for (int i = 0; i < tot; i++) {
-                a[i] = nu_val(nu_rank, i, s);
+                a[i] = cu_val(cu_rank, i, s);
                 b[i] = form ? a[i] : -1;
             }
-            NU_OK(MPI_Ialltoall(form ? MPI_IN_PLACE : a, n, MPI_INT, b, n, MPI_INT,
+            CU_OK(MPI_Ialltoall(form ? MPI_IN_PLACE : a, n, MPI_INT, b, n, MPI_INT,
                                 MPI_COMM_WORLD, &r));
             wait1(&r);
             for (int i = 0; i < tot; i++)
-                NU_CHECK(b[i] == nu_val(i / n, nu_rank * n + i % n, s), "alltoall form %d n %d [%d]",
+                CU_CHECK(b[i] == cu_val(i / n, cu_rank * n + i % n, s), "alltoall form %d n %d [%d]",
                          form, n, i);
             free(a);
             free(b);
             /* v: rank q sends n + q + j elements to j (0 when n is 0) */
             int soff = 0, roff = 0;
             for (int j = 0; j < p; j++) {
-                sc[j] = n ? n + nu_rank + j : 0;
-                rc[j] = n ? n + j + nu_rank : 0;
+                sc[j] = n ? n + cu_rank + j : 0;
+                rc[j] = n ? n + j + cu_rank : 0;
                 sd[j] = soff;
                 rd[j] = roff;
                 soff += sc[j];
@@ -390,21 +390,21 @@ static void test_alltoall(void)
             b = nu_ints((size_t)roff);
             for (int j = 0; j < p; j++)
                 for (int i = 0; i < sc[j]; i++)
-                    a[sd[j] + i] = nu_val(nu_rank, j * 100 + i, s);
+                    a[sd[j] + i] = cu_val(cu_rank, j * 100 + i, s);
             for (int i = 0; i < roff; i++)
                 b[i] = -7;
             if (form)   /* in place: recv holds what is sent, in recv's layout */
                 for (int j = 0; j < p; j++)
                     for (int i = 0; i < rc[j]; i++)
-                        b[rd[j] + i] = nu_val(nu_rank, j * 100 + i, s);
-            NU_OK(MPI_Ialltoallv(form ? MPI_IN_PLACE : a, sc, sd, MPI_INT, b, rc, rd, MPI_INT,
+                        b[rd[j] + i] = cu_val(cu_rank, j * 100 + i, s);
+            CU_OK(MPI_Ialltoallv(form ? MPI_IN_PLACE : a, sc, sd, MPI_INT, b, rc, rd, MPI_INT,
                                  MPI_COMM_WORLD, &r));
             wait1(&r);
             for (int q = 0; q < p; q++) {
                 for (int i = 0; i < rc[q]; i++)
-                    NU_CHECK(b[rd[q] + i] == nu_val(q, nu_rank * 100 + i, s),
+                    CU_CHECK(b[rd[q] + i] == cu_val(q, cu_rank * 100 + i, s),
                              "alltoallv form %d n %d from %d [%d]", form, n, q, i);
-                NU_CHECK(b[rd[q] + rc[q]] == -7, "alltoallv gap overwritten");
+                CU_CHECK(b[rd[q] + rc[q]] == -7, "alltoallv gap overwritten");
             }
             /* w: the same with byte displacements, ints sent, received as
              * pairs of ints where the count is even (blocking on form 1) */
@@ -425,15 +425,15 @@ static void test_alltoall(void)
             for (int i = 0; i < roff; i++)
                 b[i] = -7;
             if (form == 0)
-                NU_OK(MPI_Ialltoallw(a, sc, sd, st, b, rc, rd, rt, MPI_COMM_WORLD, &r));
+                CU_OK(MPI_Ialltoallw(a, sc, sd, st, b, rc, rd, rt, MPI_COMM_WORLD, &r));
             else
-                NU_OK(MPI_Alltoallw(a, sc, sd, st, b, rc, rd, rt, MPI_COMM_WORLD));
+                CU_OK(MPI_Alltoallw(a, sc, sd, st, b, rc, rd, rt, MPI_COMM_WORLD));
             if (form == 0)
                 wait1(&r);
             for (int q = 0; q < p; q++) {
                 int cnt = rt[q] == pair ? 2 * rc[q] : rc[q];
                 for (int i = 0; i < cnt; i++)
-                    NU_CHECK(b[rd[q] / (int)sizeof(int) + i] == nu_val(q, nu_rank * 100 + i, s),
+                    CU_CHECK(b[rd[q] / (int)sizeof(int) + i] == cu_val(q, cu_rank * 100 + i, s),
                              "alltoallw form %d n %d from %d [%d]", form, n, q, i);
             }
             MPI_Type_free(&pair);
@@ -446,66 +446,66 @@ static void test_alltoall(void)
     free(rd);
     free(st);
     free(rt);
-    nu_section("ialltoall, ialltoallv, ialltoallw, alltoallw");
+    cu_section("ialltoall, ialltoallv, ialltoallw, alltoallw");
 }
 
 static void test_reduce_scatter(void)
 {
     MPI_Request r;
-    int        *counts = nu_ints((size_t)nu_size);
+    int        *counts = nu_ints((size_t)cu_size);
 
     for (int s = 0; s < NSIZES; s++)
         for (int form = 0; form < 2; form++) {
             int n = sizes[s], tot = 0;
-            for (int q = 0; q < nu_size; q++)
+            for (int q = 0; q < cu_size; q++)
                 tot += counts[q] = n ? (q % 3 == 1 ? 0 : n + q) : 0;
             int *a = nu_ints((size_t)tot), *b = nu_ints((size_t)tot), off = 0;
             for (int i = 0; i < tot; i++)
-                a[i] = b[i] = nu_val(nu_rank, i, s);
-            NU_OK(MPI_Ireduce_scatter(form ? MPI_IN_PLACE : a, b, counts, MPI_INT, MPI_SUM,
+                a[i] = b[i] = cu_val(cu_rank, i, s);
+            CU_OK(MPI_Ireduce_scatter(form ? MPI_IN_PLACE : a, b, counts, MPI_INT, MPI_SUM,
                                       MPI_COMM_WORLD, &r));
             wait1(&r);
-            for (int q = 0; q < nu_rank; q++)
+            for (int q = 0; q < cu_rank; q++)
                 off += counts[q];
-            for (int i = 0; i < counts[nu_rank]; i++) {
+            for (int i = 0; i < counts[cu_rank]; i++) {
                 int want = 0;
-                for (int q = 0; q < nu_size; q++)
-                    want += nu_val(q, off + i, s);
-                NU_CHECK(b[i] == want, "reduce_scatter form %d n %d [%d] = %d, want %d", form, n,
+                for (int q = 0; q < cu_size; q++)
+                    want += cu_val(q, off + i, s);
+                CU_CHECK(b[i] == want, "reduce_scatter form %d n %d [%d] = %d, want %d", form, n,
                          i, b[i], want);
             }
             free(a);
             free(b);
             /* block: n each */
-            a = nu_ints((size_t)n * nu_size);
-            b = nu_ints((size_t)n * nu_size);
-            for (int i = 0; i < n * nu_size; i++)
-                a[i] = b[i] = nu_val(nu_rank, i, s + 1);
-            NU_OK(MPI_Ireduce_scatter_block(form ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM,
+            a = nu_ints((size_t)n * cu_size);
+            b = nu_ints((size_t)n * cu_size);
+            for (int i = 0; i < n * cu_size; i++)
+                a[i] = b[i] = cu_val(cu_rank, i, s + 1);
+            CU_OK(MPI_Ireduce_scatter_block(form ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM,
                                             MPI_COMM_WORLD, &r));
             wait1(&r);
             for (int i = 0; i < n; i++) {
                 int want = 0;
-                for (int q = 0; q < nu_size; q++)
-                    want += nu_val(q, nu_rank * n + i, s + 1);
-                NU_CHECK(b[i] == want, "reduce_scatter_block form %d n %d [%d]", form, n, i);
+                for (int q = 0; q < cu_size; q++)
+                    want += cu_val(q, cu_rank * n + i, s + 1);
+                CU_CHECK(b[i] == want, "reduce_scatter_block form %d n %d [%d]", form, n, i);
             }
             free(a);
             free(b);
         }
     /* non-commutative: 3 elements each */
-    nu_affine *x = malloc(3 * (size_t)nu_size * sizeof(*x)), y[3];
-    for (int i = 0; i < 3 * nu_size; i++)
-        x[i] = nu_affine_of(nu_rank, i);
-    NU_OK(MPI_Ireduce_scatter_block(x, y, 3, affine_t, affine_op, MPI_COMM_WORLD, &r));
+    nu_affine *x = malloc(3 * (size_t)cu_size * sizeof(*x)), y[3];
+    for (int i = 0; i < 3 * cu_size; i++)
+        x[i] = nu_affine_of(cu_rank, i);
+    CU_OK(MPI_Ireduce_scatter_block(x, y, 3, affine_t, affine_op, MPI_COMM_WORLD, &r));
     wait1(&r);
     for (int i = 0; i < 3; i++) {
-        nu_affine want = nu_affine_range(0, nu_size - 1, nu_rank * 3 + i);
-        NU_CHECK(y[i].a == want.a && y[i].b == want.b, "affine reduce_scatter [%d]", i);
+        nu_affine want = nu_affine_range(0, cu_size - 1, cu_rank * 3 + i);
+        CU_CHECK(y[i].a == want.a && y[i].b == want.b, "affine reduce_scatter [%d]", i);
     }
     free(x);
     free(counts);
-    nu_section("ireduce_scatter, ireduce_scatter_block");
+    cu_section("ireduce_scatter, ireduce_scatter_block");
 }
 
 static void test_scan(void)
@@ -517,21 +517,21 @@ static void test_scan(void)
             int n = sizes[s], *a = nu_ints((size_t)n), *b = nu_ints((size_t)n),
                 *e = nu_ints((size_t)n);
             for (int i = 0; i < n; i++) {
-                a[i] = nu_val(nu_rank, i, s);
+                a[i] = cu_val(cu_rank, i, s);
                 b[i] = e[i] = form ? a[i] : -1;
             }
-            NU_OK(MPI_Iscan(form ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
+            CU_OK(MPI_Iscan(form ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
             wait1(&r);
-            NU_OK(MPI_Iexscan(form ? MPI_IN_PLACE : a, e, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+            CU_OK(MPI_Iexscan(form ? MPI_IN_PLACE : a, e, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                               &r));
             wait1(&r);
             for (int i = 0; i < n; i++) {
                 int want = 0;
-                for (int q = 0; q < nu_rank; q++)
-                    want += nu_val(q, i, s);
-                NU_CHECK(nu_rank == 0 || e[i] == want, "exscan form %d n %d [%d]", form, n, i);
-                want += nu_val(nu_rank, i, s);
-                NU_CHECK(b[i] == want, "scan form %d n %d [%d] = %d, want %d", form, n, i, b[i],
+                for (int q = 0; q < cu_rank; q++)
+                    want += cu_val(q, i, s);
+                CU_CHECK(cu_rank == 0 || e[i] == want, "exscan form %d n %d [%d]", form, n, i);
+                want += cu_val(cu_rank, i, s);
+                CU_CHECK(b[i] == want, "scan form %d n %d [%d] = %d, want %d", form, n, i, b[i],
                          want);
             }
             free(a);
@@ -540,20 +540,20 @@ static void test_scan(void)
         }
     nu_affine x[7], y[7], z[7];
     for (int i = 0; i < 7; i++)
-        x[i] = nu_affine_of(nu_rank, i);
-    NU_OK(MPI_Iscan(x, y, 7, affine_t, affine_op, MPI_COMM_WORLD, &r));
+        x[i] = nu_affine_of(cu_rank, i);
+    CU_OK(MPI_Iscan(x, y, 7, affine_t, affine_op, MPI_COMM_WORLD, &r));
     wait1(&r);
-    NU_OK(MPI_Iexscan(x, z, 7, affine_t, affine_op, MPI_COMM_WORLD, &r));
+    CU_OK(MPI_Iexscan(x, z, 7, affine_t, affine_op, MPI_COMM_WORLD, &r));
     wait1(&r);
     for (int i = 0; i < 7; i++) {
-        nu_affine want = nu_affine_range(0, nu_rank, i);
-        NU_CHECK(y[i].a == want.a && y[i].b == want.b, "affine scan [%d]", i);
-        if (nu_rank > 0) {
-            want = nu_affine_range(0, nu_rank - 1, i);
-            NU_CHECK(z[i].a == want.a && z[i].b == want.b, "affine exscan [%d]", i);
+        nu_affine want = nu_affine_range(0, cu_rank, i);
+        CU_CHECK(y[i].a == want.a && y[i].b == want.b, "affine scan [%d]", i);
+        if (cu_rank > 0) {
+            want = nu_affine_range(0, cu_rank - 1, i);
+            CU_CHECK(z[i].a == want.a && z[i].b == want.b, "affine exscan [%d]", i);
         }
     }
-    nu_section("iscan, iexscan");
+    cu_section("iscan, iexscan");
 }
 
 /* bad arguments fail with their class (MPI_ERRORS_RETURN) and start
@@ -566,23 +566,23 @@ static void test_errors(void)
 
     MPI_Comm_dup(MPI_COMM_WORLD, &c);
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-    NU_CHECK(nu_class(MPI_Ibcast(&x, 1, MPI_INT, nu_size, c, &r)) == MPI_ERR_ROOT, "root");
-    NU_CHECK(nu_class(MPI_Ibcast(&x, -1, MPI_INT, 0, c, &r)) == MPI_ERR_COUNT, "count");
-    NU_CHECK(nu_class(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, c, &r)) == MPI_ERR_OP,
+    CU_CHECK(cu_class(MPI_Ibcast(&x, 1, MPI_INT, cu_size, c, &r)) == MPI_ERR_ROOT, "root");
+    CU_CHECK(cu_class(MPI_Ibcast(&x, -1, MPI_INT, 0, c, &r)) == MPI_ERR_COUNT, "count");
+    CU_CHECK(cu_class(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_OP_NULL, c, &r)) == MPI_ERR_OP,
              "op");
-    NU_CHECK(nu_class(MPI_Iallreduce(&x, &y, -2, MPI_INT, MPI_SUM, c, &r)) == MPI_ERR_COUNT,
+    CU_CHECK(cu_class(MPI_Iallreduce(&x, &y, -2, MPI_INT, MPI_SUM, c, &r)) == MPI_ERR_COUNT,
              "allreduce count");
-    NU_CHECK(r == MPI_REQUEST_NULL, "a failed call made a request");
-    NU_OK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, c, &r));
+    CU_CHECK(r == MPI_REQUEST_NULL, "a failed call made a request");
+    CU_OK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, c, &r));
     wait1(&r);
-    NU_CHECK(y == nu_size, "allreduce after errors: %d", y);
+    CU_CHECK(y == cu_size, "allreduce after errors: %d", y);
     MPI_Comm_free(&c);
-    nu_section("errors");
+    cu_section("errors");
 }
 
 int main(int argc, char **argv)
 {
-    nu_init(&argc, &argv);
+    cu_init(&argc, &argv);
     MPI_Type_contiguous(2, MPI_UNSIGNED, &affine_t);
     MPI_Type_commit(&affine_t);
     MPI_Datatype two;

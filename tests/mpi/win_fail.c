@@ -12,19 +12,19 @@ int main(int argc, char **argv)
     MPI_Win win = 7;
     char    buf[64], *base = NULL;
 
-    nu_init(&argc, &argv);
+    cu_init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    NU_CHECK(nu_class(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win))
+    CU_CHECK(cu_class(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win))
                  == MPI_ERR_UNSUPPORTED_OPERATION, "Win_create");
-    NU_CHECK(win == MPI_WIN_NULL, "win not reset");
-    NU_CHECK(nu_class(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win))
+    CU_CHECK(win == MPI_WIN_NULL, "win not reset");
+    CU_CHECK(cu_class(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win))
                  == MPI_ERR_UNSUPPORTED_OPERATION, "Win_allocate");
-    NU_CHECK(nu_class(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win))
+    CU_CHECK(cu_class(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win))
                  == MPI_ERR_UNSUPPORTED_OPERATION, "Win_create_dynamic");
-    NU_CHECK(nu_class(MPI_Win_attach(win, buf, sizeof buf)) == MPI_ERR_UNSUPPORTED_OPERATION,
+    CU_CHECK(cu_class(MPI_Win_attach(win, buf, sizeof buf)) == MPI_ERR_UNSUPPORTED_OPERATION,
              "Win_attach");
-    NU_CHECK(nu_class(MPI_Win_free(&win)) == MPI_ERR_UNSUPPORTED_OPERATION, "Win_free");
-    nu_section("window calls fail");
+    CU_CHECK(cu_class(MPI_Win_free(&win)) == MPI_ERR_UNSUPPORTED_OPERATION, "Win_free");
+    cu_section("window calls fail");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     printf("not reached\n");
