@@ -30,7 +30,10 @@ foreach(name mpirun mpiexec)
 endforeach()
 file(RELATIVE_PATH _mpi_rel_inc ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_INCLUDEDIR})
 file(RELATIVE_PATH _mpi_rel_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-_kumi_mpi_wrappers(${CMAKE_BINARY_DIR}/install "$here/${_mpi_rel_inc}" "$here/${_mpi_rel_lib}")
+# installed: INCLUDEDIR/kumi-mpi/mpi.h, not INCLUDEDIR/mpi.h, so that it
+# never shadows another MPI's mpi.h for a compiler that searches INCLUDEDIR
+_kumi_mpi_wrappers(${CMAKE_BINARY_DIR}/install "$here/${_mpi_rel_inc}/kumi-mpi"
+  "$here/${_mpi_rel_lib}")
 add_custom_target(kumi_mpi_tools ALL DEPENDS kumi_mpi kumi_mpi_static kumirun)
 
 # ------------------------------------------------------------------ install
@@ -38,7 +41,7 @@ install(TARGETS kumi_mpi kumi_mpi_static EXPORT kumiTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kumi-mpi)
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/mpicc ${CMAKE_BINARY_DIR}/install/mpicxx
   ${CMAKE_BINARY_DIR}/install/mpic++ ${CMAKE_BINARY_DIR}/bin/mpirun
   ${CMAKE_BINARY_DIR}/bin/mpiexec DESTINATION ${CMAKE_INSTALL_BINDIR})
