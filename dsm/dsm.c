@@ -104,10 +104,44 @@ static void dsm_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
                     len, src);
         return;
     }
+    /* a block larger than one message comes as PART messages and the
+     * protocol message with the last part (kumi_dsm_send): assembled here,
+     * in the node the drain will handle, so the data is copied once on
+     * the way in (a source's messages arrive in order, one block at a time;
+     * handlers for one source never run at once) */
+    const uint8_t *d = (const uint8_t *)payload + sizeof(*m);
+    if (m->type == KUMI_DSM_MSG_PART || (m->len != 0 && m->part_off != 0)) {
+        struct kumi_dsm_node *a = kumi_dsm.asm_node[src];
+        if (m->part_off + (uint64_t)m->len > KUMI_DSM_BLOCK_MAX
+            || (m->type != KUMI_DSM_MSG_PART && a == NULL)) {
+            kumi_rt_log(KUMI_LOG_ERROR, "dsm: part of a block from PE %d out of order; dropped",
+                        src);
+            return;
+        }
+        if (a == NULL) {
+            a = malloc(sizeof(*a) + KUMI_DSM_BLOCK_MAX);
+            if (a == NULL)
+                kumi_rt_abort("dsm: out of memory queueing a coherence message");
+            a->parts = 0;
+            kumi_dsm.asm_node[src] = a;
+        }
+        memcpy(a->data + m->part_off, d, m->len);
+        a->parts++;
+        if (m->type == KUMI_DSM_MSG_PART)
+            return;
+        kumi_dsm.asm_node[src] = NULL;
+        a->src      = src;
+        a->msg      = *m;
+        a->msg.len  = m->part_off + m->len;
+        a->msg.part_off = 0;
+        kumi_dsm_inbox_push(a);
+        return;
+    }
     struct kumi_dsm_node *n = malloc(sizeof(*n) + m->len);
     if (n == NULL)
         kumi_rt_abort("dsm: out of memory queueing a coherence message");
-    n->src = src;
+    n->src   = src;
+    n->parts = 1;
     memcpy(&n->msg, payload, len);
     kumi_dsm_inbox_push(n);
 }
@@ -233,6 +267,7 @@ static void dsm_unmap(void)
     kumi_dsm.base     = NULL;
     kumi_dsm_g.state  = NULL;
     kumi_dsm_g.pstate = NULL;
+    kumi_dsm.hint     = NULL;
     kumi_dsm.dir      = NULL;
 }
 
@@ -303,7 +338,7 @@ static int dsm_map(void)
      * the translator's loop test reads the states of up to eight lines or
      * pages as one 8-byte word, which may run past the last */
     size_t lines = size >> KUMI_DSM_LINE_SHIFT;
-    kumi_dsm.state_bytes = lines + 8 + (size >> KUMI_DSM_PAGE_SHIFT) + 8;
+    kumi_dsm.state_bytes = lines + 8 + (size >> KUMI_DSM_PAGE_SHIFT) + 8 + lines;
     void *st = mmap(NULL, kumi_dsm.state_bytes, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     kumi_dsm.sharer_words = (unsigned)((npes + 63) / 64);
@@ -324,6 +359,7 @@ static int dsm_map(void)
     }
     kumi_dsm_g.state  = st;
     kumi_dsm_g.pstate = (uint8_t *)st + lines + 8;
+    kumi_dsm.hint     = kumi_dsm_g.pstate + (size >> KUMI_DSM_PAGE_SHIFT) + 8;
     kumi_dsm.dir      = dir;
     return KUMI_OK;
 }
@@ -343,8 +379,9 @@ static int dsm_init(void)
     kumi_dsm.dist_min = kumi_rt.cfg.dsm_dist_min;
     kumi_dsm.dist_bshift = (unsigned)__builtin_ctzll(kumi_rt.cfg.dsm_dist_block);
     kumi_dsm.stage = calloc((size_t)kumi_rt.size, sizeof(*kumi_dsm.stage));
+    kumi_dsm.asm_node = calloc((size_t)kumi_rt.size, sizeof(*kumi_dsm.asm_node));
     kumi_dsm.dist_in_slice = calloc((size_t)kumi_rt.size, sizeof(*kumi_dsm.dist_in_slice));
-    if (kumi_dsm.stage == NULL || kumi_dsm.dist_in_slice == NULL)
+    if (kumi_dsm.stage == NULL || kumi_dsm.asm_node == NULL || kumi_dsm.dist_in_slice == NULL)
         return setup_fail(KUMI_ERR_NOMEM, "out of memory");
     /* a region that cannot be reserved is reported by the first DSM call,
      * not by kumi_init: programs without DSM must still run */
@@ -383,12 +420,13 @@ static void dsm_print_stats(void)
         return;
     fprintf(stderr, "kumi: dsm stats PE %d: read_misses=%llu write_misses=%llu upgrades=%llu "
             "msgs_sent=%llu msgs_received=%llu bytes_sent=%llu invalidations=%llu "
-            "forwards=%llu deferred=%llu stale=%llu\n", kumi_dsm.me,
+            "forwards=%llu deferred=%llu stale=%llu rfo=%llu rfo_written=%llu\n", kumi_dsm.me,
             (unsigned long long)st->read_misses, (unsigned long long)st->write_misses,
             (unsigned long long)st->upgrades, (unsigned long long)st->msgs_sent,
             (unsigned long long)st->msgs_received, (unsigned long long)st->bytes_sent,
             (unsigned long long)st->invalidations, (unsigned long long)st->forwards,
-            (unsigned long long)st->deferred, (unsigned long long)st->stale);
+            (unsigned long long)st->deferred, (unsigned long long)st->stale,
+            (unsigned long long)kumi_dsm.rfo, (unsigned long long)kumi_dsm.xclean_wr);
 }
 
 static void dsm_fini(void)
@@ -419,6 +457,11 @@ static void dsm_fini(void)
             free(kumi_dsm.stage[i]);
     free(kumi_dsm.stage);
     kumi_dsm.stage = NULL;
+    if (kumi_dsm.asm_node != NULL)
+        for (int i = 0; i < kumi_dsm.npes; i++)
+            free(kumi_dsm.asm_node[i]);
+    free(kumi_dsm.asm_node);
+    kumi_dsm.asm_node = NULL;
     dsm_unmap();
     free(alloc.free_ext);
     free(alloc.live);
@@ -484,6 +527,16 @@ static int dsm_line(const char *call, uint64_t off, int write)
 
     if (write ? st == KUMI_DSM_E : (st == KUMI_DSM_S || st == KUMI_DSM_E))
         return KUMI_OK;
+    unsigned xb;
+    uint64_t xblock = write ? kumi_dsm_xclean_block(line, &xb) : (uint64_t)-1;
+    if (xblock != (uint64_t)-1) {
+        /* a clean-exclusive copy (a load asked for ownership): I own the
+         * block already, the first store makes it E here, no message */
+        kumi_dsm_set_block_state(xblock, xb, KUMI_DSM_E);
+        kumi_dsm.xclean_wr++;
+        kumi_dsm.stats.upgrades++;   /* an upgrade all the same, a local one */
+        return KUMI_OK;
+    }
     for (;;) {
         int rc = dsm_miss(call, line, write);
         if (rc != KUMI_OK)
@@ -1028,6 +1081,7 @@ static void dist_add_msg(const struct kumi_dsm_node *n)
         || dist_index(d.off) >= 0 || dist_index(d.off + d.len - 1) >= 0)
         kumi_dsm_violation("bad DIST_ADD", n->src, n->msg.off, KUMI_DSM_DIR, 0, n->msg.type);
     dist_insert(&d);
+    kumi_dsm_hint_clear(d.off, d.len);
     uint64_t lo, hi;
     dist_part(&d, me, &lo, &hi);
     drop_copies(d.off, lo);
@@ -1193,6 +1247,7 @@ static void *dsm_alloc(const char *call, size_t size, unsigned bshift, int dist,
         }
         memset(kumi_dsm_g.state + (start >> KUMI_DSM_LINE_SHIFT), KUMI_DSM_E,
                len >> KUMI_DSM_LINE_SHIFT);
+        kumi_dsm_hint_clear(start, len);
         kumi_dsm_pstate_sync(start, len);
         if (zero)
             memset(kumi_dsm.base + start, 0, size);   /* exclusive at its home: me */

@@ -71,6 +71,7 @@ _Static_assert(sizeof(struct kumi_dsm_msg) + KUMI_DSM_PART <= KUMI_TP_AM_MAX_PAY
 struct kumi_dsm_node {
     struct kumi_dsm_node *next;
     int                   src;
+    int                   parts;   /* messages it arrived in (a block's parts) */
     struct kumi_dsm_msg   msg;
     uint8_t               data[];
 };
@@ -98,8 +99,32 @@ struct kumi_dsm_pending {
     int      acks_got;
     int      need_done;
     int      nack;          /* the home said: not allocated              */
+    int      rfo;           /* a load sent as GETX (read for ownership):
+                               completes as a clean-exclusive copy      */
+    int      upg_rd;        /* an upgrade of a copy my own read brought  */
     volatile uint32_t done;
 };
+
+/* Hints: one byte per line beside the state byte, a cache's memory of its
+ * own history; never seen by other PEs or by protocol.def's rows.
+ *   KUMI_DSM_H_XCLEAN (low 4 bits: the block's bshift - 5, 0 = none):
+ *     a clean-exclusive copy. The directory made me the block's owner (a
+ *     GETX answered; no other PE holds a copy), but the state bytes say S:
+ *     loads hit, and the first store takes the slow path and makes the
+ *     block E locally, without a message (the "M" of MESI after its "E").
+ *     For the protocol such a copy is E (cache_state_of maps it); a
+ *     request that takes it away while it is still clean proves the
+ *     prediction below wrong and clears KUMI_DSM_H_PR.
+ *   KUMI_DSM_H_RD: my S copy came from my own read miss.
+ *   KUMI_DSM_H_PR: an upgrade followed such a read miss on this block
+ *     (migratory data: read, then written, by one PE after another), so
+ *     my next load miss on it asks for the block exclusive (GETX): one
+ *     transaction instead of a read miss and an upgrade.
+ * kumi_dsm_pstate_sync clears XCLEAN and RD of every line whose state
+ * changes; PR stays until a wrong prediction. */
+#define KUMI_DSM_H_XCLEAN 0x0fu
+#define KUMI_DSM_H_RD     0x10u
+#define KUMI_DSM_H_PR     0x20u
 
 struct kumi_dsm {
     int       up;            /* region reserved and handler registered   */
@@ -130,9 +155,14 @@ struct kumi_dsm {
     struct kumi_dsm_node *in_head, *in_tail;
     int                   draining;
     struct kumi_dsm_node *def_head, *def_tail;   /* home's deferred requests */
-    uint8_t             **stage;                 /* per source: parts of a block */
+    uint8_t             **stage;                 /* per source: parts of a block (to myself) */
+    struct kumi_dsm_node **asm_node;             /* per source: a block being assembled
+                                                    by the handler (dsm_am) */
     struct kumi_dsm_pending pend;
     kumi_dsm_stats_t      stats;
+    uint8_t              *hint;      /* per line: KUMI_DSM_H_* */
+    uint64_t              rfo;       /* loads sent as GETX (stats line)   */
+    uint64_t              xclean_wr; /* clean-exclusive blocks made E locally */
 };
 
 extern struct kumi_dsm kumi_dsm;
@@ -173,6 +203,11 @@ _Noreturn void kumi_dsm_violation(const char *what, int src, uint64_t off, int r
 void kumi_dsm_set_block_state(uint64_t block, unsigned bshift, uint8_t state);
 void kumi_dsm_pstate_sync(uint64_t off, uint64_t len);
 void kumi_dsm_flag_fill(uint64_t block, unsigned bshift);
+/* The block of a clean-exclusive copy holding line, or (uint64_t)-1; its
+ * bshift in *bshift. */
+uint64_t kumi_dsm_xclean_block(uint64_t line, unsigned *bshift);
+/* Clears every hint of [off, off + len) (new or freed memory). */
+void kumi_dsm_hint_clear(uint64_t off, uint64_t len);
 
 /* dsm.c */
 void kumi_dsm_inbox_push(struct kumi_dsm_node *n);

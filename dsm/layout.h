@@ -66,6 +66,12 @@ struct kumi_dsm_g {
                            * when every line of the page is E (the
                            * translator's first test for a store;
                            * dsm/translate/README.md) */
+    unsigned  epoch;      /* counts changes of state bytes (every one goes
+                           * through kumi_dsm_pstate_sync): a loop test
+                           * that found a range ready at epoch e may trust
+                           * it while the epoch is still e, as no line can
+                           * have lost its state (dsm/translate/README.md,
+                           * "Loop versions") */
 };
 
 #endif /* KUMI_DSM_LAYOUT_H */

@@ -72,6 +72,13 @@ void kumi_dsm_pstate_sync(uint64_t off, uint64_t len)
 {
     const uint64_t ones = 0x0101010101010101ull;
     uint64_t       pg = off >> KUMI_DSM_PAGE_SHIFT, last = (off + len - 1) >> KUMI_DSM_PAGE_SHIFT;
+    uint8_t       *h  = kumi_dsm.hint + (off >> KUMI_DSM_LINE_SHIFT);
+
+    /* a state changed: a clean-exclusive copy or a read's S is over */
+    for (uint64_t i = 0, n = (len + KUMI_DSM_LINE - 1) >> KUMI_DSM_LINE_SHIFT; i < n; i++)
+        h[i] &= (uint8_t)~(KUMI_DSM_H_XCLEAN | KUMI_DSM_H_RD);
+    /* lines may have stopped being ready: a loop's cached test is stale */
+    kumi_dsm_g.epoch++;
 
     for (; pg <= last; pg++) {
         const uint8_t *s = kumi_dsm_g.state + (pg << (KUMI_DSM_PAGE_SHIFT - KUMI_DSM_LINE_SHIFT));
@@ -85,6 +92,38 @@ void kumi_dsm_pstate_sync(uint64_t off, uint64_t len)
         }
         kumi_dsm_g.pstate[pg] = all_e ? KUMI_DSM_PSTATE_ALL_E : readable ? KUMI_DSM_PSTATE_READABLE : 0;
     }
+}
+
+static void hint_set(uint64_t block, unsigned bshift, uint8_t bits)
+{
+    uint8_t *h = kumi_dsm.hint + (block >> KUMI_DSM_LINE_SHIFT);
+
+    for (size_t i = 0, n = (size_t)1 << (bshift - KUMI_DSM_LINE_SHIFT); i < n; i++)
+        h[i] |= bits;
+}
+
+static void hint_unset(uint64_t block, unsigned bshift, uint8_t bits)
+{
+    uint8_t *h = kumi_dsm.hint + (block >> KUMI_DSM_LINE_SHIFT);
+
+    for (size_t i = 0, n = (size_t)1 << (bshift - KUMI_DSM_LINE_SHIFT); i < n; i++)
+        h[i] &= (uint8_t)~bits;
+}
+
+void kumi_dsm_hint_clear(uint64_t off, uint64_t len)
+{
+    memset(kumi_dsm.hint + (off >> KUMI_DSM_LINE_SHIFT), 0,
+           (len + KUMI_DSM_LINE - 1) >> KUMI_DSM_LINE_SHIFT);
+}
+
+uint64_t kumi_dsm_xclean_block(uint64_t line, unsigned *bshift)
+{
+    unsigned x = kumi_dsm.hint[line >> KUMI_DSM_LINE_SHIFT] & KUMI_DSM_H_XCLEAN;
+
+    if (x == 0 || kumi_dsm_g.state[line >> KUMI_DSM_LINE_SHIFT] != KUMI_DSM_S)
+        return (uint64_t)-1;
+    *bshift = x + 5;
+    return line & ~(((uint64_t)1 << *bshift) - 1);
 }
 
 void kumi_dsm_flag_fill(uint64_t block, unsigned bshift)
@@ -154,18 +193,25 @@ static void send_one(int pe, const struct kumi_dsm_msg *h, const void *data)
         struct kumi_dsm_node *n = malloc(sizeof(*n) + h->len);
         if (n == NULL)
             kumi_rt_abort("dsm: out of memory for a message to myself");
-        n->src = pe;
+        n->src   = pe;
+        n->parts = 1;
         n->msg = *h;
         if (h->len != 0)
             memcpy(n->data, data, h->len);
         kumi_dsm_inbox_push(n);
         return;
     }
-    uint8_t buf[sizeof(*h) + KUMI_DSM_PART];
-    memcpy(buf, h, sizeof(*h));
-    if (h->len != 0)
-        memcpy(buf + sizeof(*h), data, h->len);
-    int rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_DSM, buf, sizeof(*h) + h->len);
+    int rc;
+    if (kumi_rt.tp.ops->am_sendv != NULL) {   /* header and data without a copy here */
+        rc = kumi_rt.tp.ops->am_sendv(&kumi_rt.tp, pe, KUMI_RT_AM_DSM, h, sizeof(*h), data,
+                                      h->len);
+    } else {
+        uint8_t buf[sizeof(*h) + KUMI_DSM_PART];
+        memcpy(buf, h, sizeof(*h));
+        if (h->len != 0)
+            memcpy(buf + sizeof(*h), data, h->len);
+        rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_DSM, buf, sizeof(*h) + h->len);
+    }
     if (rc != KUMI_OK)   /* the peer is gone: the job is failing; waiters report it */
         kumi_rt_log(KUMI_LOG_DEBUG, "dsm: message to PE %d not sent (%s)", pe,
                     kumi_strerror(rc));
@@ -206,6 +252,21 @@ static uint8_t cache_state(uint64_t block, unsigned bshift)
     return kumi_dsm_g.state[block >> KUMI_DSM_LINE_SHIFT];
 }
 
+/* The block's state for a request of another PE: a clean-exclusive copy
+ * is E (the directory counts me as its owner). Its being taken away while
+ * still clean shows that the read-for-ownership prediction was wrong. */
+static uint8_t cache_state_req(uint64_t block, unsigned bshift)
+{
+    uint8_t  st = cache_state(block, bshift);
+    unsigned xb;
+
+    if (st == KUMI_DSM_S && kumi_dsm_xclean_block(block, &xb) == block && xb == bshift) {
+        hint_unset(block, bshift, KUMI_DSM_H_PR);
+        return KUMI_DSM_E;
+    }
+    return st;
+}
+
 static void cache_run(const struct kumi_dsm_row *row, uint64_t block, unsigned bshift,
                       const struct kumi_dsm_msg *m, const void *data)
 {
@@ -235,8 +296,18 @@ static void cache_run(const struct kumi_dsm_row *row, uint64_t block, unsigned b
         kumi_dsm_send(home, KUMI_DSM_DONE_WB, kumi_dsm.me, 0, 0, block, bshift, copy, bsz);
     if (a & A_INVALIDATE)
         kumi_dsm_flag_fill(block, bshift);
-    kumi_dsm_set_block_state(block, bshift, row->next);
+    if ((a & A_COMPLETE) && p->rfo && row->next == KUMI_DSM_E) {
+        /* a load that asked for ownership: clean-exclusive (S + XCLEAN) */
+        kumi_dsm_set_block_state(block, bshift, KUMI_DSM_S);
+        hint_set(block, bshift, (uint8_t)(bshift - 5));
+    } else {
+        kumi_dsm_set_block_state(block, bshift, row->next);
+    }
     if (a & A_COMPLETE) {
+        if (row->next == KUMI_DSM_S)   /* my read miss brought this S */
+            hint_set(block, bshift, KUMI_DSM_H_RD);
+        else if (p->upg_rd)            /* read, then written: migratory */
+            hint_set(block, bshift, KUMI_DSM_H_PR);
         p->active = 0;
         __atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
     }
@@ -244,13 +315,26 @@ static void cache_run(const struct kumi_dsm_row *row, uint64_t block, unsigned b
 
 void kumi_dsm_cpu_event(uint64_t line, int event)
 {
-    uint8_t                    st  = kumi_dsm_g.state[line >> KUMI_DSM_LINE_SHIFT];
+    uint8_t st   = kumi_dsm_g.state[line >> KUMI_DSM_LINE_SHIFT];
+    uint8_t h    = kumi_dsm.hint[line >> KUMI_DSM_LINE_SHIFT];
+    int     load = event == KUMI_DSM_LOAD;
+
+    if (load && st == KUMI_DSM_I && (h & KUMI_DSM_H_PR)) {
+        /* migratory: the write that followed my last read miss will
+         * follow this one too; ask for the block exclusive (a write miss
+         * for the protocol) and keep it clean-exclusive until then */
+        kumi_dsm.pend.rfo = 1;
+        kumi_dsm.rfo++;
+        event = KUMI_DSM_STORE;
+    }
+    if (event == KUMI_DSM_STORE && st == KUMI_DSM_S && (h & KUMI_DSM_H_RD))
+        kumi_dsm.pend.upg_rd = 1;
     const struct kumi_dsm_row *row = find_row(KUMI_DSM_CACHE, st, (unsigned)event, NULL, -1);
 
     if (row == NULL)
         kumi_dsm_violation("no row for a miss", kumi_dsm.me, line, KUMI_DSM_CACHE, st,
                            (unsigned)event);
-    if (event == KUMI_DSM_LOAD)
+    if (load)
         kumi_dsm.stats.read_misses++;
     else if (st == KUMI_DSM_S)
         kumi_dsm.stats.upgrades++;
@@ -271,7 +355,8 @@ static void cache_message(int src, const struct kumi_dsm_msg *m, const void *dat
         || (block & (((uint64_t)1 << bshift) - 1)) != 0)
         kumi_dsm_violation("bad block in message", src, block, KUMI_DSM_CACHE, 0, m->type);
     mine = p->active && p->line >= block && p->line - block < ((uint64_t)1 << bshift);
-    uint8_t st = cache_state(block, bshift);
+    uint8_t st = (m->type == KUMI_DSM_FWD_GETS || m->type == KUMI_DSM_FWD_GETX)
+                 ? cache_state_req(block, bshift) : cache_state(block, bshift);
     /* ack counting belongs to the event (protocol.def) */
     switch (m->type) {
     case KUMI_DSM_DATA_E:
@@ -383,7 +468,8 @@ static int dir_message(struct kumi_dsm_node *n, const void *data)
         kumi_dsm_violation("completion from a PE that is not the requester", src, block,
                            KUMI_DSM_DIR, e->state, m->type);
     uint32_t a = row->actions;
-    uint8_t  home_st = cache_state(block, bshift);
+    uint8_t  home_st = (a & (A_H_DOWNGRADE | A_H_INVALIDATE)) ? cache_state_req(block, bshift)
+                                                              : cache_state(block, bshift);
 
     if (a & A_H_FILL) {
         if (m->len != bsz)
@@ -481,7 +567,7 @@ int kumi_dsm_handle(struct kumi_dsm_node *n)
     const void                *data = n->data;
     int                        src  = n->src;
 
-    kumi_dsm.stats.msgs_received++;
+    kumi_dsm.stats.msgs_received += n->parts;
     if (m->type == KUMI_DSM_MSG_PART) {
         if (m->part_off + (uint64_t)m->len > KUMI_DSM_BLOCK_MAX)
             kumi_dsm_violation("data part beyond a block", src, m->off, KUMI_DSM_CACHE, 0,

@@ -30,7 +30,7 @@ static int check_peer(const char *call, kumi_team_t team, int pe, int tag, int a
 }
 
 static struct kumi_request *req_make(const char *call, int kind, kumi_team_t team, int pe,
-                                     int tag, const void *buf, size_t bytes)
+                                     int tag, const void *buf, size_t bytes, unsigned ctx)
 {
     struct kumi_request *r = kumi_msg_req_new();
 
@@ -39,6 +39,7 @@ static struct kumi_request *req_make(const char *call, int kind, kumi_team_t tea
         return NULL;
     }
     r->kind      = (uint8_t)kind;
+    r->ctx       = (uint8_t)ctx;
     r->team      = team;
     r->team_slot = team->slot;
     r->peer      = pe == KUMI_ANY_SOURCE ? KUMI_ANY_SOURCE : team->pes[pe];
@@ -47,6 +48,36 @@ static struct kumi_request *req_make(const char *call, int kind, kumi_team_t tea
     r->bytes     = bytes;
     r->status    = (kumi_status_t){ .source = pe, .tag = tag, .bytes = bytes };
     return r;
+}
+
+/* Sends and receives once the arguments are known good (msg.h). */
+int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
+{
+    struct kumi_request *r = req_make(call, KUMI_MSG_SEND, team, pe, tag, buf, bytes, ctx);
+
+    if (r == NULL)
+        return KUMI_ERR_NOMEM;
+    r->sync = (flags & KUMI_MSG_SYNC) != 0;
+    int rc = kumi_msg_start_send(call, r);
+    if (rc != KUMI_OK) {   /* reported; r is in no queue */
+        kumi_msg_req_free(r);
+        return rc;
+    }
+    *req = r;
+    return KUMI_OK;
+}
+
+int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, kumi_request_t *req)
+{
+    struct kumi_request *r = req_make(call, KUMI_MSG_RECV, team, pe, tag, buf, bytes, ctx);
+
+    if (r == NULL)
+        return KUMI_ERR_NOMEM;
+    kumi_msg_post_recv(call, r);
+    *req = r;
+    return KUMI_OK;
 }
 
 static int isend(const char *call, const void *buf, size_t bytes, int pe, int tag,
@@ -60,16 +91,7 @@ static int isend(const char *call, const void *buf, size_t bytes, int pe, int ta
         rc = kumi_rt_error(KUMI_ERR_INVALID, call, "req is NULL");
     if (rc != KUMI_OK)
         return rc;
-    struct kumi_request *r = req_make(call, KUMI_MSG_SEND, team, pe, tag, buf, bytes);
-    if (r == NULL)
-        return KUMI_ERR_NOMEM;
-    rc = kumi_msg_start_send(call, r);
-    if (rc != KUMI_OK) {   /* reported; r is in no queue */
-        kumi_msg_req_free(r);
-        return rc;
-    }
-    *req = r;
-    return KUMI_OK;
+    return kumi_msg_isend_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, 0, req);
 }
 
 static int irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
@@ -83,12 +105,7 @@ static int irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kum
         rc = kumi_rt_error(KUMI_ERR_INVALID, call, "req is NULL");
     if (rc != KUMI_OK)
         return rc;
-    struct kumi_request *r = req_make(call, KUMI_MSG_RECV, team, pe, tag, buf, bytes);
-    if (r == NULL)
-        return KUMI_ERR_NOMEM;
-    kumi_msg_post_recv(call, r);
-    *req = r;
-    return KUMI_OK;
+    return kumi_msg_irecv_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, req);
 }
 
 int kumi_isend(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
@@ -107,22 +124,28 @@ int kumi_irecv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
 
 static const kumi_status_t empty_status = { .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG };
 
-/* r is done: its status, its error (reported once, here), freed. */
-static int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
+int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
 {
-    struct kumi_request *r  = *req;
-    int                  rc = r->err;
+    int rc = r->err;
 
     r->status.error = rc;
     if (status != KUMI_STATUS_IGNORE)
         *status = r->status;
-    if (rc == KUMI_ERR_TRUNCATE)
-        kumi_rt_error(rc, call, "message of %zu bytes from rank %d (tag %d) is longer than the "
-                      "receive buffer (%zu bytes)", r->status.bytes, r->status.source,
-                      r->status.tag, r->bytes);
     kumi_msg_req_free(r);
-    *req = KUMI_REQUEST_NULL;
     return rc;
+}
+
+/* r is done: its status, its error (reported once, here), freed. */
+static int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
+{
+    struct kumi_request *r = *req;
+
+    if (r->err == KUMI_ERR_TRUNCATE)
+        kumi_rt_error(r->err, call, "message of %zu bytes from rank %d (tag %d) is longer than "
+                      "the receive buffer (%zu bytes)", r->status.bytes, r->status.source,
+                      r->status.tag, r->bytes);
+    *req = KUMI_REQUEST_NULL;
+    return kumi_msg_req_finish(r, status);
 }
 
 struct wait_arg {
@@ -145,15 +168,53 @@ static int any_ready(void *p)
     return 0;
 }
 
+int kumi_msg_poll(const char *call)
+{
+    int rc = kumi_msg_progress(call, 1);
+
+    if (rc >= 0 && kumi_rt_failed())
+        return kumi_rt_peer_error(call);
+    return rc;
+}
+
+int kumi_msg_req_wait(const char *call, kumi_request_t r)
+{
+    struct wait_arg a = { call, &r, 1, -1 };
+
+    if (any_ready(&a))
+        return KUMI_OK;
+    return kumi_rt_wait_pred(call, any_ready, &a);
+}
+
+struct until_arg {
+    const char *call;
+    int (*ready)(void *);
+    void *arg;
+};
+
+static int until_ready(void *p)
+{
+    struct until_arg *a = p;
+
+    kumi_msg_progress(a->call, 1);
+    return a->ready(a->arg);
+}
+
+int kumi_msg_wait_until(const char *call, int (*ready)(void *arg), void *arg)
+{
+    struct until_arg a = { call, ready, arg };
+
+    if (until_ready(&a))
+        return KUMI_OK;
+    return kumi_rt_wait_pred(call, until_ready, &a);
+}
+
 static int wait_one(const char *call, kumi_request_t *req, kumi_status_t *status)
 {
-    struct wait_arg a = { call, req, 1, -1 };
+    int rc = kumi_msg_req_wait(call, *req);
 
-    if (!any_ready(&a)) {
-        int rc = kumi_rt_wait_pred(call, any_ready, &a);
-        if (rc != KUMI_OK)
-            return rc;
-    }
+    if (rc != KUMI_OK)
+        return rc;
     return finish(call, req, status);
 }
 
@@ -252,7 +313,7 @@ int kumi_test(kumi_request_t *req, int *flag, kumi_status_t *status)
 
 struct probe_arg {
     const char           *call;
-    int                   slot, src, tag;
+    int                   slot, ctx, src, tag;
     struct kumi_msg_node *found;
 };
 
@@ -261,23 +322,17 @@ static int probe_ready(void *p)
     struct probe_arg *a = p;
 
     kumi_msg_progress(a->call, 1);
-    a->found = kumi_msg_unexp_find(a->slot, a->src, a->tag, 0);
+    a->found = kumi_msg_unexp_find(a->slot, a->ctx, a->src, a->tag, 0);
     return a->found != NULL;
 }
 
-static int probe(const char *call, int pe, int tag, kumi_team_t team, int wait, int *flag,
-                 kumi_status_t *status)
+int kumi_msg_probe_ctx(const char *call, int pe, int tag, kumi_team_t team, unsigned ctx,
+                       int wait, int *flag, kumi_status_t *status)
 {
-    int rc = check_common(call, team, NULL, 0);
+    struct probe_arg a = { call, team->slot, (int)ctx,
+                           pe == KUMI_ANY_SOURCE ? pe : team->pes[pe], tag, NULL };
+    int rc;
 
-    if (rc == KUMI_OK)
-        rc = check_peer(call, team, pe, tag, 1);
-    if (rc == KUMI_OK && !wait && flag == NULL)
-        rc = kumi_rt_error(KUMI_ERR_INVALID, call, "flag is NULL");
-    if (rc != KUMI_OK)
-        return rc;
-    struct probe_arg a = { call, team->slot, pe == KUMI_ANY_SOURCE ? pe : team->pes[pe], tag,
-                           NULL };
     if (!probe_ready(&a)) {
         if (!wait) {
             *flag = 0;
@@ -294,6 +349,20 @@ static int probe(const char *call, int pe, int tag, kumi_team_t team, int wait, 
     return KUMI_OK;
 }
 
+static int probe(const char *call, int pe, int tag, kumi_team_t team, int wait, int *flag,
+                 kumi_status_t *status)
+{
+    int rc = check_common(call, team, NULL, 0);
+
+    if (rc == KUMI_OK)
+        rc = check_peer(call, team, pe, tag, 1);
+    if (rc == KUMI_OK && !wait && flag == NULL)
+        rc = kumi_rt_error(KUMI_ERR_INVALID, call, "flag is NULL");
+    if (rc != KUMI_OK)
+        return rc;
+    return kumi_msg_probe_ctx(call, pe, tag, team, KUMI_MSG_CTX_USER, wait, flag, status);
+}
+
 int kumi_probe(int pe, int tag, kumi_team_t team, kumi_status_t *status)
 {
     return probe("kumi_probe", pe, tag, team, 1, NULL, status);
@@ -306,6 +375,23 @@ int kumi_iprobe(int pe, int tag, kumi_team_t team, int *flag, kumi_status_t *sta
 
 /* ------------------------------------------------------------- cancel */
 
+int kumi_msg_req_cancel(kumi_request_t r)
+{
+    struct kumi_request *prev = NULL;
+
+    if (r->kind != KUMI_MSG_RECV || r->state != KUMI_MSG_POSTED)
+        return 0;   /* matched already, or a send: the cancel fails */
+    for (struct kumi_request *p = kumi_msg.posted_head; p != NULL; prev = p, p = p->next)
+        if (p == r) {
+            kumi_msg_posted_unlink(r, prev);
+            break;
+        }
+    r->status = (kumi_status_t){ .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG, .cancelled = 1 };
+    r->err    = KUMI_OK;
+    r->state  = KUMI_MSG_DONE;
+    return 1;
+}
+
 int kumi_cancel(kumi_request_t *req)
 {
     static const char call[] = "kumi_cancel";
@@ -315,17 +401,7 @@ int kumi_cancel(kumi_request_t *req)
         return rc;
     if (req == NULL || *req == KUMI_REQUEST_NULL)
         return kumi_rt_error(KUMI_ERR_INVALID, call, "no request (NULL or KUMI_REQUEST_NULL)");
-    struct kumi_request *r = *req, *prev = NULL;
-    if (r->kind != KUMI_MSG_RECV || r->state != KUMI_MSG_POSTED)
-        return KUMI_OK;   /* matched already, or a send: the cancel fails */
-    for (struct kumi_request *p = kumi_msg.posted_head; p != NULL; prev = p, p = p->next)
-        if (p == r) {
-            kumi_msg_posted_unlink(r, prev);
-            break;
-        }
-    r->status = (kumi_status_t){ .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG, .cancelled = 1 };
-    r->err    = KUMI_OK;
-    r->state  = KUMI_MSG_DONE;
+    kumi_msg_req_cancel(*req);
     return KUMI_OK;
 }
 

@@ -13,7 +13,8 @@
 
 static int msg_matches(const struct kumi_request *r, const struct kumi_msg_node *n)
 {
-    return r->team_slot == n->h.team && (r->peer == KUMI_ANY_SOURCE || r->peer == n->src)
+    return r->team_slot == n->h.team && r->ctx == n->h.ctx
+           && (r->peer == KUMI_ANY_SOURCE || r->peer == n->src)
            && (r->tag == KUMI_ANY_TAG || r->tag == n->h.tag);
 }
 
@@ -141,9 +142,10 @@ static void unexp_append(struct kumi_msg_node *n)
         kumi_msg.unexp_peak = kumi_msg.unexp_bytes;
 }
 
-struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take)
+struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int tag, int take)
 {
-    struct kumi_request   probe = { .team_slot = team_slot, .peer = src, .tag = tag };
+    struct kumi_request   probe = { .team_slot = team_slot, .ctx = (uint8_t)ctx, .peer = src,
+                                    .tag = tag };
     struct kumi_msg_node *prev = NULL;
 
     for (struct kumi_msg_node *n = kumi_msg.unexp_head; n != NULL; prev = n, n = n->next) {
@@ -166,7 +168,7 @@ struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int t
 
 void kumi_msg_post_recv(const char *call, struct kumi_request *r)
 {
-    struct kumi_msg_node *n = kumi_msg_unexp_find(r->team_slot, r->peer, r->tag, 1);
+    struct kumi_msg_node *n = kumi_msg_unexp_find(r->team_slot, r->ctx, r->peer, r->tag, 1);
     int                   busy = kumi_msg.busy;
 
     if (n != NULL) {
@@ -217,7 +219,8 @@ static struct kumi_request *posted_take(int src, const struct kumi_msg_hdr *h)
     struct kumi_request *prev = NULL;
 
     for (struct kumi_request *r = kumi_msg.posted_head; r != NULL; prev = r, r = r->next) {
-        if (r->team_slot != h->team || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
+        if (r->team_slot != h->team || r->ctx != h->ctx
+            || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
             || (r->tag != KUMI_ANY_TAG && r->tag != h->tag))
             continue;
         kumi_msg_posted_unlink(r, prev);

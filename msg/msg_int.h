@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../runtime/rt.h"
+#include "msg.h"
 
 /* The wire: one active message (KUMI_RT_AM_MSG) is a header, then for
  * EAGER and DATA its payload. EAGER carries only the header's first
@@ -27,7 +28,8 @@ enum kumi_msg_type {
 
 struct kumi_msg_hdr {
     uint8_t  type;
-    uint8_t  pad_;
+    uint8_t  ctx;       /* EAGER, RTS: the context within the team (msg.h:
+                           a binding's collective traffic has its own)     */
     uint16_t team;      /* the team's slot (the same on every member)        */
     int32_t  tag;
     uint32_t seq;       /* EAGER, RTS: per sender-receiver pair, from 0      */
@@ -72,6 +74,8 @@ struct kumi_request {
     uint8_t  rdv;                     /* send: went by rendezvous              */
     uint8_t  streaming;               /* recv: data arrive as DATA (CTS sent)  */
     uint8_t  clone;                   /* a queued eager send's copy: freed once sent */
+    uint8_t  ctx;                     /* context (msg.h): matches only its own     */
+    uint8_t  sync;                    /* send: completes once matched (rendezvous) */
     int      team_slot;
     struct kumi_team *team;
     int      peer;                    /* world PE, or KUMI_ANY_SOURCE (recv)    */
@@ -155,7 +159,7 @@ void kumi_msg_post_recv(const char *call, struct kumi_request *r);
 /* unlinks r, whose predecessor in the posted queue is prev (NULL: r is first) */
 void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev);
 int  kumi_msg_req_done(struct kumi_request *r);            /* complete now? */
-struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int src, int tag, int take);
+struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int tag, int take);
 /* the handler's EAGER fast path (main thread, outside the layer) */
 void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
 int  kumi_msg_drain(const char *call);   /* what the handler queued: >= 0 served, or error */

@@ -34,6 +34,10 @@ kumi_pe_test(msg_match.block msg_match.c NPES 3 ENV KUMI_WAIT=block)
 # requests; nothing crashes, the layer works afterwards (INTERNAL)
 kumi_pe_test(msg_wire msg_wire.c NPES 1 2 ARGS 20000 INTERNAL)
 
+# the bindings' entry points (msg/msg.h): contexts never match each other,
+# synchronous sends complete only once matched, finish/cancel
+kumi_pe_test(msg_ctx msg_ctx.c NPES 1 2 3)
+
 # a PE dies while the others wait in receive, waitall or a rendezvous
 # send: KUMI_ERR_PEER naming PE 1 (over tcp the survivor may only have
 # seen the connection drop, which names PE 1 too), kumirun exits 137

@@ -1,4 +1,674 @@
 /*
- * datatype.c -- (being written)
+ * datatype.c -- MPI datatypes: the handle table, the predefined types
+ * (from mpi.h's KMPI_PREDEFINED_TYPES), the constructors, sizes and
+ * bounds, names, commit and free, MPI_Get_address. typemap.c flattens a
+ * committed type and packs with it.
+ *
+ * Bounds follow MPI-3.1 4.1.6 on the typemap itself: lb is the lowest
+ * displacement of its entries and ub the end of the highest, rounded up
+ * to the largest alignment of its basic entries, unless it holds the
+ * lb/ub markers of a Type_create_resized (they then decide, and nothing
+ * is rounded). Every constructor computes them from its parts' bounds in
+ * closed form, so a vector of a billion elements costs nothing to build.
+ *
+ * Derived handles start at KMPI_DT_FIRST; the slot of a freed handle is
+ * reused. A type is kept alive by its handle, by every type built on it
+ * and by pending operations (kmpi_type_hold), and goes with the last.
  */
-#include "mpi_int.h"
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datatype.h"
+
+/* ------------------------------------------------------------ predefined */
+/* a pair type's value bytes and the offset of its int (MPI-3.1 5.9.4
+ * defines MPI_DOUBLE_INT etc. as a struct of the value and an int) */
+#define KMPI_PAIR_VLEN(ct)                                                                   \
+    _Generic((ct *)0, kmpi_float_int_t *: sizeof(float), kmpi_double_int_t *: sizeof(double), \
+             kmpi_long_int_t *: sizeof(long), kmpi_2int_t *: sizeof(int),                    \
+             kmpi_short_int_t *: sizeof(short), kmpi_long_double_int_t *: sizeof(long double), \
+             default: (size_t)0)
+#define KMPI_PAIR_IOFF(ct)                                                                   \
+    _Generic((ct *)0, kmpi_float_int_t *: offsetof(kmpi_float_int_t, i),                     \
+             kmpi_double_int_t *: offsetof(kmpi_double_int_t, i),                            \
+             kmpi_long_int_t *: offsetof(kmpi_long_int_t, i),                                \
+             kmpi_2int_t *: offsetof(kmpi_2int_t, i),                                        \
+             kmpi_short_int_t *: offsetof(kmpi_short_int_t, i),                              \
+             kmpi_long_double_int_t *: offsetof(kmpi_long_double_int_t, i), default: (size_t)0)
+/* bytes of data, and the end of the data (the padding of a pair excluded) */
+#define KMPI_BASIC_SIZE(ct) (KMPI_PAIR_VLEN(ct) ? KMPI_PAIR_VLEN(ct) + sizeof(int) : sizeof(ct))
+#define KMPI_BASIC_END(ct)  (KMPI_PAIR_VLEN(ct) ? KMPI_PAIR_IOFF(ct) + sizeof(int) : sizeof(ct))
+/* a hole between a pair's value and its int (MPI_SHORT_INT) */
+#define KMPI_BASIC_SPLIT(ct) (KMPI_PAIR_IOFF(ct) > KMPI_PAIR_VLEN(ct))
+
+#define KMPI_DT_FIRST 64   /* the first derived handle */
+#define X(name, ct, h)                                                                       \
+    _Static_assert((h) > 0 && (h) < KMPI_BASIC_MAX && (h) < KMPI_DT_FIRST, "handle of " #name);
+KMPI_PREDEFINED_TYPES(X)
+#undef X
+
+static struct kmpi_dt_run basic_runs[KMPI_BASIC_MAX][2] = {
+#define X(name, ct, h)                                                                       \
+    [h] = { { 0, KMPI_BASIC_SPLIT(ct) ? KMPI_PAIR_VLEN(ct) : KMPI_BASIC_SIZE(ct), 1, 0 },     \
+            { (MPI_Aint)KMPI_PAIR_IOFF(ct), sizeof(int), 1, 0 } },
+    KMPI_PREDEFINED_TYPES(X)
+#undef X
+};
+static struct kmpi_dt_map basic_maps[KMPI_BASIC_MAX] = {
+#define X(name, ct, h) [h] = { 1 + KMPI_BASIC_SPLIT(ct), 0, basic_runs[h] },
+    KMPI_PREDEFINED_TYPES(X)
+#undef X
+};
+/* not const: MPI_Type_set_name may rename a predefined type */
+static struct kmpi_dt basic_dt[KMPI_BASIC_MAX] = {
+#define X(nm, ct, h)                                                                         \
+    [h] = { .pub = { .size = KMPI_BASIC_SIZE(ct), .lb = 0, .extent = sizeof(ct),             \
+                     .true_lb = 0, .true_extent = KMPI_BASIC_END(ct),                        \
+                     .contig = KMPI_BASIC_SIZE(ct) == sizeof(ct), .basic = h, .nbasic = 1,   \
+                     .predefined = 1, .committed = 1, .refs = 1, .name = #nm,                \
+                     .map = &basic_maps[h] },                                                \
+            .kind = KMPI_DT_BASIC, .data_lb = 0, .data_ub = KMPI_BASIC_END(ct),              \
+            .align = _Alignof(ct), .nelem = KMPI_PAIR_VLEN(ct) ? 2 : 1,                      \
+            .pair_vlen = KMPI_PAIR_VLEN(ct) },
+    KMPI_PREDEFINED_TYPES(X)
+#undef X
+};
+
+size_t kmpi_basic_size(int basic)
+{
+    return basic > 0 && basic < KMPI_BASIC_MAX && basic_dt[basic].pub.predefined
+               ? (size_t)basic_dt[basic].pub.extent
+               : 0;
+}
+
+/* ------------------------------------------------------------ handles */
+static pthread_mutex_t dt_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kmpi_dt **dt_slot;   /* [handle - KMPI_DT_FIRST]; NULL: free */
+static int             *dt_free;   /* stack of free slot indices */
+static int              dt_nslot, dt_nfree;
+
+struct kmpi_type *kmpi_type(MPI_Datatype h)
+{
+    struct kmpi_dt *t = NULL;
+
+    if (h > 0 && h < KMPI_BASIC_MAX)
+        return basic_dt[h].pub.predefined ? &basic_dt[h].pub : NULL;
+    if (h < KMPI_DT_FIRST)
+        return NULL;
+    pthread_mutex_lock(&dt_lock);
+    if (h - KMPI_DT_FIRST < dt_nslot)
+        t = dt_slot[h - KMPI_DT_FIRST];
+    pthread_mutex_unlock(&dt_lock);
+    return t != NULL ? &t->pub : NULL;
+}
+
+struct kmpi_dt *kmpi_dt_get(MPI_Comm comm, const char *call, const char *what,
+                            MPI_Datatype h, int *rc)
+{
+    struct kmpi_type *t = kmpi_type(h);
+
+    if (t != NULL)
+        return kmpi_dt(t);
+    if (h == MPI_DATATYPE_NULL)
+        *rc = kmpi_error(comm, MPI_ERR_TYPE, call, "%s is MPI_DATATYPE_NULL", what);
+    else
+        *rc = kmpi_error(comm, MPI_ERR_TYPE, call, "%s %d is not a datatype (freed?)", what, h);
+    return NULL;
+}
+
+/* a handle for t: MPI_DATATYPE_NULL when out of memory */
+static MPI_Datatype dt_register(struct kmpi_dt *t)
+{
+    static int dt_cap;
+    int        i = -1;
+
+    pthread_mutex_lock(&dt_lock);
+    if (dt_nfree > 0) {
+        i = dt_free[--dt_nfree];
+    } else {
+        if (dt_nslot == dt_cap && dt_cap <= (INT_MAX - KMPI_DT_FIRST) / 2) {
+            int              cap = dt_cap == 0 ? 64 : 2 * dt_cap;
+            struct kmpi_dt **s = realloc(dt_slot, (size_t)cap * sizeof *s);
+            int             *f = s != NULL ? realloc(dt_free, (size_t)cap * sizeof *f) : NULL;
+
+            if (s != NULL)
+                dt_slot = s;
+            if (f != NULL) {
+                dt_free = f;
+                dt_cap = cap;
+            }
+        }
+        if (dt_nslot < dt_cap)
+            i = dt_nslot++;
+    }
+    if (i >= 0)
+        dt_slot[i] = t;
+    pthread_mutex_unlock(&dt_lock);
+    return i >= 0 ? KMPI_DT_FIRST + i : MPI_DATATYPE_NULL;
+}
+
+/* ------------------------------------------------------------ lifetime */
+static void dt_hold(struct kmpi_dt *t)
+{
+    if (!t->pub.predefined)
+        __atomic_add_fetch(&t->pub.refs, 1, __ATOMIC_RELAXED);
+}
+
+static void dt_release(struct kmpi_dt *t)
+{
+    if (t == NULL || t->pub.predefined || __atomic_sub_fetch(&t->pub.refs, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (t->types != NULL) {
+        for (size_t i = 0; i < t->count; i++)
+            dt_release(t->types[i]);
+        free(t->types);
+    }
+    dt_release(t->old);
+    kmpi_dt_map_free(t->pub.map);
+    free(t->blocklens);
+    free(t->disps);
+    free(t);
+}
+
+void kmpi_type_hold(struct kmpi_type *t)
+{
+    dt_hold(kmpi_dt(t));
+}
+
+void kmpi_type_release(struct kmpi_type *t)
+{
+    dt_release(kmpi_dt(t));
+}
+
+/* ------------------------------------------------------------ bounds */
+static MPI_Aint amin(MPI_Aint a, MPI_Aint b)
+{
+    return a < b ? a : b;
+}
+static MPI_Aint amax(MPI_Aint a, MPI_Aint b)
+{
+    return a > b ? a : b;
+}
+
+/* t gains `copies` copies of old, displaced between dmin and dmax bytes;
+ * *first: nothing added yet. 0, or MPI_ERR_COUNT when the size overflows. */
+static int dt_add(struct kmpi_dt *t, const struct kmpi_dt *old, size_t copies, MPI_Aint dmin,
+                  MPI_Aint dmax, int *first)
+{
+    size_t bytes, elems, nb;
+
+    if (copies == 0)
+        return 0;
+    if (__builtin_mul_overflow(copies, old->pub.size, &bytes)
+        || __builtin_add_overflow(t->pub.size, bytes, &t->pub.size)
+        || __builtin_mul_overflow(copies, old->nelem, &elems)
+        || __builtin_add_overflow(t->nelem, elems, &t->nelem)
+        || __builtin_mul_overflow(copies, old->pub.nbasic, &nb)
+        || __builtin_add_overflow(t->pub.nbasic, nb, &t->pub.nbasic))
+        return MPI_ERR_COUNT;
+    if (*first)
+        t->pub.basic = old->pub.basic;
+    else if (t->pub.basic != old->pub.basic)
+        t->pub.basic = 0;
+    if (old->pub.size > 0) {
+        int data = t->pub.size > bytes;   /* t had data before */
+
+        t->data_lb = data ? amin(t->data_lb, old->data_lb + dmin) : old->data_lb + dmin;
+        t->data_ub = data ? amax(t->data_ub, old->data_ub + dmax) : old->data_ub + dmax;
+        if (old->align > t->align)
+            t->align = old->align;
+    }
+    if (old->marked) {
+        t->mark_lb = t->marked ? amin(t->mark_lb, old->mark_lb + dmin) : old->mark_lb + dmin;
+        t->mark_ub = t->marked ? amax(t->mark_ub, old->mark_ub + dmax) : old->mark_ub + dmax;
+        t->marked = 1;
+    }
+    *first = 0;
+    return 0;
+}
+
+/* pub's bounds from the typemap's (MPI-3.1 4.1.6) */
+static void dt_bounds(struct kmpi_dt *t)
+{
+    struct kmpi_type *p = &t->pub;
+
+    if (p->basic == 0)
+        p->nbasic = 0;
+    p->true_lb = p->size > 0 ? t->data_lb : 0;
+    p->true_extent = p->size > 0 ? t->data_ub - t->data_lb : 0;
+    if (t->marked) {
+        p->lb = t->mark_lb;
+        p->extent = t->mark_ub - t->mark_lb;
+    } else if (p->size > 0) {
+        MPI_Aint a = (MPI_Aint)t->align, span = t->data_ub - t->data_lb;
+
+        p->lb = t->data_lb;
+        p->extent = (span + a - 1) / a * a;   /* + epsilon: the alignment's round-up */
+    } else {
+        p->lb = p->extent = 0;
+    }
+}
+
+/* ------------------------------------------------------------ constructors */
+static struct kmpi_dt *dt_new(enum kmpi_dt_kind kind)
+{
+    struct kmpi_dt *t = calloc(1, sizeof *t);
+
+    if (t != NULL) {
+        t->kind = kind;
+        t->pub.refs = 1;   /* its handle's */
+        t->align = 1;
+    }
+    return t;
+}
+
+/* the end of every constructor: t's bounds, a handle in *newtype */
+static int dt_finish(const char *call, struct kmpi_dt *t, int rc, MPI_Datatype *newtype)
+{
+    MPI_Datatype h = MPI_DATATYPE_NULL;
+
+    if (t != NULL && rc == MPI_SUCCESS) {
+        dt_bounds(t);
+        if (t->kind == KMPI_DT_DUP && t->old->pub.committed) {
+            rc = kmpi_dt_flatten(t);   /* a dup keeps the committed state */
+            t->pub.committed = rc == MPI_SUCCESS;
+        }
+        if (rc == MPI_SUCCESS && (h = dt_register(t)) == MPI_DATATYPE_NULL)
+            rc = MPI_ERR_NO_MEM;
+    }
+    if (t == NULL)
+        rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) {
+        dt_release(t);
+        if (rc == MPI_ERR_NO_MEM)
+            return kmpi_error(MPI_COMM_NULL, rc, call, "out of memory");
+        return kmpi_error(MPI_COMM_NULL, rc, call, "the new type's size overflows");
+    }
+    *newtype = h;
+    return MPI_SUCCESS;
+}
+
+/* count blocks of blocklen copies of old, stride bytes (or extents of
+ * old) apart; Type_contiguous(n) is vector(1, n) with n checked as a count */
+static int dt_vector(const char *call, int contiguous, int count, int blocklen, MPI_Aint stride,
+                     int stride_in_extents, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int             rc = kmpi_check_live(call), first = 1;
+    struct kmpi_dt *old, *t;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count < 0 || (contiguous && blocklen < 0))
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, call, "count %d < 0",
+                          contiguous ? blocklen : count);
+    if (blocklen < 0)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d < 0", blocklen);
+    if ((old = kmpi_dt_get(MPI_COMM_NULL, call, "oldtype", oldtype, &rc)) == NULL)
+        return rc;
+    if (newtype == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newtype is NULL");
+    if (stride_in_extents)
+        stride *= old->pub.extent;
+    if ((t = dt_new(KMPI_DT_VECTOR)) != NULL) {
+        MPI_Aint e = old->pub.extent, last = count > 0 ? (MPI_Aint)(count - 1) * stride : 0,
+                 inner = blocklen > 0 ? (MPI_Aint)(blocklen - 1) * e : 0;
+
+        t->count = (size_t)count;
+        t->blocklen = (size_t)blocklen;
+        t->stride = stride;
+        t->old = old;
+        dt_hold(old);
+        rc = dt_add(t, old, (size_t)count * (size_t)blocklen, amin(0, last) + amin(0, inner),
+                    amax(0, last) + amax(0, inner), &first);
+    }
+    return dt_finish(call, t, rc, newtype);
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return dt_vector("MPI_Type_contiguous", 1, 1, count, 0, 0, oldtype, newtype);
+}
+
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype)
+{
+    return dt_vector("MPI_Type_vector", 0, count, blocklength, stride, 1, oldtype, newtype);
+}
+
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    return dt_vector("MPI_Type_create_hvector", 0, count, blocklength, stride, 0, oldtype,
+                     newtype);
+}
+
+/* count blocks: blocklens[i] (or blocklen) copies of types[i] (or oldtype)
+ * at disps[i] (or idisps[i]) times the old type's extent (or bytes) */
+struct dt_blocks_args {
+    int                 count;
+    int                 one_blocklen;   /* Type_create_indexed_block */
+    const int          *blocklens;      /* else */
+    int                 blocklen;
+    const int          *idisps;         /* in extents of the old type, or */
+    const MPI_Aint     *adisps;         /* in bytes */
+    int                 is_struct;      /* types, else oldtype for all */
+    const MPI_Datatype *types;
+    MPI_Datatype        oldtype;
+};
+
+static int dt_blocks(const char *call, const struct dt_blocks_args *a, MPI_Datatype *newtype)
+{
+    int             rc = kmpi_check_live(call), first = 1;
+    struct kmpi_dt *old = NULL, *t;
+    size_t          n = a->count > 0 ? (size_t)a->count : 0;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (a->count < 0)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, call, "count %d < 0", a->count);
+    if (a->one_blocklen && a->blocklen < 0)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "blocklength %d < 0", a->blocklen);
+    if (n > 0 && ((!a->one_blocklen && a->blocklens == NULL) || (a->is_struct && a->types == NULL)
+                  || (a->idisps == NULL && a->adisps == NULL)))
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "array_of_%s is NULL",
+                          !a->one_blocklen && a->blocklens == NULL ? "blocklengths"
+                          : a->is_struct && a->types == NULL       ? "types"
+                                                                   : "displacements");
+    for (size_t i = 0; i < n && !a->one_blocklen; i++)
+        if (a->blocklens[i] < 0)
+            return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                              "array_of_blocklengths[%zu] = %d < 0", i, a->blocklens[i]);
+    if (!a->is_struct) {
+        if ((old = kmpi_dt_get(MPI_COMM_NULL, call, "oldtype", a->oldtype, &rc)) == NULL)
+            return rc;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            char what[48];
+
+            snprintf(what, sizeof what, "array_of_types[%zu]", i);
+            if (kmpi_dt_get(MPI_COMM_NULL, call, what, a->types[i], &rc) == NULL)
+                return rc;
+        }
+    }
+    if (newtype == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newtype is NULL");
+
+    if ((t = dt_new(KMPI_DT_BLOCKS)) == NULL)
+        return dt_finish(call, t, MPI_ERR_NO_MEM, newtype);
+    t->count = n;
+    t->blocklens = malloc((n ? n : 1) * sizeof *t->blocklens);
+    t->disps = malloc((n ? n : 1) * sizeof *t->disps);
+    if (a->is_struct && (t->types = calloc(n ? n : 1, sizeof *t->types)) == NULL)
+        rc = MPI_ERR_NO_MEM;
+    if (t->blocklens == NULL || t->disps == NULL)
+        rc = MPI_ERR_NO_MEM;
+    if (old != NULL) {
+        t->old = old;
+        dt_hold(old);
+    }
+    for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        struct kmpi_dt *o = old;
+        size_t          bl = (size_t)(a->one_blocklen ? a->blocklen : a->blocklens[i]);
+        MPI_Aint        d, inner;
+
+        if (o == NULL) {
+            o = kmpi_dt(kmpi_type(a->types[i]));
+            t->types[i] = o;
+            dt_hold(o);
+        }
+        d = a->adisps != NULL ? a->adisps[i] : (MPI_Aint)a->idisps[i] * o->pub.extent;
+        inner = bl > 0 ? (MPI_Aint)(bl - 1) * o->pub.extent : 0;
+        t->blocklens[i] = bl;
+        t->disps[i] = d;
+        rc = dt_add(t, o, bl, d + amin(0, inner), d + amax(0, inner), &first);
+    }
+    return dt_finish(call, t, rc, newtype);
+}
+
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
+                                .idisps = array_of_displacements, .oldtype = oldtype };
+
+    return dt_blocks("MPI_Type_indexed", &a, newtype);
+}
+
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
+                                .adisps = array_of_displacements, .oldtype = oldtype };
+
+    return dt_blocks("MPI_Type_create_hindexed", &a, newtype);
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    struct dt_blocks_args a = { .count = count, .one_blocklen = 1, .blocklen = blocklength,
+                                .idisps = array_of_displacements, .oldtype = oldtype };
+
+    return dt_blocks("MPI_Type_create_indexed_block", &a, newtype);
+}
+
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
+                                .adisps = array_of_displacements, .is_struct = 1,
+                                .types = array_of_types };
+
+    return dt_blocks("MPI_Type_create_struct", &a, newtype);
+}
+
+/* RESIZED (new markers at lb, lb + extent) or DUP (markers == NULL) */
+static int dt_wrap(const char *call, MPI_Datatype oldtype, const MPI_Aint *markers,
+                   MPI_Datatype *newtype)
+{
+    int             rc = kmpi_check_live(call);
+    struct kmpi_dt *old, *t;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((old = kmpi_dt_get(MPI_COMM_NULL, call, "oldtype", oldtype, &rc)) == NULL)
+        return rc;
+    if (newtype == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newtype is NULL");
+    if ((t = dt_new(markers != NULL ? KMPI_DT_RESIZED : KMPI_DT_DUP)) != NULL) {
+        struct kmpi_type *p = &t->pub;
+
+        p->size = old->pub.size;
+        p->basic = old->pub.basic;
+        p->nbasic = old->pub.nbasic;
+        t->data_lb = old->data_lb;
+        t->data_ub = old->data_ub;
+        t->marked = old->marked;
+        t->mark_lb = old->mark_lb;
+        t->mark_ub = old->mark_ub;
+        t->align = old->align;
+        t->nelem = old->nelem;
+        t->old = old;
+        dt_hold(old);
+        if (markers != NULL) {
+            t->marked = 1;
+            t->mark_lb = markers[0];
+            t->mark_ub = markers[0] + markers[1];
+        }
+    }
+    return dt_finish(call, t, rc, newtype);
+}
+
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype)
+{
+    MPI_Aint m[2] = { lb, extent };
+
+    return dt_wrap("MPI_Type_create_resized", oldtype, m, newtype);
+}
+
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return dt_wrap("MPI_Type_dup", oldtype, NULL, newtype);
+}
+
+/* ------------------------------------------------------------ commit, free */
+int MPI_Type_commit(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_commit";
+    int               rc = kmpi_check_live(call);
+    struct kmpi_dt   *t;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (datatype == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "datatype is NULL");
+    if ((t = kmpi_dt_get(MPI_COMM_NULL, call, "datatype", *datatype, &rc)) == NULL)
+        return rc;
+    if (t->pub.committed)
+        return MPI_SUCCESS;
+    if ((rc = kmpi_dt_flatten(t)) != MPI_SUCCESS)
+        return kmpi_error(MPI_COMM_NULL, rc, call, "out of memory flattening the type map");
+    t->pub.committed = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_free(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_free";
+    int               rc = kmpi_check_live(call);
+    struct kmpi_dt   *t = NULL;
+    MPI_Datatype      h;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (datatype == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "datatype is NULL");
+    h = *datatype;
+    if (h > 0 && h < KMPI_BASIC_MAX && basic_dt[h].pub.predefined)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+                          "%s is predefined and cannot be freed", basic_dt[h].pub.name);
+    pthread_mutex_lock(&dt_lock);
+    if (h >= KMPI_DT_FIRST && h - KMPI_DT_FIRST < dt_nslot
+        && (t = dt_slot[h - KMPI_DT_FIRST]) != NULL) {
+        dt_slot[h - KMPI_DT_FIRST] = NULL;
+        dt_free[dt_nfree++] = h - KMPI_DT_FIRST;
+    }
+    pthread_mutex_unlock(&dt_lock);
+    if (t == NULL)
+        return kmpi_dt_get(MPI_COMM_NULL, call, "datatype", h, &rc) == NULL ? rc : MPI_ERR_TYPE;
+    dt_release(t);   /* goes now, or with the last type or operation using it */
+    *datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ queries */
+/* the datatype of a query, or NULL with *rc set */
+static struct kmpi_dt *dt_query(const char *call, MPI_Datatype h, const void *out, int *rc)
+{
+    struct kmpi_dt *t;
+
+    if ((*rc = kmpi_check_live(call)) != MPI_SUCCESS)
+        return NULL;
+    if ((t = kmpi_dt_get(MPI_COMM_NULL, call, "datatype", h, rc)) == NULL)
+        return NULL;
+    if (out == NULL) {
+        *rc = kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "an output argument is NULL");
+        return NULL;
+    }
+    return t;
+}
+
+int MPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_size", datatype, size, &rc);
+
+    if (t == NULL)
+        return rc;
+    *size = t->pub.size <= INT_MAX ? (int)t->pub.size : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_get_extent", datatype,
+                                 lb != NULL && extent != NULL ? lb : NULL, &rc);
+
+    if (t == NULL)
+        return rc;
+    *lb = t->pub.lb;
+    *extent = t->pub.extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_get_true_extent", datatype,
+                                 true_lb != NULL && true_extent != NULL ? true_lb : NULL, &rc);
+
+    if (t == NULL)
+        return rc;
+    *true_lb = t->pub.true_lb;
+    *true_extent = t->pub.true_extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_extent", datatype, extent, &rc);
+
+    if (t == NULL)
+        return rc;
+    *extent = t->pub.extent;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_get_name", datatype,
+                                 type_name != NULL && resultlen != NULL ? type_name : NULL, &rc);
+
+    if (t == NULL)
+        return rc;
+    pthread_mutex_lock(&dt_lock);   /* against a concurrent MPI_Type_set_name */
+    strcpy(type_name, t->pub.name);
+    pthread_mutex_unlock(&dt_lock);
+    *resultlen = (int)strlen(type_name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_set_name", datatype, type_name, &rc);
+
+    if (t == NULL)
+        return rc;
+    pthread_mutex_lock(&dt_lock);   /* longer names are cut, as MPI-3.1 6.8 allows */
+    snprintf(t->pub.name, sizeof t->pub.name, "%s", type_name);
+    pthread_mutex_unlock(&dt_lock);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_address(const void *location, MPI_Aint *address)
+{
+    int rc = kmpi_check_live("MPI_Get_address");
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (address == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}

@@ -99,7 +99,9 @@ typedef struct MPI_Status {
 #define MPI_CART       2
 #define MPI_DIST_GRAPH 3
 #define MPI_UNWEIGHTED    ((int *)0)
-#define MPI_WEIGHTS_EMPTY ((int *)1)
+/* a real object, not a made-up address: compilers check array arguments */
+extern const int kmpi_weights_empty[1];
+#define MPI_WEIGHTS_EMPTY ((int *)kmpi_weights_empty)
 
 /* window locks (one-sided communication is not provided: see below) */
 #define MPI_LOCK_EXCLUSIVE 234

@@ -3,7 +3,8 @@
  * init.c (environment), errh.c (errors and error handlers), comm.c
  * (communicators), datatype.c (the datatype engine), p2p.c and req.c
  * (point to point, requests), coll.c (collectives), op.c (reduction
- * operations).
+ * operations), nbc*.c (non-blocking and neighbourhood collectives: nbc.h),
+ * topo.c, group.c, win.c.
  *
  * Layering: uses the public kumi.h (teams, collectives, two-sided
  * messages) and the messaging layer's internal entry points (msg/msg.h:
@@ -57,6 +58,11 @@ struct kmpi_comm {
     char        name[MPI_MAX_OBJECT_NAME];
     struct kmpi_topo *topo;   /* Cart/Dist_graph topology (topo.c), NULL: none;
                                  MPI_Comm_free calls kmpi_topo_free on it */
+    unsigned    coll_seq;     /* coll.c: collective calls that used messages,
+                                 the same on every member (their tags) */
+    unsigned    nbc_seq;      /* nbc.c: schedules started (non-blocking and
+                                 neighborhood collectives), the same on every
+                                 member (their tags: nbc.h) */
 };
 /* NULL when c is not a live communicator (the caller reports MPI_ERR_COMM) */
 struct kmpi_comm *kmpi_comm(MPI_Comm c);
@@ -81,30 +87,46 @@ extern MPI_Errhandler kmpi_world_errh;
 
 /* ------------------------------------------------------------ requests (req.c)
  * An MPI_Request is an index into a table of these (0: MPI_REQUEST_NULL).
- * kr is the message layer's request while it runs; once settled (kr NULL)
- * st and err hold what the request completes with. PROC_NULL operations
- * and MPI_Ibsend start settled. */
-enum { KMPI_REQ_FREE = 0, KMPI_REQ_SEND, KMPI_REQ_RECV };
+ * A send or receive runs as the message layer's request kr; a generic
+ * one (kmpi_req_generic) through its ops. Once settled, st and err hold
+ * what the request completes with (PROC_NULL operations and MPI_Ibsend
+ * start settled). A persistent request (MPI_*_init) keeps its arguments
+ * and its handle: inactive until MPI_Start, inactive again once a Wait or
+ * Test completed it. */
+enum { KMPI_REQ_FREE = 0, KMPI_REQ_SEND, KMPI_REQ_RECV, KMPI_REQ_GENERIC };
+/* send modes: kumi_msg flags (KUMI_MSG_SYNC) or buffered */
+enum { KMPI_MODE_STANDARD = 0, KMPI_MODE_SYNC = 1, KMPI_MODE_BUFFERED = 16 };
+struct kmpi_req_ops;
 struct kmpi_req {
     kumi_request_t kr;
     uint8_t      kind;
+    uint8_t      settled;
     uint8_t      freed;       /* MPI_Request_free'd while active: settles in the
-                                 background (kmpi_req_sweep) */
+                                 background (kmpi_req_sweep), then goes */
     uint8_t      unpack;      /* a receive through tmp: unpack into ubuf */
+    uint8_t      persistent;
+    uint8_t      active;      /* persistent: started, not completed by Wait/Test */
+    uint8_t      mode;        /* persistent send: KMPI_MODE_* */
     MPI_Comm     comm;
     int          next;        /* the free list, the background list */
     int          err;         /* settled: its MPI error class */
     void        *tmp;         /* packed bytes of a non-contiguous datatype */
-    void        *ubuf;
+    void        *ubuf;        /* receive: the user's buffer; persistent: either */
     int          count;
-    MPI_Datatype type;
+    struct kmpi_type *dt;     /* unpacking, persistent: the datatype, held
+                                 (kmpi_type_hold) until the request ends */
+    int          peer, tag;   /* persistent: the arguments */
     size_t       cap;         /* receive: bytes the buffer holds */
+    const struct kmpi_req_ops *ops;   /* generic */
+    void        *state;
     MPI_Status   st;          /* settled: its status */
 };
 /* a free slot, zeroed; its handle in *h; NULL when out of memory */
 struct kmpi_req *kmpi_req_new(MPI_Request *h);
 /* the slot of handle h, NULL when h is no active request */
 struct kmpi_req *kmpi_req_get(MPI_Request h);
+/* gives back the slot of h at once (a request whose start failed) */
+void kmpi_req_drop(MPI_Request h);
 /* 1 when q is settled (its message-layer request, if any, complete:
  * status, error class, unpacking, tmp freed), else 0. Makes no progress.
  * Works on any struct kmpi_req (the blocking calls keep theirs on the
@@ -112,18 +134,42 @@ struct kmpi_req *kmpi_req_get(MPI_Request h);
 int  kmpi_req_settle(struct kmpi_req *q);
 /* one line saying why settled q failed (truncation: sizes, source, tag) */
 void kmpi_req_describe(const struct kmpi_req *q, char *buf, size_t n);
+/* settled q's failure (q->err) through its communicator's handler */
+int  kmpi_req_raise(const char *call, struct kmpi_req *q);
+/* the slot of h for call; NULL for MPI_REQUEST_NULL and for an inactive
+ * persistent request (*null = 1), NULL with *rc raised for a bad handle */
+struct kmpi_req *kmpi_req_lookup(const char *call, MPI_Request h, int *null, int *rc);
+/* Settled q (handle *h) completes: its status into st (may be NULL), then
+ * the slot is released and *h set to MPI_REQUEST_NULL (a persistent
+ * request becomes inactive and keeps its handle). Returns its error class,
+ * not raised. */
+int  kmpi_req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st);
 /* the requests MPI_Request_free let go while active, and the buffered
  * sends: the settled ones are released. Cheap when there are none. */
 void kmpi_req_sweep(void);
 /* MPI_Finalize: waits for freed sends and buffered sends, cancels freed
  * receives that no message matched */
 int  kmpi_req_fini(void);
+/* Waits for a message-layer request (kumi_msg_req_wait; while
+ * non-blocking collectives are outstanding, polling them too): KUMI_OK or
+ * KUMI_ERR_PEER (reported by kumi). */
+int  kmpi_wait_kr(const char *call, kumi_request_t kr);
+/* Waits until ready(arg) (message progress, and the non-blocking
+ * collectives' while any are outstanding, before each call). */
+int  kmpi_wait_until(const char *call, int (*ready)(void *arg), void *arg);
+/* One round of progress (messages, non-blocking collectives): KUMI_OK or
+ * KUMI_ERR_PEER. */
+int  kmpi_poll(const char *call);
 /* the empty status (MPI_REQUEST_NULL) and the one of a PROC_NULL operation */
 void kmpi_status_empty(MPI_Status *st);
 void kmpi_status_proc_null(MPI_Status *st);
-/* p2p.c: MPI_Bsend's buffer: releases the buffered sends that completed
- * (sweep), waits for all (detach, finalize) */
+/* bsend.c: MPI_Bsend's buffer: a buffered send of count elements of t
+ * (arguments checked; raises MPI_ERR_BUFFER when it does not fit);
+ * releases the buffered sends that completed (sweep), waits for all
+ * (detach, finalize) */
 extern int kmpi_bsend_active;   /* buffered sends not released yet */
+int  kmpi_bsend_start(const char *call, const void *buf, int count, const struct kmpi_type *t,
+                      int dest, int tag, MPI_Comm comm, struct kmpi_comm *c);
 void kmpi_bsend_sweep(void);
 int  kmpi_bsend_wait_all(const char *call);
 
@@ -145,10 +191,12 @@ struct kmpi_type {
     MPI_Aint lb, extent;      /* MPI_Type_get_extent                            */
     MPI_Aint true_lb, true_extent;
     int      contig;          /* one element = size contiguous bytes at lb,
-                                 extent == size: count elements are one block */
+                                 extent == size: count elements are one block
+                                 (set at commit; lb == true_lb == 0 then, so the
+                                 block starts at the buffer itself)          */
     int      basic;           /* the one predefined type all its data are made
                                  of (an op applies to count * nbasic of them),
-                                 or 0 when it mixes types                      */
+                                 or 0 when it mixes types or holds no data      */
     size_t   nbasic;          /* how many of basic one element holds            */
     int      predefined;
     int      committed;       /* predefined types are committed                 */
@@ -160,11 +208,28 @@ struct kmpi_type {
 /* NULL when t is not a datatype (MPI_ERR_TYPE) */
 struct kmpi_type *kmpi_type(MPI_Datatype t);
 /* count elements of t at inbuf into packed (count * t->size bytes), and
- * back. Contiguous types are one memcpy. */
+ * back; t must be committed. Contiguous types are one memcpy. Packed data
+ * are the typemap's bytes in order, nothing else: a pair type such as
+ * MPI_DOUBLE_INT packs into 12 bytes, not its C struct's 16. */
 void kmpi_pack(const void *inbuf, size_t count, const struct kmpi_type *t, void *packed);
 void kmpi_unpack(const void *packed, size_t count, const struct kmpi_type *t, void *outbuf);
-/* bytes of the predefined basic type id (1..38) */
+/* the first bytes bytes of such packed data (a message shorter than the
+ * receive buffer: whole elements, then the entries of a last partial one) */
+void kmpi_unpack_bytes(const void *packed, size_t bytes, const struct kmpi_type *t,
+                       void *outbuf);
+/* bytes of the predefined basic type id (1..38) in a C array: sizeof its C
+ * type, the padding of a pair type included (kmpi_double_int_t: 16) */
 size_t kmpi_basic_size(int basic);
+/* A pending operation keeps a derived type alive across MPI_Type_free
+ * (MPI-3.1 4.1.9): hold it when the operation starts, release it when it
+ * completes. No-ops on predefined types. */
+void kmpi_type_hold(struct kmpi_type *t);
+void kmpi_type_release(struct kmpi_type *t);
+/* p + off bytes, without C's pointer rules (p may be MPI_BOTTOM) */
+static inline void *kmpi_at(const void *p, MPI_Aint off)
+{
+    return (void *)((uintptr_t)p + (uintptr_t)off);
+}
 
 /* ------------------------------------------------------------ operations (op.c) */
 struct kmpi_op {
@@ -183,6 +248,29 @@ int kmpi_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int c
  * cannot do it (then the binding combines itself) */
 int kmpi_kumi_type(int basic);
 int kmpi_kumi_op(MPI_Op op);
+/* "MPI_SUM", "a user op", ... for messages */
+const char *kmpi_op_name(MPI_Op op);
+/* MPI_SUCCESS, or the error reported through kmpi_error(comm, ..., call):
+ * op is no operation, is MPI_REPLACE/MPI_NO_OP (one-sided only), or is
+ * predefined and not defined for dt's elements (MPI-3.1 5.9.2; MPI_CHAR
+ * and MPI_WCHAR count as C integers). dt is the caller's to check. */
+int kmpi_op_check(MPI_Comm comm, const char *call, MPI_Op op, MPI_Datatype dt);
+/* How kumi's own reductions compute predefined op on basic: NO (they
+ * cannot), NATIVE (as *type, *kop), NORMALIZED (a logical op on C
+ * integers: turn every element into 0 or 1 with kmpi_op_normalize, then
+ * the bitwise *kop computes it). */
+enum { KMPI_NATIVE_NO = 0, KMPI_NATIVE = 1, KMPI_NATIVE_NORMALIZED = 2 };
+int  kmpi_op_native(MPI_Op op, int basic, kumi_type_t *type, kumi_op_t *kop);
+void kmpi_op_normalize(int basic, void *buf, size_t n);
+/* The work layout of predefined ops: count elements of t (t->basic != 0)
+ * as a C array of count * t->nbasic elements of its basic type
+ * (kmpi_work_bytes). direct: a buffer of t already is one, at its
+ * true_lb. in/out convert (MPI_SUCCESS or MPI_ERR_NO_MEM); out writes
+ * only t's data bytes of buf. */
+int    kmpi_work_direct(const struct kmpi_type *t);
+size_t kmpi_work_bytes(const struct kmpi_type *t, size_t count);
+int    kmpi_work_in(const void *buf, size_t count, const struct kmpi_type *t, void *work);
+int    kmpi_work_out(const void *work, size_t count, const struct kmpi_type *t, void *buf);
 
 /* ------------------------------------------------------------ requests of other kinds
  * (req.c owns the request table; nbc.c's non-blocking collectives and
@@ -203,7 +291,10 @@ int kmpi_req_generic(const struct kmpi_req_ops *ops, void *state, MPI_Request *o
  * somebody's MPI_Ibcast): nbc.c counts them in kmpi_nbc_active and
  * kmpi_nbc_progress() advances every one a step; req.c's and p2p.c's
  * waits poll it (kumi_test + kmpi_nbc_progress instead of a blocking
- * kumi_wait) while kmpi_nbc_active > 0. */
+ * kumi_wait) while kmpi_nbc_active > 0; kumi's own waits (its native
+ * collectives under MPI_Barrier/MPI_Allreduce..., team calls under
+ * MPI_Comm_dup...) reach it through the runtime's binding poll hook,
+ * which nbc.c sets when its first schedule starts. */
 extern int kmpi_nbc_active;
 void kmpi_nbc_progress(void);
 
@@ -213,5 +304,7 @@ void kmpi_nbc_progress(void);
  * calls kmpi_topo_free(c->topo) (NULL is fine). */
 struct kmpi_topo;
 void kmpi_topo_free(struct kmpi_topo *t);
+/* a copy of t for MPI_Comm_dup (NULL: no memory) */
+struct kmpi_topo *kmpi_topo_dup(const struct kmpi_topo *t);
 
 #endif /* KUMI_MPI_INT_H */

@@ -1,4 +1,660 @@
 /*
- * p2p.c -- (being written)
+ * p2p.c -- point to point: the send modes (standard, synchronous, ready,
+ * buffered: its buffer is bsend.c's), receives, probes,
+ * MPI_Sendrecv(_replace) and persistent requests (MPI_*_init,
+ * MPI_Start(all)).
+ *
+ * A send or receive of a contiguous datatype is one call of the message
+ * layer (msg/msg.h) on the communicator's team, straight from or into the
+ * user's buffer: the layer's request is the MPI request's kr, nothing is
+ * allocated. A non-contiguous datatype is packed into a temporary buffer
+ * and sent as bytes, or received into one and unpacked at completion.
+ *
+ * Modes: a standard send is kumi's (eager up to KUMI_MSG_EAGER bytes,
+ * else rendezvous); a synchronous one always goes by rendezvous
+ * (KUMI_MSG_SYNC), so it completes only once a receive matched it; a ready
+ * send is a standard one (MPI allows it; a ready send whose receive is
+ * not posted is erroneous and is not detected); a buffered one copies the
+ * data into the attached buffer and sends from there (bsend.c).
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "mpi_int.h"
+#include "msg.h"
+
+_Static_assert((int)KMPI_MODE_SYNC == (int)KUMI_MSG_SYNC, "a send mode is its message-layer flags");
+
+/* buf + off without arithmetic on a null pointer (MPI_BOTTOM is NULL) */
+static inline void *at(const void *buf, MPI_Aint off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
+}
+
+/* The checks of every send and receive but the datatype handle's lookup
+ * (t: its type, NULL when datatype is none); *cp on success. */
+static int p2p_check(const char *call, const void *buf, int count, const struct kmpi_type *t,
+                     MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, int recv,
+                     struct kmpi_comm **cp)
+{
+    int rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct kmpi_comm *c = kmpi_comm_fast(comm);
+    if (__builtin_expect(c == NULL, 0))
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator%s", comm,
+                          comm == MPI_COMM_NULL ? " (MPI_COMM_NULL)" : "");
+    if (__builtin_expect(t == NULL, 0))
+        return kmpi_error(comm, MPI_ERR_TYPE, call, "%d is no datatype", datatype);
+    if (__builtin_expect(!t->committed, 0))
+        return kmpi_error(comm, MPI_ERR_TYPE, call, "datatype %d is not committed "
+                          "(MPI_Type_commit)", datatype);
+    if (__builtin_expect(count < 0, 0))
+        return kmpi_error(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
+    if (__builtin_expect((unsigned)peer >= (unsigned)c->size, 0)
+        && peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE)) {
+        char label[64];
+        return kmpi_error(comm, MPI_ERR_RANK, call, "%s %d is out of range: %s has %d "
+                          "rank%s (0..%d)%s", recv ? "source" : "dest", peer,
+                          kmpi_comm_label(comm, label, sizeof label), c->size,
+                          c->size == 1 ? "" : "s", c->size - 1,
+                          recv ? ", MPI_ANY_SOURCE or MPI_PROC_NULL" : " or MPI_PROC_NULL");
+    }
+    if (__builtin_expect(tag < 0, 0) && !(recv && tag == MPI_ANY_TAG))
+        return kmpi_error(comm, MPI_ERR_TAG, call, "tag %d is negative: tags are 0 .. "
+                          "MPI_TAG_UB (%d)%s", tag, 0x7fffffff, recv ? " or MPI_ANY_TAG" : "");
+    if (__builtin_expect(buf == NULL, 0) && count > 0 && t->size > 0 && t->contig
+        && t->lb == 0)
+        return kmpi_error(comm, MPI_ERR_BUFFER, call, "buf is NULL for %d elements", count);
+    *cp = c;
+    return MPI_SUCCESS;
+}
+
+/* The arguments every send and receive checks; *cp and *tp on success. */
+static inline int p2p_args(const char *call, const void *buf, int count, MPI_Datatype datatype,
+                           int peer, int tag, MPI_Comm comm, int recv, struct kmpi_comm **cp,
+                           const struct kmpi_type **tp)
+{
+    const struct kmpi_type *t = kmpi_type(datatype);
+
+    *tp = t;
+    return p2p_check(call, buf, count, t, datatype, peer, tag, comm, recv, cp);
+}
+
+/* ------------------------------------------------------------ starting */
+
+/* bytes at data (already packed, or contiguous) to dest */
+static int send_bytes(const char *call, const void *data, size_t bytes, int dest, int tag,
+                      MPI_Comm comm, struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
+{
+    int krc = kumi_msg_isend_ctx(call, data, bytes, dest, tag, c->team, KUMI_MSG_CTX_USER,
+                                 flags, &q->kr);
+
+    q->kind = KMPI_REQ_SEND;
+    q->comm = comm;
+    if (__builtin_expect(krc != KUMI_OK, 0)) {
+        q->kr = NULL;
+        return kmpi_error_kumi(comm, krc, call, "starting a send");
+    }
+    return MPI_SUCCESS;
+}
+
+static int send_start(const char *call, const void *buf, int count,
+                      const struct kmpi_type *t, int dest, int tag, MPI_Comm comm,
+                      struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
+{
+    size_t bytes = (size_t)count * t->size;
+
+    if (t->contig)
+        return send_bytes(call, at(buf, t->lb), bytes, dest, tag, comm, c, flags, q);
+    if (bytes != 0 && (q->tmp = malloc(bytes)) == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory to pack %zu bytes", bytes);
+    if (bytes != 0)
+        kmpi_pack(buf, (size_t)count, t, q->tmp);
+    int rc = send_bytes(call, q->tmp, bytes, dest, tag, comm, c, flags, q);
+    if (rc != MPI_SUCCESS) {
+        free(q->tmp);
+        q->tmp = NULL;
+    }
+    return rc;
+}
+
+static int recv_start(const char *call, void *buf, int count, const struct kmpi_type *t,
+                      int source, int tag, MPI_Comm comm, struct kmpi_comm *c,
+                      struct kmpi_req *q)
+{
+    size_t bytes = (size_t)count * t->size;
+    void  *into  = at(buf, t->lb);
+
+    q->kind = KMPI_REQ_RECV;
+    q->comm = comm;
+    q->cap  = bytes;
+    if (!t->contig) {
+        if (bytes != 0 && (q->tmp = malloc(bytes)) == NULL)
+            return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory to receive %zu bytes",
+                              bytes);
+        into      = q->tmp;
+        q->unpack = 1;
+        q->ubuf   = buf;
+        q->count  = count;
+        if (!q->persistent) {   /* (a persistent request holds it already) */
+            q->dt = (struct kmpi_type *)t;
+            kmpi_type_hold(q->dt);
+        }
+    }
+    int krc = kumi_msg_irecv_ctx(call, into, bytes, source == MPI_ANY_SOURCE ? KUMI_ANY_SOURCE
+                                 : source, tag == MPI_ANY_TAG ? KUMI_ANY_TAG : tag, c->team,
+                                 KUMI_MSG_CTX_USER, &q->kr);
+    if (__builtin_expect(krc != KUMI_OK, 0)) {
+        free(q->tmp);
+        q->tmp = NULL;
+        q->kr  = NULL;
+        if (q->unpack && !q->persistent) {
+            kmpi_type_release(q->dt);
+            q->dt = NULL;
+        }
+        q->unpack = 0;
+        return kmpi_error_kumi(comm, krc, call, "posting a receive");
+    }
+    return MPI_SUCCESS;
+}
+
+/* A request on the caller's stack (the blocking calls): the fields the
+ * start and finish read, set one by one (`= { 0 }` is a slow `rep stos`). */
+static inline void local_init(struct kmpi_req *q)
+{
+    q->kr      = NULL;
+    q->kind    = KMPI_REQ_FREE;
+    q->settled = q->unpack = q->persistent = 0;
+    q->comm    = MPI_COMM_NULL;
+    q->err     = MPI_SUCCESS;
+    q->tmp     = NULL;
+    q->dt      = NULL;
+    q->cap     = 0;
+}
+
+/* q (on the caller's stack) to its end: MPI_SUCCESS or the error raised */
+static int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status)
+{
+    if (!kmpi_req_settle(q)) {
+        int krc = kmpi_wait_kr(call, q->kr);
+        if (krc != KUMI_OK)
+            return kmpi_error_kumi(q->comm, krc, call, q->kind == KMPI_REQ_SEND ? "sending"
+                                   : "receiving");
+        kmpi_req_settle(q);
+    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = q->st;
+    if (__builtin_expect(q->err != MPI_SUCCESS, 0)) {
+        char what[256];
+        kmpi_req_describe(q, what, sizeof what);
+        return kmpi_error(q->comm, q->err, call, "%s", what);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ blocking */
+
+static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm, int mode)
+{
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    int rc = p2p_args(call, buf, count, datatype, dest, tag, comm, 0, &c, &t);
+
+    if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return rc;
+    if (mode == KMPI_MODE_BUFFERED)
+        return kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
+    struct kmpi_req q;
+    local_init(&q);
+    if ((rc = send_start(call, buf, count, t, dest, tag, comm, c, (unsigned)mode, &q)) != 0)
+        return rc;
+    return finish_local(call, &q, MPI_STATUS_IGNORE);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+             MPI_Comm comm)
+{
+    return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, KMPI_MODE_STANDARD);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, KMPI_MODE_SYNC);
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, KMPI_MODE_STANDARD);
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm)
+{
+    return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, KMPI_MODE_BUFFERED);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    static const char       call[] = "MPI_Recv";
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    int rc = p2p_args(call, buf, count, datatype, source, tag, comm, 1, &c, &t);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        if (status != MPI_STATUS_IGNORE)
+            kmpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    struct kmpi_req q;
+    local_init(&q);
+    if ((rc = recv_start(call, buf, count, t, source, tag, comm, c, &q)) != 0)
+        return rc;
+    return finish_local(call, &q, status);
+}
+
+/* ------------------------------------------------------------ non-blocking */
+
+static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
+                            int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    struct kmpi_req        *q;
+    int rc = p2p_args(call, buf, count, datatype, dest, tag, comm, 0, &c, &t);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (__builtin_expect(request == NULL, 0))
+        return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
+    if (__builtin_expect((q = kmpi_req_new(request)) == NULL, 0))
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
+    if (dest == MPI_PROC_NULL || mode == KMPI_MODE_BUFFERED) {
+        rc = dest == MPI_PROC_NULL ? MPI_SUCCESS
+                                   : kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
+        q->kind    = KMPI_REQ_SEND;
+        q->comm    = comm;
+        q->settled = 1;   /* nothing to wait for: the data are away or copied */
+        kmpi_status_empty(&q->st);
+    } else {
+        rc = send_start(call, buf, count, t, dest, tag, comm, c, (unsigned)mode, q);
+    }
+    if (rc != MPI_SUCCESS) {
+        kmpi_req_drop(*request);
+        *request = MPI_REQUEST_NULL;
+    }
+    return rc;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm,
+                            KMPI_MODE_STANDARD, request);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm,
+                            KMPI_MODE_SYNC, request);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm,
+                            KMPI_MODE_STANDARD, request);
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
+                            KMPI_MODE_BUFFERED, request);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+    static const char       call[] = "MPI_Irecv";
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    struct kmpi_req        *q;
+    int rc = p2p_args(call, buf, count, datatype, source, tag, comm, 1, &c, &t);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (__builtin_expect(request == NULL, 0))
+        return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
+    if (__builtin_expect((q = kmpi_req_new(request)) == NULL, 0))
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
+    if (source == MPI_PROC_NULL) {
+        q->kind    = KMPI_REQ_RECV;
+        q->comm    = comm;
+        q->settled = 1;
+        kmpi_status_proc_null(&q->st);
+        return MPI_SUCCESS;
+    }
+    rc = recv_start(call, buf, count, t, source, tag, comm, c, q);
+    if (rc != MPI_SUCCESS) {
+        kmpi_req_drop(*request);
+        *request = MPI_REQUEST_NULL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ Sendrecv */
+
+/* the send half failed (rc, raised): the receive half is withdrawn if no
+ * message matched it yet */
+static int recv_abandon(struct kmpi_req *rq, int rc)
+{
+    if (!rq->settled && kumi_msg_req_cancel(rq->kr))
+        kmpi_req_settle(rq);
+    return rc;
+}
+
+/* both halves to their end; the receive's status */
+static int pair_finish(const char *call, struct kmpi_req *sq, struct kmpi_req *rq,
+                       MPI_Status *status)
+{
+    int rc = finish_local(call, sq, MPI_STATUS_IGNORE);
+
+    if (rc != MPI_SUCCESS)
+        return recv_abandon(rq, rc);
+    return finish_local(call, rq, status);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char       call[] = "MPI_Sendrecv";
+    struct kmpi_comm       *c;
+    const struct kmpi_type *st, *rt;
+    struct kmpi_req         sq, rq;
+    int                     rc;
+
+    local_init(&sq);
+    local_init(&rq);
+
+    if ((rc = p2p_args(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, &c, &st)) != 0
+        || (rc = p2p_args(call, recvbuf, recvcount, recvtype, source, recvtag, comm, 1, &c,
+                          &rt)) != 0)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        rq.comm    = comm;
+        rq.settled = 1;
+        kmpi_status_proc_null(&rq.st);
+    } else if ((rc = recv_start(call, recvbuf, recvcount, rt, source, recvtag, comm, c, &rq))
+               != MPI_SUCCESS) {
+        return rc;
+    }
+    if (dest == MPI_PROC_NULL)
+        sq.settled = 1;
+    else if ((rc = send_start(call, sendbuf, sendcount, st, dest, sendtag, comm, c, 0, &sq))
+             != MPI_SUCCESS)
+        return recv_abandon(&rq, rc);
+    return pair_finish(call, &sq, &rq, status);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char       call[] = "MPI_Sendrecv_replace";
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    struct kmpi_req         sq, rq;
+    int                     rc;
+
+    local_init(&sq);
+    local_init(&rq);
+
+    if ((rc = p2p_args(call, buf, count, datatype, dest, sendtag, comm, 0, &c, &t)) != 0
+        || (rc = p2p_args(call, buf, count, datatype, source, recvtag, comm, 1, &c, &t)) != 0)
+        return rc;
+    /* the outgoing message is packed aside first: the buffer receives */
+    size_t bytes = (size_t)count * t->size;
+    void  *out   = NULL;
+    if (dest != MPI_PROC_NULL && bytes != 0) {
+        if ((out = malloc(bytes)) == NULL)
+            return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for %zu bytes", bytes);
+        kmpi_pack(buf, (size_t)count, t, out);
+    }
+    if (source == MPI_PROC_NULL) {
+        rq.comm    = comm;
+        rq.settled = 1;
+        kmpi_status_proc_null(&rq.st);
+    } else if ((rc = recv_start(call, buf, count, t, source, recvtag, comm, c, &rq))
+               != MPI_SUCCESS) {
+        free(out);
+        return rc;
+    }
+    if (dest == MPI_PROC_NULL)
+        sq.settled = 1;
+    else if ((rc = send_bytes(call, out, bytes, dest, sendtag, comm, c, 0, &sq)) != MPI_SUCCESS)
+        rc = recv_abandon(&rq, rc);
+    else
+        rc = pair_finish(call, &sq, &rq, status);
+    free(out);
+    return rc;
+}
+
+/* ------------------------------------------------------------ probes */
+
+struct probe_arg {
+    const char   *call;
+    int           src, tag, flag, krc;
+    kumi_team_t   team;
+    kumi_status_t ks;
+};
+
+static int probe_ready(void *p)
+{
+    struct probe_arg *a = p;
+
+    a->krc = kumi_msg_probe_ctx(a->call, a->src, a->tag, a->team, KUMI_MSG_CTX_USER, 0,
+                                &a->flag, &a->ks);
+    return a->flag || a->krc != KUMI_OK;
+}
+
+static int probe(const char *call, int source, int tag, MPI_Comm comm, int wait, int *flag,
+                 MPI_Status *status)
+{
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    int rc = p2p_args(call, NULL, 0, MPI_BYTE, source, tag, comm, 1, &c, &t), krc;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!wait && flag == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "flag is NULL");
+    if (source == MPI_PROC_NULL) {
+        if (flag != NULL)
+            *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            kmpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    struct probe_arg a = { call, source == MPI_ANY_SOURCE ? KUMI_ANY_SOURCE : source,
+                           tag == MPI_ANY_TAG ? KUMI_ANY_TAG : tag, 0, KUMI_OK, c->team,
+                           { 0 } };
+    if (kmpi_nbc_active > 0)
+        kmpi_nbc_progress();
+    if (!wait)
+        krc = kumi_msg_probe_ctx(call, a.src, a.tag, c->team, KUMI_MSG_CTX_USER, 0, &a.flag,
+                                 &a.ks);
+    else if (kmpi_nbc_active == 0)
+        krc = kumi_msg_probe_ctx(call, a.src, a.tag, c->team, KUMI_MSG_CTX_USER, 1, &a.flag,
+                                 &a.ks);
+    else if ((krc = kmpi_wait_until(call, probe_ready, &a)) == KUMI_OK)
+        krc = a.krc;
+    if (krc != KUMI_OK)
+        return kmpi_error_kumi(comm, krc, call, "probing");
+    if (flag != NULL)
+        *flag = a.flag;
+    if (a.flag && status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE     = a.ks.source;
+        status->MPI_TAG        = a.ks.tag;
+        status->MPI_ERROR      = MPI_SUCCESS;
+        status->kmpi_cancelled = 0;
+        status->kmpi_bytes     = (long long)a.ks.bytes;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe("MPI_Probe", source, tag, comm, 1, NULL, status);
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
+}
+
+/* ------------------------------------------------------------ persistent requests */
+
+static int persistent_init(const char *call, void *buf, int count, MPI_Datatype datatype,
+                           int peer, int tag, MPI_Comm comm, int kind, int mode,
+                           MPI_Request *request)
+{
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    struct kmpi_req        *q;
+    int rc = p2p_args(call, buf, count, datatype, peer, tag, comm, kind == KMPI_REQ_RECV, &c,
+                      &t);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (request == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
+    if ((q = kmpi_req_new(request)) == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
+    q->kind       = (uint8_t)kind;
+    q->persistent = 1;
+    q->settled    = 1;
+    q->mode       = (uint8_t)mode;
+    q->comm       = comm;
+    q->ubuf       = buf;
+    q->count      = count;
+    q->dt         = (struct kmpi_type *)t;   /* held until MPI_Request_free */
+    kmpi_type_hold(q->dt);
+    q->peer       = peer;
+    q->tag        = tag;
+    kmpi_status_empty(&q->st);
+    return MPI_SUCCESS;
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init("MPI_Send_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
+                           comm, KMPI_REQ_SEND, KMPI_MODE_STANDARD, request);
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init("MPI_Ssend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
+                           comm, KMPI_REQ_SEND, KMPI_MODE_SYNC, request);
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init("MPI_Rsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
+                           comm, KMPI_REQ_SEND, KMPI_MODE_STANDARD, request);
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init("MPI_Bsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
+                           comm, KMPI_REQ_SEND, KMPI_MODE_BUFFERED, request);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init("MPI_Recv_init", buf, count, datatype, source, tag, comm,
+                           KMPI_REQ_RECV, KMPI_MODE_STANDARD, request);
+}
+
+static int start_one(const char *call, MPI_Request *request)
+{
+    struct kmpi_req        *q;
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+    int                     rc;
+
+    if (request == NULL || (q = kmpi_req_get(*request)) == NULL || !q->persistent)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "%d is no persistent request",
+                          request ? *request : MPI_REQUEST_NULL);
+    if (q->active)
+        return kmpi_error(q->comm, MPI_ERR_REQUEST, call, "request %d is active already "
+                          "(complete it with a Wait or Test first)", *request);
+    /* the communicator may have been freed since (the datatype is held) */
+    t = q->dt;
+    if ((rc = p2p_check(call, q->ubuf, q->count, t, MPI_DATATYPE_NULL, q->peer, q->tag,
+                        q->comm, q->kind == KMPI_REQ_RECV, &c)) != MPI_SUCCESS)
+        return rc;
+    q->settled = 0;
+    q->err     = MPI_SUCCESS;
+    q->active  = 1;
+    q->unpack  = 0;
+    if (q->peer == MPI_PROC_NULL) {
+        rc = MPI_SUCCESS;
+        if (q->kind == KMPI_REQ_RECV)
+            kmpi_status_proc_null(&q->st);
+        else
+            kmpi_status_empty(&q->st);
+        q->settled = 1;
+    } else if (q->kind == KMPI_REQ_RECV) {
+        rc = recv_start(call, q->ubuf, q->count, t, q->peer, q->tag, q->comm, c, q);
+    } else if (q->mode == KMPI_MODE_BUFFERED) {
+        rc = kmpi_bsend_start(call, q->ubuf, q->count, t, q->peer, q->tag, q->comm, c);
+        kmpi_status_empty(&q->st);
+        q->settled = 1;
+    } else {
+        rc = send_start(call, q->ubuf, q->count, t, q->peer, q->tag, q->comm, c, q->mode, q);
+    }
+    if (rc != MPI_SUCCESS) {
+        q->settled = 1;
+        q->active  = 0;
+    }
+    return rc;
+}
+
+int MPI_Start(MPI_Request *request)
+{
+    static const char call[] = "MPI_Start";
+    int               rc = kmpi_live(call);
+
+    return rc != MPI_SUCCESS ? rc : start_one(call, request);
+}
+
+int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    static const char call[] = "MPI_Startall";
+    int               rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count < 0 || (count > 0 && array_of_requests == NULL))
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "%d requests at %p", count,
+                          (void *)array_of_requests);
+    for (int i = 0; i < count; i++)
+        if ((rc = start_one(call, &array_of_requests[i])) != MPI_SUCCESS)
+            return rc;
+    return MPI_SUCCESS;
+}

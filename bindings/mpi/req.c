@@ -1,4 +1,538 @@
 /*
- * req.c -- (being written)
+ * req.c -- requests: the table behind MPI_Request, settling and completing
+ * one request (MPI_Wait, MPI_Test), MPI_Request_free,
+ * MPI_Request_get_status, MPI_Cancel, MPI_Test_cancelled, generic requests
+ * (non-blocking collectives), and the waits every completion call uses.
+ * Arrays of requests (Waitall, Waitany, Waitsome and the Test forms) are
+ * waitall.c's.
+ *
+ * The table is chunks of KMPI_REQ_CHUNK slots that never move (a slot's
+ * address stays valid while the table grows); free slots form a list, so
+ * making and ending a request costs a few stores. A request freed by
+ * MPI_Request_free while active moves to the background list and is
+ * released once it settles (kmpi_req_sweep, from every completion call).
+ *
+ * Errors: a single completion (Wait, Test, Waitany, Testany) returns the
+ * request's error through the handler of its communicator; the multiple
+ * ones (Waitall, Testall, Waitsome, Testsome) return MPI_ERR_IN_STATUS
+ * with every status's MPI_ERROR set (MPI_SUCCESS, the error, or
+ * MPI_ERR_PENDING for a request not completed), raised on the
+ * communicator of the first failed request. Statuses of successful
+ * completions get MPI_ERROR = MPI_SUCCESS too.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "mpi_int.h"
+#include "msg.h"
+
+#define KMPI_REQ_CHUNK 256
+
+static struct kmpi_req **kmpi_req_chunks;
+static int               kmpi_req_nchunks;
+static int               kmpi_req_free_head;   /* 0: none (handle 0 is MPI_REQUEST_NULL) */
+static int               kmpi_req_bg_head;     /* freed while active */
+
+static inline struct kmpi_req *req_at(int h)
+{
+    return &kmpi_req_chunks[h / KMPI_REQ_CHUNK][h % KMPI_REQ_CHUNK];
+}
+
+static int req_grow(void)
+{
+    struct kmpi_req **t = realloc(kmpi_req_chunks, (size_t)(kmpi_req_nchunks + 1) * sizeof(*t));
+    struct kmpi_req  *c;
+
+    if (t == NULL)
+        return -1;
+    kmpi_req_chunks = t;
+    if ((c = calloc(KMPI_REQ_CHUNK, sizeof(*c))) == NULL)
+        return -1;
+    int base = kmpi_req_nchunks * KMPI_REQ_CHUNK;
+    kmpi_req_chunks[kmpi_req_nchunks++] = c;
+    /* link the new slots, lowest first (slot 0 of the table stays unused) */
+    for (int i = KMPI_REQ_CHUNK - 1; i >= 0; i--) {
+        if (base + i == 0)
+            continue;
+        c[i].next = kmpi_req_free_head;
+        kmpi_req_free_head = base + i;
+    }
+    return 0;
+}
+
+struct kmpi_req *kmpi_req_new(MPI_Request *h)
+{
+    if (kmpi_req_bg_head != 0)
+        kmpi_req_sweep();
+    if (kmpi_req_free_head == 0 && req_grow() != 0)
+        return NULL;
+    int              i = kmpi_req_free_head;
+    struct kmpi_req *q = req_at(i);
+    kmpi_req_free_head = q->next;
+    /* field by field: a memset is a `rep stos`, slow to start */
+    _Static_assert(sizeof(*q) == 120, "a new field of struct kmpi_req: clear it here");
+    q->kr   = NULL;
+    q->kind = q->settled = q->freed = q->unpack = q->persistent = q->active = q->mode = 0;
+    q->comm = q->next = q->err = q->count = q->peer = q->tag = 0;
+    q->tmp  = q->ubuf = q->state = NULL;
+    q->dt   = NULL;
+    q->cap  = 0;
+    q->ops  = NULL;
+    q->st   = (MPI_Status){ 0 };
+    *h = i;
+    return q;
+}
+
+static void req_release(int h, struct kmpi_req *q)
+{
+    if (q->persistent) {   /* its datatype, held since MPI_*_init */
+        kmpi_type_release(q->dt);
+        q->dt = NULL;
+    }
+    q->kind = KMPI_REQ_FREE;
+    q->next = kmpi_req_free_head;
+    kmpi_req_free_head = h;
+}
+
+void kmpi_req_drop(MPI_Request h)
+{
+    struct kmpi_req *q = req_at(h);
+
+    free(q->tmp);
+    q->tmp = NULL;
+    if (!q->persistent) {   /* (req_release lets a persistent one's go) */
+        kmpi_type_release(q->dt);
+        q->dt = NULL;
+    }
+    req_release(h, q);
+}
+
+struct kmpi_req *kmpi_req_get(MPI_Request h)
+{
+    if (h <= 0 || h >= kmpi_req_nchunks * KMPI_REQ_CHUNK)
+        return NULL;
+    struct kmpi_req *q = req_at(h);
+    return q->kind == KMPI_REQ_FREE || q->freed ? NULL : q;
+}
+
+void kmpi_status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE     = MPI_ANY_SOURCE;
+    st->MPI_TAG        = MPI_ANY_TAG;
+    st->MPI_ERROR      = MPI_SUCCESS;
+    st->kmpi_cancelled = 0;
+    st->kmpi_bytes     = 0;
+}
+
+void kmpi_status_proc_null(MPI_Status *st)
+{
+    kmpi_status_empty(st);
+    st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+int kmpi_req_settle(struct kmpi_req *q)
+{
+    if (q->settled)
+        return 1;
+    if (q->kind == KMPI_REQ_GENERIC) {
+        MPI_Status st;
+        kmpi_status_empty(&st);
+        int r = q->ops->progress(q->state, &st);
+        if (r == 0)
+            return 0;
+        q->st  = st;
+        q->err = r < 0 ? -r : st.MPI_ERROR;
+        q->st.MPI_ERROR = q->err;
+        q->ops->release(q->state);
+        q->state   = NULL;
+        q->settled = 1;
+        return 1;
+    }
+    if (!kumi_msg_req_done(q->kr))
+        return 0;
+    kumi_status_t ks;
+    int           krc = kumi_msg_req_finish(q->kr, &ks);
+    q->kr = NULL;
+    q->st.MPI_SOURCE     = ks.source;
+    q->st.MPI_TAG        = ks.tag;
+    q->st.kmpi_bytes     = (long long)ks.bytes;
+    q->st.kmpi_cancelled = ks.cancelled;
+    q->err = kmpi_from_kumi(krc);
+    q->st.MPI_ERROR = q->err;
+    if (q->unpack) {   /* whole elements and the entries of a partial one */
+        size_t got = ks.bytes < q->cap ? ks.bytes : q->cap;
+        if (!ks.cancelled && got != 0)
+            kmpi_unpack_bytes(q->tmp, got, q->dt, q->ubuf);
+        if (!q->persistent) {   /* a persistent request holds it until freed */
+            kmpi_type_release(q->dt);
+            q->dt = NULL;
+        }
+    }
+    if (q->tmp != NULL) {
+        free(q->tmp);
+        q->tmp = NULL;
+    }
+    q->settled = 1;
+    return 1;
+}
+
+void kmpi_req_describe(const struct kmpi_req *q, char *buf, size_t n)
+{
+    if (q->kind == KMPI_REQ_GENERIC)
+        snprintf(buf, n, "a non-blocking collective failed%s",
+                 q->err == MPI_ERR_TRUNCATE ? ": one of its messages was longer than its receive "
+                                              "buffer (the ranks passed counts or datatypes that "
+                                              "do not match)" : "");
+    else if (q->err == MPI_ERR_TRUNCATE)
+        snprintf(buf, n, "a message of %lld bytes from rank %d (tag %d) is longer than the "
+                 "receive buffer (%zu bytes)", q->st.kmpi_bytes, q->st.MPI_SOURCE, q->st.MPI_TAG,
+                 q->cap);
+    else
+        snprintf(buf, n, "a %s failed", q->kind == KMPI_REQ_SEND ? "send" : "receive");
+}
+
+/* ------------------------------------------------------------ waiting */
+
+static int kr_ready_nbc(void *p)
+{
+    kmpi_nbc_progress();
+    return kumi_msg_req_done(p);
+}
+
+int kmpi_wait_kr(const char *call, kumi_request_t kr)
+{
+    if (__builtin_expect(kmpi_nbc_active == 0, 1))
+        return kumi_msg_req_wait(call, kr);
+    return kumi_msg_wait_until(call, kr_ready_nbc, kr);
+}
+
+struct until_arg {
+    int (*ready)(void *);
+    void *arg;
+};
+
+static int until_ready(void *p)
+{
+    struct until_arg *a = p;
+
+    if (kmpi_nbc_active > 0)
+        kmpi_nbc_progress();
+    return a->ready(a->arg);
+}
+
+int kmpi_wait_until(const char *call, int (*ready)(void *arg), void *arg)
+{
+    struct until_arg a = { ready, arg };
+    return kumi_msg_wait_until(call, until_ready, &a);
+}
+
+int kmpi_poll(const char *call)
+{
+    int rc = kumi_msg_poll(call);
+
+    if (kmpi_nbc_active > 0)
+        kmpi_nbc_progress();
+    return rc < 0 ? rc : KUMI_OK;
+}
+
+static int req_ready(void *p)
+{
+    return kmpi_req_settle(p);
+}
+
+/* Waits until q settles: MPI_SUCCESS, or the failure's class (raised). */
+static int req_wait(const char *call, struct kmpi_req *q)
+{
+    int krc;
+
+    if (q->settled)
+        return MPI_SUCCESS;
+    if (q->kind == KMPI_REQ_GENERIC)
+        krc = kmpi_wait_until(call, req_ready, q);
+    else if (!kumi_msg_req_done(q->kr))
+        krc = kmpi_wait_kr(call, q->kr);
+    else
+        krc = KUMI_OK;
+    if (krc != KUMI_OK)
+        return kmpi_error_kumi(q->comm, krc, call, "waiting for a request");
+    kmpi_req_settle(q);
+    return MPI_SUCCESS;
+}
+
+int kmpi_req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st)
+{
+    int err = q->err;
+
+    if (st != MPI_STATUS_IGNORE)
+        *st = q->st;
+    if (q->persistent) {
+        q->active = 0;
+        return err;
+    }
+    req_release(*h, q);
+    *h = MPI_REQUEST_NULL;
+    return err;
+}
+
+int kmpi_req_raise(const char *call, struct kmpi_req *q)
+{
+    char what[256];
+
+    kmpi_req_describe(q, what, sizeof what);
+    return kmpi_error(q->comm, q->err, call, "%s", what);
+}
+
+void kmpi_req_sweep(void)
+{
+    if (kmpi_bsend_active)
+        kmpi_bsend_sweep();
+    for (int *pp = &kmpi_req_bg_head; *pp != 0;) {
+        int              h = *pp;
+        struct kmpi_req *q = req_at(h);
+        if (kmpi_req_settle(q)) {
+            *pp = q->next;
+            req_release(h, q);
+        } else {
+            pp = &q->next;
+        }
+    }
+}
+
+struct kmpi_req *kmpi_req_lookup(const char *call, MPI_Request h, int *null, int *rc)
+{
+    struct kmpi_req *q;
+
+    *null = 0;
+    *rc   = MPI_SUCCESS;
+    if (h == MPI_REQUEST_NULL) {
+        *null = 1;
+        return NULL;
+    }
+    if ((q = kmpi_req_get(h)) == NULL) {
+        *rc = kmpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "%d is no active request", h);
+        return NULL;
+    }
+    if (q->persistent && !q->active) {
+        *null = 1;
+        return NULL;
+    }
+    return q;
+}
+
+/* ------------------------------------------------------------ single completion */
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char call[] = "MPI_Wait";
+    int               rc = kmpi_live(call), null;
+    struct kmpi_req  *q;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (request == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "request is NULL");
+    if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
+        kmpi_req_sweep();
+    if ((q = kmpi_req_lookup(call, *request, &null, &rc)) == NULL) {
+        if (null && status != MPI_STATUS_IGNORE)
+            kmpi_status_empty(status);
+        return rc;
+    }
+    if (!q->settled && (rc = req_wait(call, q)) != MPI_SUCCESS)
+        return rc;
+    if (q->err != MPI_SUCCESS) {
+        rc = kmpi_req_raise(call, q);
+        kmpi_req_take(request, q, status);
+        return rc;
+    }
+    kmpi_req_take(request, q, status);
+    return MPI_SUCCESS;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char call[] = "MPI_Test";
+    int               rc = kmpi_live(call), null, krc;
+    struct kmpi_req  *q;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (request == NULL || flag == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "request or flag is NULL");
+    if ((q = kmpi_req_lookup(call, *request, &null, &rc)) == NULL) {
+        if (null) {
+            *flag = 1;
+            if (status != MPI_STATUS_IGNORE)
+                kmpi_status_empty(status);
+        }
+        return rc;
+    }
+    if (!kmpi_req_settle(q)) {
+        if ((krc = kmpi_poll(call)) != KUMI_OK)
+            return kmpi_error_kumi(q->comm, krc, call, "testing a request");
+        if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
+            kmpi_req_sweep();
+        if (!kmpi_req_settle(q)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    if (q->err != MPI_SUCCESS) {
+        rc = kmpi_req_raise(call, q);
+        kmpi_req_take(request, q, status);
+        return rc;
+    }
+    kmpi_req_take(request, q, status);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ the rest */
+
+int MPI_Request_free(MPI_Request *request)
+{
+    static const char call[] = "MPI_Request_free";
+    int               rc = kmpi_live(call);
+    struct kmpi_req  *q;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (request == NULL || (q = kmpi_req_get(*request)) == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "%d is no request",
+                          request ? *request : MPI_REQUEST_NULL);
+    if ((q->persistent && !q->active) || kmpi_req_settle(q)) {
+        req_release(*request, q);
+    } else {   /* it completes in the background */
+        q->freed = 1;
+        q->next  = kmpi_req_bg_head;
+        kmpi_req_bg_head = *request;
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char call[] = "MPI_Request_get_status";
+    int               rc = kmpi_live(call), null, krc;
+    struct kmpi_req  *q;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (flag == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "flag is NULL");
+    if ((q = kmpi_req_lookup(call, request, &null, &rc)) == NULL) {
+        if (null) {
+            *flag = 1;
+            if (status != MPI_STATUS_IGNORE)
+                kmpi_status_empty(status);
+        }
+        return rc;
+    }
+    if (!kmpi_req_settle(q)) {
+        if ((krc = kmpi_poll(call)) != KUMI_OK)
+            return kmpi_error_kumi(q->comm, krc, call, "testing a request");
+        if (!kmpi_req_settle(q)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE)
+        *status = q->st;
+    return q->err != MPI_SUCCESS ? kmpi_req_raise(call, q) : MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request *request)
+{
+    static const char call[] = "MPI_Cancel";
+    int               rc = kmpi_live(call);
+    struct kmpi_req  *q;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (request == NULL || (q = kmpi_req_get(*request)) == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "%d is no request",
+                          request ? *request : MPI_REQUEST_NULL);
+    if (q->persistent && !q->active)
+        return kmpi_error(q->comm, MPI_ERR_REQUEST, call, "request %d is an inactive "
+                          "persistent request", *request);
+    if (q->settled)
+        return MPI_SUCCESS;
+    if (q->kind == KMPI_REQ_RECV)
+        kumi_msg_req_cancel(q->kr);   /* too late: it completes normally */
+    else if (q->kind == KMPI_REQ_GENERIC && q->ops->cancel != NULL)
+        q->ops->cancel(q->state);
+    /* a send is not cancelled: it completes normally (MPI allows it) */
+    return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    static const char call[] = "MPI_Test_cancelled";
+    int               rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (status == NULL || flag == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "status or flag is NULL");
+    *flag = status->kmpi_cancelled != 0;
+    return MPI_SUCCESS;
+}
+
+int kmpi_req_generic(const struct kmpi_req_ops *ops, void *state, MPI_Request *out)
+{
+    struct kmpi_req *q = kmpi_req_new(out);
+
+    if (q == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI (non-blocking collective)",
+                          "no memory for a request");
+    q->kind  = KMPI_REQ_GENERIC;
+    q->comm  = MPI_COMM_WORLD;
+    q->ops   = ops;
+    q->state = state;
+    return MPI_SUCCESS;
+}
+
+int kmpi_req_fini(void)
+{
+    static const char call[] = "MPI_Finalize";
+    int               rc;
+
+    /* a freed receive nobody will match would wait for ever: cancel it */
+    for (int h = kmpi_req_bg_head; h != 0; h = req_at(h)->next) {
+        struct kmpi_req *q = req_at(h);
+        if (!q->settled && q->kind == KMPI_REQ_RECV)
+            kumi_msg_req_cancel(q->kr);
+    }
+    while (kmpi_req_bg_head != 0) {
+        struct kmpi_req *q = req_at(kmpi_req_bg_head);
+        if ((rc = req_wait(call, q)) != MPI_SUCCESS)
+            return rc;
+        kmpi_req_sweep();
+    }
+    if ((rc = kmpi_bsend_wait_all(call)) != MPI_SUCCESS)
+        return rc;
+    /* requests the program never completed: their layer requests go with
+     * kumi_finalize; the table goes here */
+    for (int c = 0; c < kmpi_req_nchunks; c++)
+        for (int i = 0; i < KMPI_REQ_CHUNK; i++) {
+            struct kmpi_req *q = &kmpi_req_chunks[c][i];
+            if (q->kind == KMPI_REQ_FREE)
+                continue;
+            if (q->kind == KMPI_REQ_RECV && !q->settled && q->kr != NULL
+                && kumi_msg_req_cancel(q->kr))
+                kumi_msg_req_finish(q->kr, NULL);
+            free(q->tmp);
+            kmpi_type_release(q->dt);   /* held by a persistent or unpacking one */
+        }
+    for (int c = 0; c < kmpi_req_nchunks; c++)
+        free(kmpi_req_chunks[c]);
+    free(kmpi_req_chunks);
+    kmpi_req_chunks    = NULL;
+    kmpi_req_nchunks   = 0;
+    kmpi_req_free_head = 0;
+    kmpi_req_bg_head   = 0;
+    return MPI_SUCCESS;
+}

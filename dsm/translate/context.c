@@ -9,19 +9,21 @@
 
 #include "translate.h"
 
-const unsigned kumi_tr_field_off[5] = {
+const unsigned kumi_tr_field_off[6] = {
     [KUMI_TR_F_BASE]   = offsetof(struct kumi_dsm_g, base),
     [KUMI_TR_F_SIZE]   = offsetof(struct kumi_dsm_g, size),
     [KUMI_TR_F_STATE]  = offsetof(struct kumi_dsm_g, state),
     [KUMI_TR_F_PSTATE] = offsetof(struct kumi_dsm_g, pstate),
     [KUMI_TR_F_TICK]   = offsetof(struct kumi_dsm_g, tick),
+    [KUMI_TR_F_EPOCH]  = offsetof(struct kumi_dsm_g, epoch),
 };
-/* A module without kumi_dsm_g gets a declaration {i64, i64, i8*, i32, i8*}:
- * the fields in this order (their widths: translate.h). */
+/* A module without kumi_dsm_g gets a declaration {i64, i64, i8*, i32, i8*,
+ * i32}: the fields in this order (their widths: translate.h). */
 _Static_assert(offsetof(struct kumi_dsm_g, base) < offsetof(struct kumi_dsm_g, size) &&
                offsetof(struct kumi_dsm_g, size) < offsetof(struct kumi_dsm_g, state) &&
                offsetof(struct kumi_dsm_g, state) < offsetof(struct kumi_dsm_g, tick) &&
-               offsetof(struct kumi_dsm_g, tick) < offsetof(struct kumi_dsm_g, pstate),
+               offsetof(struct kumi_dsm_g, tick) < offsetof(struct kumi_dsm_g, pstate) &&
+               offsetof(struct kumi_dsm_g, pstate) < offsetof(struct kumi_dsm_g, epoch),
                "struct kumi_dsm_g's field order differs from the translator's declaration (context.c)");
 
 static LLVMValueRef get_fn(struct kumi_tr *kt, const char *name, LLVMTypeRef ty, LLVMTypeRef *fty)
@@ -43,14 +45,14 @@ void kumi_tr_context_init(struct kumi_tr *kt)
     kt->tvoid = LLVMVoidTypeInContext(kt->ctx);
     LLVMValueRef g = LLVMGetNamedGlobal(kt->mod, "kumi_dsm_g");
     if (g == NULL) {
-        LLVMTypeRef f[5] = {kt->t64, kt->t64, kt->tp8, kt->t32, kt->tp8};
+        LLVMTypeRef f[6] = {kt->t64, kt->t64, kt->tp8, kt->t32, kt->tp8, kt->t32};
         LLVMTypeRef sty = LLVMStructCreateNamed(kt->ctx, "kumi.dsm_g");
-        LLVMStructSetBody(sty, f, 5, 0);
+        LLVMStructSetBody(sty, f, 6, 0);
         /* the declaration's fields at C's offsets (the target may align
          * differently from the host that built the translator) */
-        static const enum kumi_tr_field order[5] = {KUMI_TR_F_BASE, KUMI_TR_F_SIZE, KUMI_TR_F_STATE,
-                                                    KUMI_TR_F_TICK, KUMI_TR_F_PSTATE};
-        for (unsigned i = 0; i < 5; i++)
+        static const enum kumi_tr_field order[6] = {KUMI_TR_F_BASE, KUMI_TR_F_SIZE, KUMI_TR_F_STATE,
+                                                    KUMI_TR_F_TICK, KUMI_TR_F_PSTATE, KUMI_TR_F_EPOCH};
+        for (unsigned i = 0; i < 6; i++)
             if (LLVMOffsetOfElement(kt->td, sty, i) != kumi_tr_field_off[order[i]])
                 kumi_tr_die("kumi_dsm_g", "the target's layout of struct kumi_dsm_g differs from dsm/layout.h");
         g = LLVMAddGlobal(kt->mod, sty, "kumi_dsm_g");

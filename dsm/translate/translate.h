@@ -36,6 +36,7 @@ _Static_assert(sizeof(((struct kumi_dsm_g *)0)->base) == 8 && sizeof(((struct ku
 _Static_assert(sizeof(((struct kumi_dsm_g *)0)->state) == 8 && sizeof(((struct kumi_dsm_g *)0)->pstate) == 8,
                "kumi_dsm_g.state/pstate are 64-bit pointers in the translator's IR");
 _Static_assert(sizeof(((struct kumi_dsm_g *)0)->tick) == 4, "kumi_dsm_g.tick is i32 in the translator's IR");
+_Static_assert(sizeof(((struct kumi_dsm_g *)0)->epoch) == 4, "kumi_dsm_g.epoch is i32 in the translator's IR");
 
 #define KUMI_TR_POLL_MASK          (KUMI_DSM_POLL_EVERY - 1u)
 #define KUMI_TR_WARN_CAP           4      /* warnings per function */
@@ -43,9 +44,10 @@ _Static_assert(sizeof(((struct kumi_dsm_g *)0)->tick) == 4, "kumi_dsm_g.tick is 
 
 /* kumi_dsm_g's fields the checks read; the first four are shadowed per
  * function (kumi_tr.fn.shadow) */
-enum kumi_tr_field { KUMI_TR_F_BASE, KUMI_TR_F_SIZE, KUMI_TR_F_STATE, KUMI_TR_F_PSTATE, KUMI_TR_F_TICK };
+enum kumi_tr_field { KUMI_TR_F_BASE, KUMI_TR_F_SIZE, KUMI_TR_F_STATE, KUMI_TR_F_PSTATE, KUMI_TR_F_TICK,
+                     KUMI_TR_F_EPOCH };
 #define KUMI_TR_NSHADOW 4
-extern const unsigned kumi_tr_field_off[5];   /* byte offsets, by offsetof */
+extern const unsigned kumi_tr_field_off[6];   /* byte offsets, by offsetof */
 
 /* ------------------------------------------------------------ pointer map (ir.c) */
 typedef struct { void **k; long *v; size_t cap, n; } kumi_tr_map;

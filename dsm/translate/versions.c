@@ -460,12 +460,46 @@ static int version_loop(struct kumi_tr *kt, LLVMValueRef fn, LLVMValueRef latch_
     LLVMBasicBlockRef Dend = D;   /* the test's last block */
     LLVMValueRef     *vargs = kumi_tr_realloc(NULL, 3 * nrg * sizeof *vargs);   /* each range's lo, hi, write */
     size_t            nargs = nrg;
+    /* the window cache: per range, pages [clo, chi) that a test found
+     * ready at epoch cep (kumi_dsm_g.epoch counts state changes), kept in
+     * allocas (registers after SROA); while the epoch is the same no line
+     * has changed state, so a range inside its window needs no test (the
+     * next run of an inner loop in a nest usually lies in the same pages) */
+    LLVMValueRef *clo = kumi_tr_realloc(NULL, 2 * nrg * sizeof *clo), *chi = clo + nrg, cep;
+    {
+        LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+        LLVMBuilderRef    eb    = LLVMCreateBuilderInContext(kt->ctx);
+        LLVMPositionBuilder(eb, entry, LLVMGetFirstInstruction(entry));
+        for (size_t r = 0; r < nrg; r++) {
+            clo[r] = LLVMBuildAlloca(eb, kt->t64, "kumi.wlo");
+            chi[r] = LLVMBuildAlloca(eb, kt->t64, "kumi.whi");
+            LLVMBuildStore(eb, v_const(kt, 1), clo[r]);   /* empty */
+            LLVMBuildStore(eb, v_const(kt, 0), chi[r]);
+        }
+        cep = LLVMBuildAlloca(eb, kt->t32, "kumi.wep");
+        LLVMBuildStore(eb, LLVMConstInt(kt->t32, 0, 0), cep);
+        LLVMDisposeBuilder(eb);
+    }
+    LLVMValueRef ep  = kumi_tr_field_load(kt, kt->mv, KUMI_TR_F_EPOCH, kt->t32);
+    LLVMValueRef hit = LLVMBuildAnd(kt->mv, ready, LLVMBuildICmp(kt->mv, LLVMIntEQ, ep, LLVMBuildLoad2(kt->mv, kt->t32, cep, ""), ""), "");
+    LLVMValueRef *rlo = kumi_tr_realloc(NULL, 2 * nrg * sizeof *rlo), *rhi = rlo + nrg;
     for (size_t r = 0; r < nrg; r++) {
         LLVMValueRef a1 = rg[r].inv ? rg[r].inv : v_const(kt, 0), a2 = a1;
         if (rg[r].coef)
             a2 = LLVMBuildAdd(kt->mv, a2, LLVMBuildMul(kt->mv, rg[r].coef, tmax, ""), "");
-        LLVMValueRef lo = LLVMBuildAdd(kt->mv, v_smax(kt, a1, a2, 0), v_const(kt, rg[r].lo), "kumi.lo");
-        LLVMValueRef hi = LLVMBuildAdd(kt->mv, v_smax(kt, a1, a2, 1), v_const(kt, rg[r].hi), "kumi.hi");
+        rlo[r] = LLVMBuildAdd(kt->mv, v_smax(kt, a1, a2, 0), v_const(kt, rg[r].lo), "kumi.lo");
+        rhi[r] = LLVMBuildAdd(kt->mv, v_smax(kt, a1, a2, 1), v_const(kt, rg[r].hi), "kumi.hi");
+        hit = LLVMBuildAnd(kt->mv, hit, LLVMBuildAnd(kt->mv,
+                  LLVMBuildICmp(kt->mv, LLVMIntUGE, rlo[r], LLVMBuildLoad2(kt->mv, kt->t64, clo[r], ""), ""),
+                  LLVMBuildICmp(kt->mv, LLVMIntULE, rhi[r], LLVMBuildLoad2(kt->mv, kt->t64, chi[r], ""), ""), ""), "");
+    }
+    LLVMBasicBlockRef Dhit = kumi_tr_block_after(kt, D, "kumi.ver.cached");   /* -> Dsel, wired below */
+    LLVMBasicBlockRef Dtst = kumi_tr_block_after(kt, Dhit, "kumi.ver.ranges");
+    LLVMSetMetadata(LLVMBuildCondBr(kt->mv, hit, Dhit, Dtst), kt->md_prof, kt->likely);
+    LLVMPositionBuilderAtEnd(kt->mv, Dtst);
+    Dend = Dtst;
+    for (size_t r = 0; r < nrg; r++) {
+        LLVMValueRef lo = rlo[r], hi = rhi[r];
         /* inline, in the region: a range within eight 4 KiB pages whose
          * summaries say "all E" (a read: or "all S or E"; one word of pstate); else a range of at
          * most eight lines by their state bytes (one word of state); else
@@ -501,8 +535,29 @@ static int version_loop(struct kumi_tr *kt, LLVMValueRef fn, LLVMValueRef latch_
             LLVMValueRef nz   = LLVMBuildOr(kt->mv, p8, LLVMBuildLShr(kt->mv, p8, v_const(kt, 1), ""), "");
             pall = LLVMBuildICmp(kt->mv, LLVMIntEQ, LLVMBuildAnd(kt->mv, nz, ones, ""), ones, "");
         }
+        /* the window: the pages from p0 on that the word says are ready */
+        {
+            LLVMValueRef bad = rg[r].write ? LLVMBuildXor(kt->mv, p8, v_const(kt, BYTES8(KUMI_DSM_PSTATE_ALL_E)), "")
+                                           : LLVMBuildXor(kt->mv, LLVMBuildAnd(kt->mv, LLVMBuildOr(kt->mv, p8,
+                                                              LLVMBuildLShr(kt->mv, p8, v_const(kt, 1), ""), ""),
+                                                              v_const(kt, BYTES8(1)), ""), v_const(kt, BYTES8(1)), "");
+            unsigned     id = LLVMLookupIntrinsicID("llvm.cttz", 9);
+            LLVMTypeRef  ity[1] = {kt->t64};
+            LLVMValueRef cz[2] = {bad, LLVMConstInt(kt->t1, 0, 0)};
+            LLVMValueRef tz = LLVMBuildCall2(kt->mv, LLVMIntrinsicGetType(kt->ctx, id, ity, 1),
+                                             LLVMGetIntrinsicDeclaration(kt->mod, id, ity, 1), cz, 2, "");
+            LLVMInstructionSetDebugLoc(tz, dbg);
+            LLVMValueRef ngood = LLVMBuildLShr(kt->mv, tz, v_const(kt, 3), "");
+            LLVMValueRef wlo = LLVMBuildAdd(kt->mv, base, LLVMBuildShl(kt->mv, p0, v_const(kt, KUMI_DSM_PAGE_SHIFT), ""), "");
+            LLVMValueRef whi = LLVMBuildAdd(kt->mv, wlo, LLVMBuildShl(kt->mv, ngood, v_const(kt, KUMI_DSM_PAGE_SHIFT), ""), "");
+            LLVMBuildStore(kt->mv, LLVMBuildSelect(kt->mv, pall, wlo, v_const(kt, 1), ""), clo[r]);
+            LLVMBuildStore(kt->mv, LLVMBuildSelect(kt->mv, pall, whi, v_const(kt, 0), ""), chi[r]);
+        }
         LLVMBuildCondBr(kt->mv, pall, bj, bl);
         LLVMPositionBuilderAtEnd(kt->mv, bl);
+        /* not cached: empty window */
+        LLVMBuildStore(kt->mv, v_const(kt, 1), clo[r]);
+        LLVMBuildStore(kt->mv, v_const(kt, 0), chi[r]);
         LLVMBuildCondBr(kt->mv, LLVMBuildAnd(kt->mv, inreg, LLVMBuildICmp(kt->mv, LLVMIntULT, nl, v_const(kt, 8), ""), ""), bs, bc);
         LLVMPositionBuilderAtEnd(kt->mv, bs);
         LLVMValueRef stp = v_field(kt, KUMI_TR_F_STATE, kt->tp8);
@@ -532,6 +587,10 @@ static int version_loop(struct kumi_tr *kt, LLVMValueRef fn, LLVMValueRef latch_
         Dend = bj;
     }
     free(rg);
+    /* every window now holds what this test found (or is empty) */
+    LLVMBuildStore(kt->mv, ep, cep);
+    free(clo);
+    free(rlo);
 
     /* two copies (blocks after the function's last, same instructions):
      * kumi.fast for runs of fewer than VERSION_POLL_EVERY iterations, with
@@ -675,6 +734,8 @@ static int version_loop(struct kumi_tr *kt, LLVMValueRef fn, LLVMValueRef latch_
         if (LLVMGetSuccessor(pt, s) == H) LLVMSetSuccessor(pt, s, D);
     LLVMPositionBuilderAtEnd(kt->mv, Dend);
     LLVMSetMetadata(LLVMBuildCondBr(kt->mv, ready, Dsel, H), kt->md_prof, kt->likely);
+    LLVMPositionBuilderAtEnd(kt->mv, Dhit);
+    LLVMBuildBr(kt->mv, Dsel);
     LLVMPositionBuilderAtEnd(kt->mv, Dsel);
     LLVMBuildCondBr(kt->mv, LLVMBuildICmp(kt->mv, LLVMIntSLT, tmax, v_const(kt, KUMI_TR_VERSION_POLL_EVERY), ""), Hcs[0], Hcs[1]);
     kumi_tr_phi_retarget(kt, H, kt->ver.pre, Dend, ~0u);

@@ -15,15 +15,42 @@ libdir=${libdir#"$prefix"/}
 for f in include/kumi.h bin/kumirun bin/kumicc $libdir/libkumi.so $libdir/libkumi.a \
          $libdir/pkgconfig/kumi.pc $libdir/cmake/kumi/kumiConfig.cmake \
          include/shmem.h include/shmemx.h $libdir/libkumi-shmem.so $libdir/libkumi-shmem.a \
-         bin/oshcc bin/oshc++ bin/oshrun $libdir/pkgconfig/kumi-shmem.pc; do
+         bin/oshcc bin/oshc++ bin/oshrun $libdir/pkgconfig/kumi-shmem.pc \
+         include/kumi-mpi/mpi.h $libdir/libkumi-mpi.so $libdir/libkumi-mpi.a \
+         bin/mpicc bin/mpicxx bin/mpirun bin/mpiexec $libdir/pkgconfig/kumi-mpi.pc; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 # kumi.h, the OpenSHMEM binding's shmem.h and shmemx.h, and the OpenMP
-# binding's omp.h in its own directory (kumicc -fopenmp adds it; it must not
-# shadow libomp's omp.h for other compilers)
-if ls "$prefix"/include | grep -qvE '^(kumi|shmem|shmemx)\.h$|^kumi-omp$'; then
-  echo "FAIL: headers other than kumi.h, shmem.h, shmemx.h, kumi-omp/ installed"; exit 1
+# and MPI bindings' omp.h and mpi.h in their own directories (kumicc
+# -fopenmp and mpicc add them; they must not shadow libomp's omp.h or
+# another MPI's mpi.h for other compilers)
+if ls "$prefix"/include | grep -qvE '^(kumi|shmem|shmemx)\.h$|^kumi-omp$|^kumi-mpi$'; then
+  echo "FAIL: headers other than kumi.h, shmem.h, shmemx.h, kumi-omp/, kumi-mpi/ installed"; exit 1
 fi
+# the installed mpicc builds an MPI program that the installed mpirun runs
+cat > "$tmp/mpi_hello.c" <<'EOF2'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, size, sum = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("mpi ranks %d sum %d\n", size, sum);
+    MPI_Finalize();
+    return 0;
+}
+EOF2
+"$prefix/bin/mpicc" "$tmp/mpi_hello.c" -o "$tmp/mpi_hello"
+case $("$prefix/bin/mpicc" --showme:compile) in
+  *"$prefix"*kumi-mpi*) ;;
+  *) echo "FAIL: the installed mpicc does not name the install's include/kumi-mpi"; exit 1 ;;
+esac
+out=$("$prefix/bin/mpirun" -np 2 --timeout 60 "$tmp/mpi_hello")
+[ "$out" = "mpi ranks 2 sum 1" ] || { echo "FAIL: installed mpicc/mpirun: $out"; exit 1; }
 
 # 1. CMake package
 cmake -S "$src/tests/install" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null

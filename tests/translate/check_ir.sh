@@ -186,6 +186,14 @@ opt_version)
     [ "$(fastblk axpy | grep -c -e '= load double' -e 'store double')" = 6 ] ||
         { echo "FAIL: opt_version: @axpy's copies lack their two loads and store"; fail=1; }
     expect 2 'call i32 @kumi_dsm_ready(.*, i32 0)' column
+    # the window cache: a hit goes to the copies without the ranges' tests;
+    # the epoch is read in the test and kept
+    for f in axpy column; do
+        some '^kumi\.ver\.cached[0-9]*:' $f
+        some 'load i32, i32\* bitcast (.*@kumi_dsm_g to i8\*), i64 40)' $f
+        some 'store i32 %[0-9]*, i32\* %kumi\.wep' $f
+        some 'call i64 @llvm\.cttz\.i64' $f
+    done
     some 'mul i64 %stride' column
     some '%r = phi double .*, %kumi[.]fast[0-9]* ]' column
     for f in with_call scatter spin; do

@@ -15,7 +15,11 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 cp "$here/configure.ac" "$here/Makefile.in" "$here/result.txt.in" "$here/../osu_link.c" "$tmp/"
 cd "$tmp"
 autoconf
-PATH="$bindir:$PATH" CC=mpicc ./configure -q
+# mpicc is found on PATH by configure and by make alike (another MPI's
+# mpicc may sit in /usr/bin)
+PATH="$bindir:$PATH"
+export PATH
+CC=mpicc ./configure -q
 want="one_sided=no mpi3_rma=no mpi4=no oshm=no"
 got=$(cat result.txt)
 if [ "$got" != "$want" ]; then
@@ -24,4 +28,9 @@ if [ "$got" != "$want" ]; then
 fi
 echo "configure: $got"
 make -s
+if ! ldd ./osu_link | grep -q 'libkumi-mpi'; then
+    echo "FAIL: osu_link was not linked against libkumi-mpi:"
+    ldd ./osu_link
+    exit 1
+fi
 "$bindir/mpirun" -np 2 --timeout 60 ./osu_link

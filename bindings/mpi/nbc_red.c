@@ -1,0 +1,338 @@
+/*
+ * nbc_red.c -- the non-blocking reductions as schedules of nbc.c:
+ * MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter(_block), MPI_Iscan,
+ * MPI_Iexscan.
+ *
+ * Algorithms (p ranks):
+ *   reduce          binomial tree; a non-commutative op is combined in
+ *                   rank order (tree rooted at 0, then 0 -> root)
+ *   allreduce       recursive doubling (the ranks above a power of two
+ *                   fold into their neighbours first); rank order kept
+ *   reduce_scatter  the reduction to rank 0, then its blocks scattered
+ *   scan, exscan    recursive doubling on partial results
+ * Operands live in the work buffers of nbc.h (kmpi_sched_red): what
+ * travels is the work buffer itself.
+ */
+#include "nbc.h"
+
+static int red_check(const char *call, MPI_Comm comm, int count, MPI_Datatype dt, MPI_Op op,
+                     struct kmpi_type **t)
+{
+    int rc;
+
+    if ((rc = kmpi_nbc_count(call, comm, count, "count")) != MPI_SUCCESS
+        || (rc = kmpi_nbc_type(call, comm, dt, "datatype", t)) != MPI_SUCCESS)
+        return rc;
+    return kmpi_op_check(comm, call, op, dt);
+}
+
+/* The binomial-tree reduction of count elements of src (in the user's
+ * layout) to rank root. Returns the work buffer that holds the result at
+ * the root (NULL elsewhere). A non-commutative op combines in rank order:
+ * a subtree of the tree rooted at 0 holds consecutive ranks, and a node's
+ * own range comes before its child's. */
+static void *reduce_build(struct kmpi_sched *s, const void *src, size_t count, int root, int p,
+                          int me)
+{
+    size_t bytes = count * kmpi_sched_unit(s);
+    int    commute = kmpi_sched_commutes(s);
+    int    troot = commute ? root : 0, vr = (me - troot + p) % p;
+    void  *acc = kmpi_sched_tmp(s, bytes), *in = kmpi_sched_tmp(s, bytes), *x;
+
+    kmpi_sched_red_in(s, src, count, acc);
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (vr & mask) {
+            kmpi_sched_send(s, acc, bytes, (vr - mask + troot) % p, 0);
+            kmpi_sched_wait(s);
+            break;
+        }
+        if (vr + mask >= p)
+            continue;
+        kmpi_sched_recv(s, in, bytes, (vr + mask + troot) % p, 0);
+        kmpi_sched_wait(s);
+        if (commute) {
+            kmpi_sched_apply(s, in, acc, count);
+        } else {   /* acc op child: the result lands in the child's buffer */
+            kmpi_sched_apply(s, acc, in, count);
+            x = acc, acc = in, in = x;
+        }
+    }
+    if (troot == root)
+        return me == root ? acc : NULL;
+    if (me == 0) {
+        kmpi_sched_send(s, acc, bytes, root, 1);
+        kmpi_sched_wait(s);
+        return NULL;
+    }
+    if (me == root) {
+        kmpi_sched_recv(s, acc, bytes, 0, 1);
+        kmpi_sched_wait(s);
+        return acc;
+    }
+    return NULL;
+}
+
+static int ireduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    int                rc;
+    struct kmpi_comm  *c = kmpi_nbc_comm(call, comm, request, 0, &rc);
+    struct kmpi_type  *t;
+    struct kmpi_sched *s;
+
+    if (c == NULL)
+        return rc;
+    if ((rc = red_check(call, comm, count, datatype, op, &t)) != MPI_SUCCESS
+        || (rc = kmpi_nbc_root(call, comm, c, root)) != MPI_SUCCESS)
+        return rc;
+    if (sendbuf == MPI_IN_PLACE && c->rank != root)
+        return kmpi_nbc_in_place(call, comm, "as sendbuf but at the root");
+    if ((s = kmpi_sched_new(call, comm, c)) == NULL)
+        return MPI_ERR_NO_MEM;
+    kmpi_sched_red(s, op, datatype, t, (size_t)count);
+    if (count > 0) {
+        const void *src = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+        void       *res = reduce_build(s, src, (size_t)count, root, c->size, c->rank);
+        if (c->rank == root)
+            kmpi_sched_red_out(s, res, (size_t)count, recvbuf);
+    }
+    return kmpi_sched_go(s, request);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request)
+{
+    return ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+/* Recursive doubling. With p not a power of two, the first 2 * rem ranks
+ * pair up: the even one hands its data to the odd one and sits out. The
+ * rest are numbered nr = 0 .. pof2-1 in rank order; at each step a rank
+ * combines with nr ^ mask, the lower range on the left. */
+static void allreduce_build(struct kmpi_sched *s, const void *src, void *recvbuf, size_t count,
+                            int p, int me)
+{
+    size_t bytes = count * kmpi_sched_unit(s);
+    int    commute = kmpi_sched_commutes(s), pof2 = 1, rem, nr;
+    void  *acc = kmpi_sched_tmp(s, bytes), *in = kmpi_sched_tmp(s, bytes), *x;
+
+    kmpi_sched_red_in(s, src, count, acc);
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    rem = p - pof2;
+    if (me < 2 * rem) {
+        if (me % 2 == 0) {
+            kmpi_sched_send(s, acc, bytes, me + 1, 0);
+            kmpi_sched_wait(s);
+            nr = -1;
+        } else {
+            kmpi_sched_recv(s, in, bytes, me - 1, 0);
+            kmpi_sched_wait(s);
+            kmpi_sched_apply(s, in, acc, count);
+            nr = me / 2;
+        }
+    } else {
+        nr = me - rem;
+    }
+    for (int mask = 1, k = 1; nr >= 0 && mask < pof2; mask <<= 1, k++) {
+        int np = nr ^ mask, peer = np < rem ? 2 * np + 1 : np + rem;
+        kmpi_sched_send(s, acc, bytes, peer, k);
+        kmpi_sched_recv(s, in, bytes, peer, k);
+        kmpi_sched_wait(s);
+        if (commute || np < nr) {
+            kmpi_sched_apply(s, in, acc, count);
+        } else {
+            kmpi_sched_apply(s, acc, in, count);
+            x = acc, acc = in, in = x;
+        }
+    }
+    if (me < 2 * rem) {
+        if (me % 2 == 1)
+            kmpi_sched_send(s, acc, bytes, me - 1, 255);
+        else
+            kmpi_sched_recv(s, acc, bytes, me + 1, 255);
+        kmpi_sched_wait(s);
+    }
+    kmpi_sched_red_out(s, acc, count, recvbuf);
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char  call[] = "MPI_Iallreduce";
+    int                rc;
+    struct kmpi_comm  *c = kmpi_nbc_comm(call, comm, request, 0, &rc);
+    struct kmpi_type  *t;
+    struct kmpi_sched *s;
+
+    if (c == NULL)
+        return rc;
+    if ((rc = red_check(call, comm, count, datatype, op, &t)) != MPI_SUCCESS)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return kmpi_nbc_in_place(call, comm, "as recvbuf");
+    if ((s = kmpi_sched_new(call, comm, c)) == NULL)
+        return MPI_ERR_NO_MEM;
+    kmpi_sched_red(s, op, datatype, t, (size_t)count);
+    if (count > 0)
+        allreduce_build(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count,
+                        c->size, c->rank);
+    return kmpi_sched_go(s, request);
+}
+
+/* counts[i] elements for rank i: the reduction of the whole vector to
+ * rank 0, which sends each rank its part */
+static int ireduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
+                           const int *counts, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    int                rc, p, me;
+    struct kmpi_comm  *c = kmpi_nbc_comm(call, comm, request, 0, &rc);
+    struct kmpi_type  *t;
+    struct kmpi_sched *s;
+    size_t             total = 0;
+
+    if (c == NULL)
+        return rc;
+    p  = c->size;
+    me = c->rank;
+    if (counts == NULL && count < 0)
+        return kmpi_nbc_count(call, comm, count, "recvcount");
+    if (counts == NULL && count >= 0)
+        total = (size_t)count * (size_t)p;
+    for (int i = 0; counts != NULL && i < p; i++) {
+        if (counts[i] < 0)
+            return kmpi_error(comm, MPI_ERR_COUNT, call, "recvcounts[%d] = %d is negative", i,
+                              counts[i]);
+        total += (size_t)counts[i];
+    }
+    if (total > (size_t)INT32_MAX)
+        return kmpi_error(comm, MPI_ERR_COUNT, call, "the counts add up to %zu elements, more "
+                          "than an int holds", total);
+    if ((rc = red_check(call, comm, (int)total, datatype, op, &t)) != MPI_SUCCESS)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return kmpi_nbc_in_place(call, comm, "as recvbuf");
+    if ((s = kmpi_sched_new(call, comm, c)) == NULL)
+        return MPI_ERR_NO_MEM;
+    kmpi_sched_red(s, op, datatype, t, total);
+    if (total > 0) {
+        size_t unit = kmpi_sched_unit(s), mine = counts ? (size_t)counts[me] : (size_t)count;
+        void  *res = reduce_build(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, 0, p,
+                                  me);
+        if (me == 0) {
+            size_t off = 0;
+            for (int i = 0; i < p; i++) {
+                size_t n = counts ? (size_t)counts[i] : (size_t)count;
+                if (i == 0)
+                    kmpi_sched_red_out(s, res, n, recvbuf);
+                else if (n > 0)
+                    kmpi_sched_send(s, kmpi_at(res, (MPI_Aint)(off * unit)), n * unit, i, 2);
+                off += n;
+            }
+            kmpi_sched_wait(s);
+        } else if (mine > 0) {
+            void *w = kmpi_sched_tmp(s, mine * unit);
+            kmpi_sched_recv(s, w, mine * unit, 0, 2);
+            kmpi_sched_wait(s);
+            kmpi_sched_red_out(s, w, mine, recvbuf);
+        }
+    }
+    return kmpi_sched_go(s, request);
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ireduce_scatter";
+
+    if (recvcounts == NULL && kmpi_live(call) == MPI_SUCCESS)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    return ireduce_scatter(call, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request);
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    return ireduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, recvcount,
+                           datatype, op, comm, request);
+}
+
+/* Recursive doubling on partial results: after the step of mask, part
+ * holds the reduction of the aligned block of 2 * mask ranks around me
+ * (those that exist), res that of the ranks of it below me (and me,
+ * inclusive). A partner beyond p has nothing to give. */
+static void scan_build(struct kmpi_sched *s, const void *src, void *recvbuf, size_t count,
+                       int exclusive, int p, int me)
+{
+    size_t bytes = count * kmpi_sched_unit(s);
+    int    commute = kmpi_sched_commutes(s), have = !exclusive, k = 0;
+    void  *part = kmpi_sched_tmp(s, bytes), *in = kmpi_sched_tmp(s, bytes);
+    void  *res = kmpi_sched_tmp(s, bytes), *x;
+
+    kmpi_sched_red_in(s, src, count, part);
+    if (!exclusive)
+        kmpi_sched_copy(s, part, res, bytes);
+    for (int mask = 1; mask < p; mask <<= 1, k++) {
+        int peer = me ^ mask;
+        if (peer >= p)
+            continue;
+        kmpi_sched_send(s, part, bytes, peer, k);
+        kmpi_sched_recv(s, in, bytes, peer, k);
+        kmpi_sched_wait(s);
+        if (peer < me) {   /* in: the ranks just below my block's half */
+            if (have)
+                kmpi_sched_apply(s, in, res, count);
+            else
+                kmpi_sched_copy(s, in, res, bytes);
+            have = 1;
+            kmpi_sched_apply(s, in, part, count);
+        } else if (commute) {
+            kmpi_sched_apply(s, in, part, count);
+        } else {
+            kmpi_sched_apply(s, part, in, count);
+            x = part, part = in, in = x;
+        }
+    }
+    if (have)
+        kmpi_sched_red_out(s, res, count, recvbuf);
+}
+
+static int iscan(const char *call, const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request,
+                 int exclusive)
+{
+    int                rc;
+    struct kmpi_comm  *c = kmpi_nbc_comm(call, comm, request, 0, &rc);
+    struct kmpi_type  *t;
+    struct kmpi_sched *s;
+
+    if (c == NULL)
+        return rc;
+    if ((rc = red_check(call, comm, count, datatype, op, &t)) != MPI_SUCCESS)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return kmpi_nbc_in_place(call, comm, "as recvbuf");
+    if ((s = kmpi_sched_new(call, comm, c)) == NULL)
+        return MPI_ERR_NO_MEM;
+    kmpi_sched_red(s, op, datatype, t, (size_t)count);
+    if (count > 0)
+        scan_build(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, (size_t)count,
+                   exclusive, c->size, c->rank);
+    return kmpi_sched_go(s, request);
+}
+
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request)
+{
+    return iscan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, 0);
+}
+
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return iscan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, 1);
+}
+

@@ -1,0 +1,66 @@
+/*
+ * msg.h -- the messaging layer's entry points for bindings (bindings/mpi):
+ * kumi.h's two-sided calls with two more choices and without their
+ * argument checks and messages, so that a binding checks its arguments
+ * and reports errors in its own terms, and pays for nothing twice.
+ *
+ *   context  a message matches only receives and probes of its own context
+ *            on its team: an MPI communicator's point-to-point traffic is
+ *            KUMI_MSG_CTX_USER (kumi.h's calls use it too), its collective
+ *            traffic KUMI_MSG_CTX_COLL, so a user's ANY_SOURCE/ANY_TAG
+ *            receive never takes a collective's message.
+ *   sync     KUMI_MSG_SYNC: the send completes only once a receive matched
+ *            it (MPI_Ssend): every size goes by rendezvous (RTS, then the
+ *            receiver pulls and answers FIN; a 0-byte one is answered at
+ *            once).
+ *
+ * The caller has checked: kumi is up, team is a team this PE is a member
+ * of, pe a rank in it (or KUMI_ANY_SOURCE for receives and probes), tag
+ * >= 0 (or KUMI_ANY_TAG), buf valid for bytes. What can still fail (no
+ * memory, a dead peer) is reported by the layer for call.
+ * Threads: as kumi.h's two-sided calls (one thread at a time).
+ */
+#ifndef KUMI_MSG_H
+#define KUMI_MSG_H
+
+#include <stddef.h>
+
+#include "kumi.h"
+
+enum {
+    KUMI_MSG_CTX_USER = 0,   /* point-to-point (kumi.h's calls, MPI's user traffic) */
+    KUMI_MSG_CTX_COLL = 1,   /* a binding's collectives over messages                */
+    KUMI_MSG_CTX_MAX  = 255
+};
+enum { KUMI_MSG_SYNC = 1u << 0 };   /* flags of kumi_msg_isend_ctx */
+
+int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req);
+int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, kumi_request_t *req);
+/* kumi_iprobe (wait 0) or kumi_probe (wait 1) in context ctx; flag may be
+ * NULL when wait is 1. */
+int kumi_msg_probe_ctx(const char *call, int pe, int tag, kumi_team_t team, unsigned ctx,
+                       int wait, int *flag, kumi_status_t *status);
+
+/* One round of progress (the transport, then the layer): >= 0, or
+ * KUMI_ERR_PEER (reported) once the job fails. */
+int kumi_msg_poll(const char *call);
+/* 1 when r is complete (no progress made: call kumi_msg_poll between
+ * tests), else 0. */
+int kumi_msg_req_done(kumi_request_t r);
+/* Waits until r is complete (progress, the wait policy, failure):
+ * KUMI_OK, or KUMI_ERR_PEER (reported) once the job fails. */
+int kumi_msg_req_wait(const char *call, kumi_request_t r);
+/* Waits until ready(arg) != 0, with kumi_msg_poll before each call of
+ * ready (the wait policy and the failure check as kumi_wait's): for a
+ * binding's waits on many requests. KUMI_OK or KUMI_ERR_PEER (reported). */
+int kumi_msg_wait_until(const char *call, int (*ready)(void *arg), void *arg);
+/* r is complete: copies its status (the error included; status may be
+ * NULL), frees r and returns its error (KUMI_ERR_TRUNCATE: not reported). */
+int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status);
+/* kumi_cancel: 1 when r was a receive no message had matched (it is now
+ * complete, cancelled), 0 when too late or a send (it completes normally). */
+int kumi_msg_req_cancel(kumi_request_t r);
+
+#endif /* KUMI_MSG_H */

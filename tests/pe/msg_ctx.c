@@ -1,0 +1,146 @@
+/*
+ * msg_ctx.c -- the messaging layer's entry points for bindings (msg/msg.h):
+ * contexts and synchronous sends.
+ *
+ *   ctx   a receive from ANY_SOURCE with ANY_TAG in the user context and a
+ *         probe there never see messages of the collective context, sent
+ *         before and after it was posted (eager and rendezvous); receives
+ *         in the collective context take them; then a user message takes
+ *         the user receive. kumi_iprobe/kumi_recv (the public calls) are the
+ *         user context.
+ *   sync  a KUMI_MSG_SYNC send of 8 bytes, of 0 bytes and of 100000 bytes
+ *         to the right neighbour stays incomplete (kumi_test, 50 ms) until
+ *         the neighbour posts its receive, then completes; one to oneself
+ *         completes once received
+ *   plain kumi_msg_req_finish reports a truncation without printing, and
+ *         kumi_msg_req_cancel withdraws an unmatched receive
+ */
+#include <time.h>
+
+#include "pe_test.h"
+#include "../../msg/msg.h"
+
+static int me, npes, right, left;
+static kumi_team_t world;
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = { 0, ms * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static void part_ctx(void)
+{
+    static char    big[100000], bigin[100000];
+    int            a = me, b = -1, flag = 1;
+    kumi_request_t user, s[3], c[3];
+    kumi_status_t  st;
+
+    OK(kumi_msg_irecv_ctx("test", &b, sizeof b, KUMI_ANY_SOURCE, KUMI_ANY_TAG, world,
+                          KUMI_MSG_CTX_USER, &user));
+    memset(big, 'c', sizeof big);
+    OK(kumi_msg_isend_ctx("test", &a, sizeof a, right, 5, world, KUMI_MSG_CTX_COLL, 0, &s[0]));
+    OK(kumi_msg_isend_ctx("test", big, sizeof big, right, 6, world, KUMI_MSG_CTX_COLL, 0, &s[1]));
+    OK(kumi_msg_isend_ctx("test", &a, sizeof a, me, 7, world, KUMI_MSG_CTX_COLL, 0, &s[2]));
+    BARRIER();
+    /* everything has arrived by now (eager) or its RTS has */
+    OK(kumi_test(&user, &flag, &st));
+    CHECK(flag == 0, "the user receive took a collective message (tag %d)", st.tag);
+    OK(kumi_iprobe(KUMI_ANY_SOURCE, KUMI_ANY_TAG, world, &flag, &st));
+    CHECK(flag == 0, "kumi_iprobe saw a collective message (tag %d)", st.tag);
+    OK(kumi_msg_probe_ctx("test", KUMI_ANY_SOURCE, KUMI_ANY_TAG, world, KUMI_MSG_CTX_COLL, 1,
+                          NULL, &st));
+    int x = -1, y = -1;
+    OK(kumi_msg_irecv_ctx("test", &x, sizeof x, left, 5, world, KUMI_MSG_CTX_COLL, &c[0]));
+    OK(kumi_msg_irecv_ctx("test", bigin, sizeof bigin, left, KUMI_ANY_TAG, world,
+                          KUMI_MSG_CTX_COLL, &c[1]));
+    OK(kumi_msg_irecv_ctx("test", &y, sizeof y, KUMI_ANY_SOURCE, 7, world, KUMI_MSG_CTX_COLL,
+                          &c[2]));
+    OK(kumi_waitall(3, c, NULL));
+    OK(kumi_waitall(3, s, NULL));
+    CHECK(x == left && y == me && bigin[0] == 'c' && bigin[sizeof bigin - 1] == 'c',
+          "collective context: %d %d", x, y);
+    OK(kumi_test(&user, &flag, &st));
+    CHECK(flag == 0, "the user receive matched");
+    BARRIER();
+    OK(kumi_send(&a, sizeof a, right, 9, world));
+    OK(kumi_wait(&user, &st));
+    CHECK(b == left && st.tag == 9 && st.source == left, "user message: %d tag %d", b, st.tag);
+}
+
+static void part_sync(void)
+{
+    static char out[100000], in[100000];
+    static const size_t sizes[] = { 8, 0, sizeof out };
+
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t         n = sizes[k];
+        kumi_request_t s, r;
+        int            flag = 0, go = 1;
+        memset(out, 'a' + (int)k, n);
+        OK(kumi_msg_isend_ctx("test", out, n, right, 20, world, KUMI_MSG_CTX_USER,
+                              KUMI_MSG_SYNC, &s));
+        for (int i = 0; i < 50 && !flag; i++) {
+            OK(kumi_test(&s, &flag, NULL));
+            pause_ms(1);
+        }
+        CHECK(!flag || right == me, "a sync send of %zu bytes completed unmatched", n);
+        OK(kumi_send(&go, sizeof go, right, 21, world));
+        OK(kumi_recv(&go, sizeof go, left, 21, world, NULL));
+        OK(kumi_irecv(in, sizeof in, left, 20, world, &r));
+        OK(kumi_wait(&r, NULL));
+        if (!flag)
+            OK(kumi_wait(&s, NULL));
+        CHECK(n == 0 || (in[0] == 'a' + (int)k && in[n - 1] == 'a' + (int)k), "data");
+    }
+    /* to oneself: completes once received */
+    kumi_request_t s;
+    int            v = 42, w = 0, flag = 0;
+    OK(kumi_msg_isend_ctx("test", &v, sizeof v, me, 22, world, KUMI_MSG_CTX_USER,
+                          KUMI_MSG_SYNC, &s));
+    OK(kumi_test(&s, &flag, NULL));
+    CHECK(flag == 0, "a sync send to myself completed unmatched");
+    OK(kumi_recv(&w, sizeof w, me, 22, world, NULL));
+    OK(kumi_wait(&s, NULL));
+    CHECK(w == 42, "sync to myself");
+    BARRIER();
+}
+
+static void part_plain(void)
+{
+    int            v[4] = { 1, 2, 3, 4 }, w[2] = { 0, 0 };
+    kumi_request_t s, r;
+    kumi_status_t  st;
+
+    OK(kumi_isend(v, sizeof v, right, 30, world, &s));
+    OK(kumi_msg_irecv_ctx("test", w, sizeof w, left, 30, world, KUMI_MSG_CTX_USER, &r));
+    OK(kumi_msg_req_wait("test", r));
+    capture_begin();
+    int rc = kumi_msg_req_finish(r, &st);
+    const char *out = capture_end();
+    CHECK(rc == KUMI_ERR_TRUNCATE && st.bytes == sizeof v && w[1] == 2 && out[0] == '\0',
+          "finish: %s, %zu bytes, printed '%s'", kumi_strerror(rc), st.bytes, out);
+    OK(kumi_wait(&s, NULL));
+    OK(kumi_msg_irecv_ctx("test", w, sizeof w, left, 31, world, KUMI_MSG_CTX_USER, &r));
+    CHECK(kumi_msg_req_cancel(r) == 1 && kumi_msg_req_done(r), "cancel");
+    rc = kumi_msg_req_finish(r, &st);
+    CHECK(rc == KUMI_OK && st.cancelled == 1, "a cancelled receive");
+    BARRIER();
+}
+
+int main(void)
+{
+    OK(kumi_init());
+    me    = kumi_rank();
+    npes  = kumi_size();
+    world = kumi_team_world();
+    right = (me + 1) % npes;
+    left  = (me + npes - 1) % npes;
+    part_ctx();
+    part_sync();
+    part_plain();
+    OK(kumi_finalize());
+    if (me == 0)
+        printf("msg_ctx: contexts, sync sends and the bindings' calls on %d PEs\n", npes);
+    return 0;
+}
