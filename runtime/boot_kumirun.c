@@ -214,7 +214,8 @@ static int kumi_boot_kr_gather(struct kumi_boot *b, const void *mine, size_t len
             return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "bootstrap: this job's "
                                  "exchange needs %s and %s from kumirun, which are missing or "
                                  "malformed", KUMI_ENV_RDV, KUMI_ENV_JOB_KEY);
-        if (kumi_rdv_join(&k->c, k->rdv, key, b->rank, b->size, k->timeout, err,
+        if (kumi_rdv_join(&k->c, k->rdv, key, b->rank, b->size, k->timeout,
+                          (double)kumi_rt.cfg.heartbeat_timeout, err,
                           sizeof(err)) != 0)
             return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "cannot join the job's "
                                  "rendezvous at %s: %s", k->rdv, err);

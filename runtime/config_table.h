@@ -44,6 +44,8 @@ KUMI_CFG(coll_scratch_areas, "KUMI_COLL_SCRATCH_AREAS", UINT, "16", 1, 128, NULL
          "Scratch areas of KUMI_COLL_SCRATCH bytes in the heap: the world team's, and one for each other team from its first large collective until it is destroyed (memory is committed only where used); a team that finds none free on all its members runs its large collectives in small pieces (slow)")
 KUMI_CFG(startup_timeout, "KUMI_STARTUP_TIMEOUT", UINT, "30", 1, 3600, NULL,
          "Seconds kumi_init waits for the other PEs to appear")
+KUMI_CFG(heartbeat_timeout, "KUMI_HEARTBEAT_TIMEOUT", UINT, "10", 2, 3600, NULL,
+         "Seconds of silence on the control channel between kumirun and a PE (heartbeats every 0.5 s) after which each takes the other for gone: how fast a job ends when a host vanishes; PEs starved of CPU for longer are taken for dead")
 KUMI_CFG(symmetric_data, "KUMI_SYMMETRIC_DATA", CHOICE, "auto", 0, 0, "auto|on|off",
          "Static data (globals and statics of the executable) as symmetric put/get/atomic targets: auto as the program asks (kumi_init_ex with KUMI_INIT_SYMMETRIC_DATA), on or off regardless")
 KUMI_CFG(dsm_size, "KUMI_DSM_SIZE", SIZE, "1g", 1ull << 20, 64ull << 30, NULL,

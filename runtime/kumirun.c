@@ -258,9 +258,9 @@ static void kumi_run_warn_unknown(const char *name, const char *suggestion, void
 }
 
 /* Checks the configuration the PEs will read, so that a bad value fails
- * once, here, instead of once per PE after they started; *log gets
- * KUMI_LOG, which kumirun's own info messages follow too. */
-static int kumi_run_check_env(const struct kumi_run_opts *o, int *log)
+ * once, here, instead of once per PE after they started; j gets KUMI_LOG
+ * (kumirun's own info messages follow it too) and KUMI_HEARTBEAT_TIMEOUT. */
+static int kumi_run_check_env(const struct kumi_run_opts *o, struct kumi_run_job *j)
 {
     struct kumi_run_seen seen = { .count = 0 };
     struct kumi_cfg      cfg;
@@ -275,7 +275,8 @@ static int kumi_run_check_env(const struct kumi_run_opts *o, int *log)
         fprintf(stderr, "kumirun: %s\n", err);
         return KUMI_RUN_EXIT_USAGE;
     }
-    *log = cfg.log;
+    j->log    = cfg.log;
+    j->dead_s = (unsigned)cfg.heartbeat_timeout;
     return -1;
 }
 
@@ -567,7 +568,7 @@ static int kumi_run_rdv_setup(struct kumi_run_job *j)
             addr = j->hosts[h].addr;
     j->rdv_pe = calloc((size_t)j->npes, sizeof(*j->rdv_pe));
     if (j->rdv_pe == NULL ||
-        kumi_rdv_server_open(&j->rdv, addr, j->npes, key, kumi_run_on_rdv, j, err,
+        kumi_rdv_server_open(&j->rdv, addr, j->npes, key, j->dead_s, kumi_run_on_rdv, j, err,
                              sizeof(err)) != 0) {
         fprintf(stderr, "kumirun: %s\n", j->rdv_pe == NULL ? strerror(ENOMEM) : err);
         return -1;
@@ -751,7 +752,7 @@ int main(int argc, char **argv)
     job.timeout         = opts.timeout;
     if (opts.hosts != NULL && (rc = kumi_run_plan_hosts(&opts, &job)) >= 0)
         goto out_hosts;
-    rc = kumi_run_check_env(&opts, &job.log);
+    rc = kumi_run_check_env(&opts, &job);
     if (rc >= 0)
         goto out_hosts;
     if ((!job.multi && kumi_run_plan_one_host(&job) != 0) || kumi_run_assign_ranks(&job) != 0 ||

@@ -56,6 +56,7 @@ struct kumi_run_job {
     unsigned         ncores;         /* cores this host lets us use           */
     unsigned         timeout;        /* seconds, 0 for none                   */
     int              log;            /* KUMI_LOG: KUMI_LOG_ERROR..DEBUG       */
+    unsigned         dead_s;         /* KUMI_HEARTBEAT_TIMEOUT                */
     sigset_t         sigs;           /* blocked, taken by the supervisor      */
 
     /* hosts and the rendezvous: set up by kumirun.c */

@@ -552,7 +552,7 @@ static void kumi_run_lost(struct kumi_run_job *j, int r, enum kumi_rdv_event ev)
     kumi_run_pe_name(j, r, j->pids[r], who, sizeof(who));
     if (ev == KUMI_RDV_EV_SILENT)
         fprintf(stderr, "kumirun: %s lost: nothing heard from it for %.1f s (host down or "
-                "unreachable?); terminating the job\n", who, KUMI_RDV_DEAD_S);
+                "unreachable?); terminating the job\n", who, (double)j->dead_s);
     else if (ev == KUMI_RDV_EV_EOF)
         fprintf(stderr, "kumirun: %s lost: its rendezvous connection closed without BYE; "
                 "terminating the job\n", who);

@@ -237,7 +237,7 @@ static int rdv_client_send(struct kumi_rdv_client *c, int type, const uint8_t *p
 
 int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
                   const uint8_t key[KUMI_RDV_KEY_BYTES], int rank, int size,
-                  double timeout_s, char *err, size_t errlen)
+                  double timeout_s, double dead_s, char *err, size_t errlen)
 {
     double  deadline = kumi_rdv_now() + timeout_s;
     uint8_t hello[RDV_HDR + RDV_HELLO_LEN], *p = hello + RDV_HDR;
@@ -249,8 +249,9 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
         snprintf(err, errlen, "rendezvous: bad join arguments (rank %d, size %d)", rank, size);
         return -1;
     }
-    c->rank = rank;
-    c->size = size;
+    c->rank   = rank;
+    c->size   = size;
+    c->dead_s = dead_s;
     c->fd = rdv_connect(rdv, deadline, err, errlen);
     if (c->fd < 0)
         return -1;
@@ -361,7 +362,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
                      c->addr, timeout_s);
             goto fail;
         }
-        if (now - c->last_rx > KUMI_RDV_DEAD_S) {
+        if (now - c->last_rx > c->dead_s) {
             snprintf(err, errlen, "rendezvous at %s: kumirun silent for %.1f s", c->addr,
                      now - c->last_rx);
             goto fail;
@@ -471,7 +472,7 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
             c->have -= RDV_HDR + (size_t)len;
         }
     }
-    if (now - c->last_rx > KUMI_RDV_DEAD_S) {
+    if (now - c->last_rx > c->dead_s) {
         char why[64];
         snprintf(why, sizeof(why), "no heartbeat for %.1f s", now - c->last_rx);
         return rdv_client_lost(c, why, failed, status);

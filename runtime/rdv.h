@@ -17,8 +17,8 @@
  *     KUMI_TP_FAIL_EXIT | (1 + PE) when that PE asked for it);
  *   - PE -> kumirun: heartbeats, EXIT(status) when it ends the whole job
  *     (kumi_global_exit), and BYE(finalized) before it closes.
- * Either side that hears nothing for KUMI_RDV_DEAD_S seconds treats the
- * other as gone: kumirun reports the PE lost (a host that vanished), a PE
+ * Either side that hears nothing for dead_s seconds (KUMI_HEARTBEAT_TIMEOUT,
+ * passed to kumi_rdv_join and kumi_rdv_server_open) treats the other as gone: kumirun reports the PE lost (a host that vanished), a PE
  * marks the job failed. EOF without BYE is a failure too. This is how
  * PEs on hosts without kumirun's control segment learn that the job
  * fails, and how kumirun learns of a remote PE it cannot wait for. A
@@ -36,10 +36,6 @@
 #include "../transport/transport.h"   /* KUMI_TP_FAIL_LAUNCHER */
 
 #define KUMI_RDV_HEARTBEAT_S 0.5   /* each side sends one this often   */
-#define KUMI_RDV_DEAD_S      3.0   /* silence after which the other is gone:
-                                      long enough that a PE starved of CPU on
-                                      a loaded host is not taken for dead, short
-                                      enough to end the job within 5 s */
 #define KUMI_RDV_KEY_BYTES   16    /* KUMI_JOB_KEY: 32 hex digits       */
 #define KUMI_RDV_BLOB_MAX    4096  /* one PE's part of one round        */
 #define KUMI_RDV_MAX_PES     65536
@@ -51,6 +47,7 @@ struct kumi_rdv_client {
     int      rank, size;
     uint32_t round;        /* all-gathers completed                   */
     double   last_rx, last_tx;
+    double   dead_s;       /* silence after which kumirun is gone     */
     size_t   have;         /* bytes of a partial message in buf       */
     uint8_t  buf[64];
     char     addr[64];     /* "addr:port", for messages               */
@@ -69,12 +66,13 @@ void kumi_rdv_all_free(struct kumi_rdv_all *all);
 int kumi_rdv_parse_key(const char *hex, uint8_t key[KUMI_RDV_KEY_BYTES]);
 
 /* Connects to rdv ("addr:port") and says hello with key (blocking up to
- * timeout_s for the connection). A wrong key shows as the server closing
+ * timeout_s for the connection); from then on kumirun silent for dead_s
+ * seconds is kumirun gone. A wrong key shows as the server closing
  * the connection, at the next round or service. On failure returns -1
  * with a one-line reason in err (naming the address). */
 int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
                   const uint8_t key[KUMI_RDV_KEY_BYTES], int rank, int size,
-                  double timeout_s, char *err, size_t errlen);
+                  double timeout_s, double dead_s, char *err, size_t errlen);
 
 /* One all-gather round (blocking up to timeout_s; heartbeats go on
  * meanwhile, so kumirun can tell a slow job from a vanished PE): sends
@@ -130,7 +128,7 @@ enum kumi_rdv_event {
     KUMI_RDV_EV_EXIT,      /* asked to end the job (value: the status); its
                               EOF is expected now                          */
     KUMI_RDV_EV_EOF,       /* connection ended without BYE                 */
-    KUMI_RDV_EV_SILENT,    /* nothing heard for KUMI_RDV_DEAD_S            */
+    KUMI_RDV_EV_SILENT,    /* nothing heard for the server's dead_s        */
     KUMI_RDV_EV_INVALID,   /* sent a malformed message after joining, or
                               stopped reading: dropped                     */
 };
@@ -141,9 +139,11 @@ enum kumi_rdv_event {
 typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev, int value);
 
 /* Listens on addr (numeric IPv4 or IPv6, port chosen by the kernel) for
- * the npes PEs of a job with this key. 0, or -1 with a reason in err. */
+ * the npes PEs of a job with this key; a joined PE silent for dead_s
+ * seconds is lost, and a connection gets as long to say hello. 0, or -1
+ * with a reason in err. */
 int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npes,
-                         const uint8_t key[KUMI_RDV_KEY_BYTES],
+                         const uint8_t key[KUMI_RDV_KEY_BYTES], double dead_s,
                          kumi_rdv_event_fn *fn, void *arg, char *err, size_t errlen);
 
 /* "addr:port" ("[addr]:port" for IPv6), the value of KUMI_RDV. */

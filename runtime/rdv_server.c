@@ -19,7 +19,6 @@
 #define RDV_IN_SMALL     64                   /* > header + largest control message */
 #define RDV_OUT_MAX      4096                 /* control bytes queued for one PE */
 #define RDV_PENDING_MAX  64                   /* unauthenticated connections */
-#define RDV_HELLO_S      5.0                  /* time to say hello            */
 #define RDV_LOG_MAX      10                   /* rejections logged one by one */
 
 enum rdv_conn_state { RDV_C_HELLO, RDV_C_JOINED, RDV_C_BYE, RDV_C_DEAD };
@@ -44,6 +43,7 @@ struct rdv_conn {
 struct kumi_rdv_server {
     int                 lfd, epfd;
     int                 npes, joined, failing;
+    double              dead_s;  /* silence that is a PE lost; hello time */
     uint8_t             key[KUMI_RDV_KEY_BYTES];
     kumi_rdv_event_fn  *fn;
     void               *arg;
@@ -473,7 +473,7 @@ void kumi_rdv_server_service(struct kumi_rdv_server *s, double now)
 
         for (int i = 0; i < s->nconns; i++) {
             struct rdv_conn *k = s->conns[i];
-            if (k->state == RDV_C_JOINED && now - k->last_rx > KUMI_RDV_DEAD_S &&
+            if (k->state == RDV_C_JOINED && now - k->last_rx > s->dead_s &&
                 (oldest == NULL || k->last_rx < oldest->last_rx))
                 oldest = k;
         }
@@ -484,8 +484,8 @@ void kumi_rdv_server_service(struct kumi_rdv_server *s, double now)
     for (int i = 0; i < s->nconns; i++) {
         struct rdv_conn *k = s->conns[i];
 
-        if (k->state == RDV_C_HELLO && now - k->since > RDV_HELLO_S) {
-            rdv_log_reject(s, k, "no hello within 5 s");
+        if (k->state == RDV_C_HELLO && now - k->since > s->dead_s) {
+            rdv_log_reject(s, k, "no hello in time");
             rdv_conn_close(s, k);
         } else if (k->state == RDV_C_JOINED && now - k->last_tx >= KUMI_RDV_HEARTBEAT_S) {
             rdv_conn_queue(s, k, RDV_HB, NULL, 0, now);
@@ -517,7 +517,7 @@ void kumi_rdv_server_fail(struct kumi_rdv_server *s, uint32_t failed, int32_t st
 }
 
 int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npes,
-                         const uint8_t key[KUMI_RDV_KEY_BYTES],
+                         const uint8_t key[KUMI_RDV_KEY_BYTES], double dead_s,
                          kumi_rdv_event_fn *fn, void *arg, char *err, size_t errlen)
 {
     struct kumi_rdv_server *s;
@@ -546,8 +546,9 @@ int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npe
         snprintf(err, errlen, "rendezvous: out of memory");
         goto fail;
     }
-    s->npes = npes;
-    s->fn   = fn;
+    s->npes   = npes;
+    s->dead_s = dead_s;
+    s->fn     = fn;
     s->arg  = arg;
     memcpy(s->key, key, KUMI_RDV_KEY_BYTES);
     s->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

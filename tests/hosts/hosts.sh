@@ -70,7 +70,9 @@ kill)
     echo "ended in $ms ms"
     ;;
 vanish)
-    kr_ns_bg $HOSTS --timeout 100 "$1" 60 >"$out" 2>"$err"
+    # the shortest heartbeat silence allowed but 2 s, so the job must end
+    # within 5 s of the link's deletion
+    KUMI_HEARTBEAT_TIMEOUT=3 kr_ns_bg $HOSTS --timeout 100 "$1" 60 >"$out" 2>"$err"
     wait_running
     # no FIN, no RST: the second host simply stops answering
     t0=$(now_ms)
