@@ -18,6 +18,15 @@ for f in include/kumi.h bin/kumirun bin/kumicc $libdir/libkumi.so $libdir/libkum
          bin/oshcc bin/oshc++ bin/oshrun $libdir/pkgconfig/kumi-shmem.pc; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
+# kumi-bench (kumi-compare and kumi-kernels run it from the bindir), and
+# the man pages of docs/man (kumi-translate's only with the translator)
+"$prefix/bin/kumi-bench" --list-ops | grep -qx barrier || { echo "FAIL: installed kumi-bench"; exit 1; }
+for page in kumirun kumicc kumi-bench kumi-compare kumi-kernels oshcc oshc++ oshrun; do
+  [ -n "$(find "$prefix" -path "*/man1/$page.1")" ] || { echo "FAIL: man page $page.1 not installed"; exit 1; }
+done
+if [ -x "$prefix/bin/kumi-translate" ] && [ -z "$(find "$prefix" -path '*/man1/kumi-translate.1')" ]; then
+  echo "FAIL: man page kumi-translate.1 not installed"; exit 1
+fi
 # kumi.h, the OpenSHMEM binding's shmem.h and shmemx.h, and the OpenMP
 # binding's omp.h in its own directory (kumicc -fopenmp adds it; it must not
 # shadow libomp's omp.h for other compilers)
