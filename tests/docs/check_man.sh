@@ -5,8 +5,10 @@
 # For each tool (default: every one below whose program is in BINDIR):
 #   1. every option its help text lists (a word starting with - or --;
 #      --opt[:a|:b] counts as --opt, --opt:a, --opt:b) appears in its man
-#      page, and every option the page documents (the tags of the .TP
-#      items of its OPTIONS section) is in the help text;
+#      page; every option the help defines (in [...] of its usage lines,
+#      or leading an indented line of an option list) is documented in
+#      the page's OPTIONS section (the tags of its .TP items); and every
+#      option the page documents there is in the help text;
 #   2. kumirun's page names every variable `kumirun --help-env` prints;
 #   3. the page renders without a warning: groff -man -Tutf8 -ww when
 #      groff is installed, else man --warnings -l, else a plain check of
@@ -40,6 +42,24 @@ options_of() {
     s/(--?[A-Za-z][\w-]*)\[((?::\w+\|?)+)\]/join(" ", $1, map { "$1$_" } grep { length } split(m{\|}, $2))/ge;
     while (/(?<![\w\/.=\-])(--?[A-Za-z][A-Za-z0-9_-]*(?::[a-z]+)?)/g) {
       my $o = $1; $o =~ s/-+$//; print "$o\n" if $o =~ /^--?[A-Za-z]/;
+    }' | sort -u
+}
+
+# the options the help text defines, one a line: the words in [...] of its
+# usage lines ("usage: ..." and the indented lines after it) and the
+# leading words of indented lines that start with - or [ (an option list:
+# "  -n, --npes N    number of PEs"), up to the first run of two spaces
+defined_options_of() {
+  perl -ne '
+    s/(--?[A-Za-z][\w-]*)\[((?::\w+\|?)+)\]/join(" ", $1, map { "$1$_" } grep { length } split(m{\|}, $2))/ge;
+    my @parts;
+    if (/^\s*usage:/i) { $u = 1 } elsif (!($u && /^\s+\S/)) { $u = 0 }
+    push @parts, /\[([^\]]*)\]/g if $u;
+    push @parts, (split /\s{2,}/, $1)[0] if /^\s+([-\[].*)/;
+    for (@parts) {
+      while (/(?<![\w\/.=\-])(--?[A-Za-z][A-Za-z0-9_-]*(?::[a-z]+)?)/g) {
+        my $o = $1; $o =~ s/-+$//; print "$o\n";
+      }
     }' | sort -u
 }
 
@@ -106,9 +126,12 @@ for spec in "${specs[@]}"; do
   page_opts=$(man_text "$mandir/$page" | options_of)
   tag_opts=$(man_option_tags "$mandir/$page" | options_of)
   [ -n "$tag_opts" ] || fail "$page: no options in its OPTIONS section"
+  defined_opts=$(defined_options_of <<<"$help")
   missing=$(comm -23 <(echo "$help_opts") <(echo "$page_opts"))
+  undocumented=$(comm -23 <(echo "$defined_opts") <(echo "$tag_opts"))
   extra=$(comm -13 <(echo "$help_opts") <(echo "$tag_opts"))
   [ -z "$missing" ] || fail "$tool: '$cmd' lists options $page does not mention: $(echo $missing)"
+  [ -z "$undocumented" ] || fail "$tool: options '$cmd' defines that the OPTIONS of $page do not document: $(echo $undocumented)"
   [ -z "$extra" ] || fail "$tool: $page documents options '$cmd' does not list: $(echo $extra)"
   if [ "$tool" = kumirun ]; then
     vars=$("$bindir/kumirun" --help-env | grep -o '^  KUMI_[A-Z0-9_]*' | sort -u)
