@@ -7,7 +7,8 @@
 #      this script does not match itself);
 #   2. every relative link of docs/*.md names a file or directory that
 #      exists;
-#   3. docs/*.md cite no issue numbers (the tracker is not shipped).
+#   3. docs/*.md and the man pages cite no issue numbers (the tracker is
+#      not shipped).
 # Exit 0 when all hold, 1 otherwise.
 set -uo pipefail
 src=$1
@@ -30,8 +31,10 @@ for md in "$src"/docs/*.md; do
     [ -e "$dir/$path" ] || fail "$(basename "$md"): link to $target: no $dir/$path"
   done < <(grep -oE '\]\([^)]+\)' "$md" | sed -E 's/^\]\(//; s/\)$//; s/ .*//' |
            grep -vE '^(https?|mailto):|^#')
-  issues=$(grep -nEi 'issue[s]? #?[0-9]+|\(#[0-9]+\)' "$md")
-  [ -z "$issues" ] || fail "$(basename "$md") cites issue numbers:"$'\n'"$issues"
+done
+for doc in "$src"/docs/*.md "$src"/docs/man/*.1; do
+  issues=$(grep -nEi 'issue[s]? #?[0-9]+|\(#[0-9]+\)' "$doc")
+  [ -z "$issues" ] || fail "$(basename "$doc") cites issue numbers:"$'\n'"$issues"
 done
 
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
