@@ -8,7 +8,9 @@
 #   2. every relative link of docs/*.md names a file or directory that
 #      exists;
 #   3. docs/*.md and the man pages cite no issue numbers (the tracker is
-#      not shipped).
+#      not shipped);
+#   4. docs/api.md names every public function, type and constant of
+#      include/kumi.h.
 # Exit 0 when all hold, 1 otherwise.
 set -uo pipefail
 src=$1
@@ -37,5 +39,14 @@ for doc in "$src"/docs/*.md "$src"/docs/man/*.1; do
   [ -z "$issues" ] || fail "$(basename "$doc") cites issue numbers:"$'\n'"$issues"
 done
 
+# 4. docs/api.md names every public function, type and constant of kumi.h
+if [ -f "$src/include/kumi.h" ] && [ -f "$src/docs/api.md" ]; then
+  for name in $(grep -v '^ \*\|^/\*' "$src/include/kumi.h" |
+                grep -oE '\b(kumi_[a-z0-9_]+|KUMI_[A-Z0-9_]+)\b' | sort -u); do
+    [ "$name" = KUMI_H ] && continue
+    grep -q "\b$name\b" "$src/docs/api.md" || fail "docs/api.md does not mention $name (include/kumi.h)"
+  done
+fi
+
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "docs/ links resolve; no references outside the project; no issue numbers"
+echo "docs/ links resolve; no references outside the project; no issue numbers; api.md covers kumi.h"

@@ -3,7 +3,8 @@
 #              every option the page documents is in --help; kumirun.1
 #              names every variable of `kumirun --help-env`; each page
 #              renders without a warning (check_man.sh)
-#   docs.refs  docs/ links resolve, and nothing in the tree points outside
+#   docs.refs  docs/ links resolve, docs/api.md names every public name of
+#              kumi.h, no issue numbers, and nothing in the tree points outside
 #              it (check_refs.sh)
 # The tools must be built first (the default target builds them all).
 add_test(NAME docs.man
