@@ -143,7 +143,7 @@ static void kb_usage(FILE *f)
           "                  [--iters N] [--warmup N] [--json FILE|-] [--plot FILE.png]\n"
           "       kumi-bench --list-ops | --help\n"
           "OP: barrier pingpong atomic put get allreduce reduce broadcast allgather\n"
-          "    alltoall alltoall-naive ring limit all\n"
+          "    alltoall alltoall-naive ring send-lat send-bw send-rate limit all\n"
           "    dsm-read2 dsm-read3 dsm-write dsm-upgrade dsm-false dsm-lock (the software\n"
           "    DSM; each row also shows this run's pingpong; not part of `all`)\n"
           "    kernels (the DSM kernels of bench/dsm, translated and plain; not in `all`)\n"

@@ -10,6 +10,9 @@ add_executable(kumi-bench
   kumi_bench_dsm.c
   kumi_bench_kernels.c)
 target_link_libraries(kumi-bench PRIVATE kumi m)
+# installed next to kumirun: kumi-compare and kumi-kernels run it from there
+set_target_properties(kumi-bench PROPERTIES INSTALL_RPATH "$ORIGIN/${_kumi_rel_lib}")
+install(TARGETS kumi-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # the DSM kernels of bench/dsm (the kernels op), their tests, kumi-kernels
 include(${CMAKE_CURRENT_SOURCE_DIR}/dsm/kernels.cmake)
