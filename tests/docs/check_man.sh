@@ -20,7 +20,8 @@ mandir=$1 bindir=$2
 shift 2
 
 # tool | page | the command that prints its help (run in BINDIR's PATH)
-# oshcc's --help is the compiler's: its own is --showme:help.
+# oshcc's and mpicc's --help is the compiler's: their own is --showme:help.
+# mpirun's --help is its own usage followed by kumirun's.
 specs=(
   "kumirun|kumirun.1|kumirun --help"
   "kumicc|kumicc.1|kumicc --help"
@@ -29,6 +30,11 @@ specs=(
   "oshcc|oshcc.1|oshcc --showme:help"
   "oshc++|oshcc.1|oshc++ --showme:help"
   "oshrun|oshrun.1|oshrun --help"
+  "mpicc|mpicc.1|mpicc --showme:help"
+  "mpicxx|mpicc.1|mpicxx --showme:help"
+  "mpic++|mpicc.1|mpic++ --showme:help"
+  "mpirun|mpirun.1|mpirun --help"
+  "mpiexec|mpirun.1|mpiexec --help"
   "kumi-translate|kumi-translate.1|kumi-translate --help"
   "kumi-kernels|kumi-kernels.1|kumi-kernels --help"
   "kumi-bench-mpi|kumi-bench-mpi.1|kumi-bench-mpi --help"

@@ -23,7 +23,8 @@ done
 # kumi-bench (kumi-compare and kumi-kernels run it from the bindir), and
 # the man pages of docs/man (kumi-translate's only with the translator)
 "$prefix/bin/kumi-bench" --list-ops | grep -qx barrier || { echo "FAIL: installed kumi-bench"; exit 1; }
-for page in kumirun kumicc kumi-bench kumi-compare kumi-kernels oshcc oshc++ oshrun; do
+for page in kumirun kumicc kumi-bench kumi-compare kumi-kernels oshcc oshc++ oshrun \
+            mpicc mpicxx mpic++ mpirun mpiexec; do
   [ -n "$(find "$prefix" -path "*/man1/$page.1")" ] || { echo "FAIL: man page $page.1 not installed"; exit 1; }
 done
 # every program installed into bin has its page (docs/man; a new tool needs one)
