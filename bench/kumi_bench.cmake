@@ -3,6 +3,7 @@
 add_executable(kumi-bench
   kumi_bench.c
   kumi_bench_ops.c
+  kumi_bench_util.c
   kumi_bench_send.c
   kumi_bench_limit.c
   kumi_bench_tcp.c
