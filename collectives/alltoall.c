@@ -61,15 +61,17 @@ static int kumi_alltoall_stream(const char *call, struct kumi_team *t, struct ku
     c = c < 64 ? 64 : c;
     kumi_coll_stream_begin(st, &s, c * (size_t)(n - 1), (n_each + c - 1) / c);
     rc = kumi_coll_stream_publish(t, st, &s, desc);
-    for (size_t k = 0; k < s.nb && rc == KUMI_OK; k++) {
-        size_t o = k * c, m = n_each - o < c ? n_each - o : c, slot;
-        if (desc == 0) {
-            rc = kumi_coll_stream_slot(call, t, st, &s, k, &slot);
+    for (size_t k = 0, w = 0; k < s.nb && rc == KUMI_OK; k++) {
+        size_t o = k * c, m = n_each - o < c ? n_each - o : c;
+        /* through my ring: every block up to k, and ahead what fits (coll.h) */
+        for (; desc == 0 && rc == KUMI_OK && kumi_coll_stream_ahead(&s, w, k); w++) {
+            size_t wo = w * c, wm = n_each - wo < c ? n_each - wo : c, slot;
+            rc = kumi_coll_stream_slot(call, t, st, &s, w, &slot);
             for (int i = 1; i < n && rc == KUMI_OK; i++)
                 memcpy(kumi_coll_heap(slot + (size_t)(i - 1) * c),
-                       (const uint8_t *)src + (size_t)((me + i) % n) * n_each + o, m);
+                       (const uint8_t *)src + (size_t)((me + i) % n) * n_each + wo, wm);
             if (rc == KUMI_OK)
-                rc = kumi_coll_stream_signal(t, st, &s, k);
+                rc = kumi_coll_stream_signal(t, st, &s, w);
         }
         /* dst == src is not allowed (api: distinct buffers) */
         if (rc == KUMI_OK)

@@ -120,13 +120,15 @@ static int kumi_coll_allgather_stream(const char *call, struct kumi_team *t,
 
     kumi_coll_stream_begin(st, &s, blk, (n_each + blk - 1) / blk);
     rc = kumi_coll_stream_publish(t, st, &s, desc);
-    for (size_t k = 0; k < s.nb && rc == KUMI_OK; k++) {
-        size_t o = k * blk, c = n_each - o < blk ? n_each - o : blk, slot;
-        if (desc == 0) {
-            rc = kumi_coll_stream_slot(call, t, st, &s, k, &slot);
+    for (size_t k = 0, w = 0; k < s.nb && rc == KUMI_OK; k++) {
+        size_t o = k * blk, c = n_each - o < blk ? n_each - o : blk;
+        /* through my ring: every block up to k, and ahead what fits (coll.h) */
+        for (; desc == 0 && rc == KUMI_OK && kumi_coll_stream_ahead(&s, w, k); w++) {
+            size_t wo = w * blk, wc = n_each - wo < blk ? n_each - wo : blk, slot;
+            rc = kumi_coll_stream_slot(call, t, st, &s, w, &slot);
             if (rc == KUMI_OK) {
-                memcpy(kumi_coll_heap(slot), (const uint8_t *)src + o, c);
-                rc = kumi_coll_stream_signal(t, st, &s, k);
+                memcpy(kumi_coll_heap(slot), (const uint8_t *)src + wo, wc);
+                rc = kumi_coll_stream_signal(t, st, &s, w);
             }
         }
         /* src may be my block of dst already (then this moves nothing) */

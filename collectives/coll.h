@@ -446,6 +446,18 @@ int kumi_coll_stream_publish(struct kumi_team *t, struct kumi_coll_team *st,
  * its heap offset in *off */
 int kumi_coll_stream_slot(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                           const struct kumi_coll_stream *s, size_t k, size_t *off);
+/* Writer through the ring that also reads (allgather, alltoall), before
+ * it reads block k: whether to write block w next -- every block up to k,
+ * and beyond that the blocks whose slots are free without waiting (w <
+ * nslots). A member whose readers are not running (PEs taking turns on
+ * cores, or a busy machine) thus leaves all that fits before it waits for
+ * anyone, so the readers find it there when they run, instead of one block
+ * per turn; it never waits ahead of k, where a reader might be waiting for
+ * it. */
+static inline int kumi_coll_stream_ahead(const struct kumi_coll_stream *s, size_t w, size_t k)
+{
+    return w < s->nb && (w <= k || w < s->nslots);
+}
 /* Writer through the ring: block k is in its slot */
 int kumi_coll_stream_signal(struct kumi_team *t, struct kumi_coll_team *st,
                             const struct kumi_coll_stream *s, size_t k);
