@@ -212,6 +212,14 @@ extern int  omp_is_initial_device(void);
 extern int  omp_get_initial_device(void);
 extern int  omp_get_device_num(void);
 
+/* libomp extensions kumi has (kmp_ext.c): allocation from the shared heap */
+extern void *kmp_malloc(size_t size);
+extern void *kmp_aligned_malloc(size_t size, size_t alignment);
+extern void *kmp_calloc(size_t nelem, size_t elsize);
+extern void *kmp_realloc(void *ptr, size_t size);
+extern void  kmp_free(void *ptr);
+extern void  kmp_set_disp_num_buffers(int num);
+
 #ifdef __cplusplus
 }
 #endif

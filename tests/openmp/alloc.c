@@ -2,7 +2,7 @@
  * calloc/realloc/free with the predefined allocators, allocators with
  * traits (alignment, pool_size with each fallback), the default
  * allocator, the allocate clause, memory one thread allocates used and
- * freed by another, and omp_pause_resource. */
+ * freed by another, omp_pause_resource, and libomp's kmp_aligned_malloc. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 int main(void)
 {
     int ok_basic = 1, ok_align = 1, ok_calloc = 1, ok_realloc = 1, ok_pool = 1, ok_fb = 1;
-    int ok_default = 1, ok_share = 1, ok_clause = 1, ok_pause = 1;
+    int ok_default = 1, ok_share = 1, ok_clause = 1, ok_pause = 1, ok_kmp = 1;
 
     /* predefined allocators (libomp without memkind gives nothing from
      * omp_large_cap_mem_alloc and omp_high_bw_mem_alloc: not compared) */
@@ -168,6 +168,32 @@ int main(void)
         ok_clause = bad == 0;
     }
 
+    /* libomp's kmp_aligned_malloc/kmp_free: aligned, shared (each thread
+     * checks and frees its neighbour's block), NULL for a bad alignment */
+    {
+        int *blk[64] = { 0 }, bad = 0;
+#pragma omp parallel shared(blk) reduction(+ : bad)
+        {
+            int me = omp_get_thread_num(), nth = omp_get_num_threads();
+            int *p = kmp_aligned_malloc(64 * sizeof(int), 256);
+            bad += p == NULL || (uintptr_t)p % 256 != 0;
+            if (p != NULL)
+                for (int k = 0; k < 64; k++)
+                    p[k] = me * 1000 + k;
+            blk[me] = p;
+            bad += kmp_aligned_malloc(128, 127) != NULL;
+#pragma omp barrier
+            int  nb = (me + 1) % nth;
+            int *q  = blk[nb];
+            if (q != NULL) {
+                for (int k = 0; k < 64; k++)
+                    bad += q[k] != nb * 1000 + k;
+                kmp_free(q);
+            }
+        }
+        ok_kmp = bad == 0;
+    }
+
     /* (libomp fails a pause before its first region: after one here) */
     ok_pause = omp_pause_resource(omp_pause_soft, omp_get_initial_device()) == 0;
     {
@@ -186,6 +212,7 @@ int main(void)
 
     printf("basic %d align %d calloc %d realloc %d pool %d fallback %d\n", ok_basic, ok_align,
            ok_calloc, ok_realloc, ok_pool, ok_fb);
-    printf("default %d shared %d clause %d pause %d\n", ok_default, ok_share, ok_clause, ok_pause);
+    printf("default %d shared %d clause %d pause %d kmp %d\n", ok_default, ok_share, ok_clause,
+           ok_pause, ok_kmp);
     return 0;
 }

@@ -77,7 +77,9 @@ for npe in "$@"; do
             mkdir -p "$dir"
             run_lines "$src" |
                 sed 's/%libomp-compile-and-run/omp-compile \&\& omp-run/g;
-                     s/%libomp-compile/omp-compile/g; s/%libomp-run/omp-run/g' >"$dir/run.sh"
+                     s/%libomp-c99-compile-and-run/omp-compile -std=c99 \&\& omp-run/g;
+                     s/%libomp-compile/omp-compile/g; s/%libomp-run/omp-run/g
+                     s/%clang [^&]* -o %t/omp-compile/g' >"$dir/run.sh"
             (cd "$dir" && PATH="$work/bin:$PATH" SRC="$src" NPE=$npe \
                 timeout $((limit * 3)) sh -e run.sh) >"$dir/out.n$npe" 2>&1
             rc=$?
