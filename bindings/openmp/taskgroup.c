@@ -298,14 +298,36 @@ void *__kmpc_task_reduction_init(int32_t gtid, int32_t num, void *data)
     return red_init("__kmpc_task_reduction_init", num, data, 0);
 }
 
-/* This PE's copy of the reduction item `data` (its original, or already a
+/* Whether data names item `it`: its original, or inside any PE's copy (a
+ * task nested in a task that got a copy names that copy: the copy of the
+ * PE that ran the outer task, maybe not this one). *off: where in it. */
+static int red_names(const char *call, const uint64_t *it, const void *data, uint64_t *off)
+{
+    uintptr_t d    = (uintptr_t)data;
+    uint64_t  size = it[RED_SIZE] ? it[RED_SIZE] : 1;
+    if (d == it[RED_SHAR]) {
+        *off = 0;
+        return 1;
+    }
+    for (int pe = 0; pe < kumi_omp_th.npes; pe++) {
+        uint64_t priv;
+        rd(&priv, (uint64_t *)(uintptr_t)it[RED_PRIV] + pe, sizeof priv, call);
+        if (priv != 0 && d >= priv && d < priv + size) {
+            *off = d - priv;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* This PE's copy of the reduction item `data` (its original, or any PE's
  * copy) of taskgroup tg (NULL: the current task's) or an enclosing one. */
 void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tskgrp, void *data)
 {
     static const char call[] = "__kmpc_task_reduction_get_th_data";
     uint64_t          tg     = tskgrp != NULL ? (uint64_t)(uintptr_t)tskgrp : kumi_omp_tg_current();
     int               me     = kumi_omp_th.pe;
-    uint64_t          it[RED_WORDS];
+    uint64_t          it[RED_WORDS], off;
     (void)gtid;
 
     if (kumi_omp_th.nth <= 1)
@@ -316,12 +338,10 @@ void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tskgrp, void *data)
         for (uint64_t i = 0; i < r.nred; i++) {
             uint64_t priv;
             rd(it, (uint64_t *)(uintptr_t)r.red + i * RED_WORDS, sizeof it, call);
+            if (!red_names(call, it, data, &off))
+                continue;
             uint64_t *slot = (uint64_t *)(uintptr_t)it[RED_PRIV] + me;
             rd(&priv, slot, sizeof priv, call);
-            if (priv != 0 && (uintptr_t)data >= priv && (uintptr_t)data < priv + it[RED_SIZE])
-                return data;   /* a copy already */
-            if ((uintptr_t)data != it[RED_SHAR])
-                continue;
             if (priv == 0) {
                 void *p = kumi_omp_dsm_alloc(call, it[RED_SIZE] ? it[RED_SIZE] : 1, 16);
                 if (p == NULL)
@@ -341,7 +361,7 @@ void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tskgrp, void *data)
                 priv = (uint64_t)(uintptr_t)p;
                 wr(slot, &priv, sizeof priv);
             }
-            return (void *)(uintptr_t)priv;
+            return (void *)(uintptr_t)(priv + off);
         }
         tg = r.parent;
     }

@@ -16,7 +16,7 @@ typedef struct {
 
 int main(void)
 {
-    long    sum = 0, inner = 0, outer = 0, tl = 0, par = 0, ws = 0;
+    long    sum = 0, inner[4] = { 0, 0, 0, 0 }, outer = 0, tl = 0, par = 0, ws = 0;
     double  prod = 1.0;
     int     arr[4] = { 0, 0, 0, 0 }, mx = -1;
     range_t r = { 1000000, -1000000 };
@@ -45,19 +45,26 @@ int main(void)
             }
         }
 
-        /* nested: tasks of the inner group reduce into both items */
+        /* nested: tasks of the inner group reduce into both items; they
+         * work a little, so idle threads take some: such a task names the
+         * copy of `outer` of the thread that ran its parent. Each inner
+         * group has its own item (groups ending at once on different
+         * threads would race on one original, in libomp too) */
 #pragma omp taskgroup task_reduction(+ : outer)
         {
             for (int k = 0; k < 4; k++) {
 #pragma omp task in_reduction(+ : outer) firstprivate(k)
                 {
                     outer += 1000;
-#pragma omp taskgroup task_reduction(+ : inner)
+#pragma omp taskgroup task_reduction(+ : inner[k])
                     {
                         for (int j = 0; j < 25; j++) {
-#pragma omp task in_reduction(+ : inner, outer) firstprivate(j)
+#pragma omp task in_reduction(+ : inner[k], outer) firstprivate(j, k)
                             {
-                                inner += j;
+                                volatile long w = 0;
+                                for (int s = 0; s < 400000; s++)
+                                    w += s;
+                                inner[k] += j + (w != 79999800000L);
                                 outer += 1;
                             }
                         }
@@ -95,7 +102,8 @@ int main(void)
     int nth = omp_get_max_threads();
     printf("sum %ld prod %.0f max %d arr %d %d %d %d span %ld..%ld\n", sum, prod, mx, arr[0],
            arr[1], arr[2], arr[3], r.lo, r.hi);
-    printf("inner %ld outer %ld taskloop %ld\n", inner, outer, tl);
+    printf("inner %ld %ld %ld %ld outer %ld taskloop %ld\n", inner[0], inner[1], inner[2], inner[3],
+           outer, tl);
     printf("parallel %s loop %ld\n", par == nth * (435 + 1) ? "ok" : "wrong", ws);
     return 0;
 }
