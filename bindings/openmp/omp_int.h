@@ -167,8 +167,14 @@ void kumi_omp_startup(const struct kumi_omp_start_info *info);
  *      if it ran one.
  *  kumi_omp_task_region_begin/end: every team member, at the start of a
  *      region (after the fork, before the microtask) and after the join
- *      barrier. */
+ *      barrier.
+ *  kumi_omp_task_arrive / kumi_omp_task_barrier_passed: every team
+ *      barrier, right before and right after kumi_barrier (counts who has
+ *      arrived, so that kumi_omp_task_barrier keeps running tasks until
+ *      every thread is in the barrier). */
 void kumi_omp_task_barrier(void);
+void kumi_omp_task_arrive(void);
+void kumi_omp_task_barrier_passed(void);
 int  kumi_omp_task_idle(void);
 void kumi_omp_task_region_begin(void);
 void kumi_omp_task_region_end(void);

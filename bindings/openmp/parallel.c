@@ -65,6 +65,12 @@ __attribute__((weak)) void kumi_omp_task_region_begin(void)
 __attribute__((weak)) void kumi_omp_task_region_end(void)
 {
 }
+__attribute__((weak)) void kumi_omp_task_arrive(void)
+{
+}
+__attribute__((weak)) void kumi_omp_task_barrier_passed(void)
+{
+}
 
 void kumi_omp_fork_init(void)
 {
@@ -159,8 +165,10 @@ void kumi_omp_barrier_plain(void)
 
     if (th->nth <= 1 || th->team == NULL)
         return;
+    kumi_omp_task_arrive();   /* once per barrier: the task barrier may have */
     if (kumi_barrier(th->team) != KUMI_OK)
         kumi_global_exit(1);   /* the job is ending (a peer failed or exited) */
+    kumi_omp_task_barrier_passed();   /* before the epoch moves */
     kumi_omp_cancel_barrier_passed();
 }
 

@@ -63,6 +63,7 @@ struct task_sym {
     uint64_t head, tail;
     uint64_t outstanding;          /* PE 0's copy: the team's unfinished deferred tasks */
     uint64_t queued;               /* PE 0's copy: tasks sitting in queues              */
+    uint64_t arrived[2];           /* PE 0's copy: threads in team barrier e, at e & 1  */
     uint64_t children[TASK_DEPTH]; /* this PE's frames' unfinished children             */
     uint64_t ring[TASK_RING];
     uint64_t parent[TASK_RING];    /* each queued task's parent frame: pe << 32 | depth  */
@@ -483,6 +484,34 @@ void kumi_omp_task_region_end(void)
     region_base = 0;
 }
 
+/* A thread in a barrier runs tasks until every thread has arrived and no
+ * task is left: a task made after it arrived, by a thread not there yet,
+ * may be taken by it (the thread that made it may be waiting for that).
+ * Every team barrier counts its arrivals once (task barrier or plain),
+ * in the word of its epoch's parity; thread 0 clears the word after the
+ * team barrier: it is used again two barriers later, after thread 0 has
+ * passed the next one. */
+static uint64_t arrived_key;   /* region << 32 | epoch + 1 this thread has arrived at */
+
+void kumi_omp_task_arrive(void)
+{
+    const kumi_omp_thread_t *th  = &kumi_omp_th;
+    uint64_t                 key = th->region << 32 | (uint64_t)(th->bar_epoch + 1);
+
+    if (tsym == NULL || th->nth <= 1 || arrived_key == key)
+        return;
+    arrived_key = key;
+    kumi_omp_w_add(&tsym->arrived[th->bar_epoch & 1], 1, 0);
+}
+
+void kumi_omp_task_barrier_passed(void)
+{
+    const kumi_omp_thread_t *th = &kumi_omp_th;
+
+    if (tsym != NULL && th->nth > 1 && th->tid == 0)
+        kumi_omp_w_set(&tsym->arrived[th->bar_epoch & 1], 0, 0);
+}
+
 void kumi_omp_task_barrier(void)
 {
     unsigned spins = 0;
@@ -496,7 +525,10 @@ void kumi_omp_task_barrier(void)
             kumi_omp_task_wait_children();
         return;
     }
-    while (kumi_omp_w_fetch(&tsym->outstanding, 0) != 0) {
+    kumi_omp_task_arrive();
+    uint64_t *arrived = &tsym->arrived[kumi_omp_th.bar_epoch & 1];
+    while (kumi_omp_w_fetch(arrived, 0) < (uint64_t)kumi_omp_th.nth
+           || kumi_omp_w_fetch(&tsym->outstanding, 0) != 0) {
         if (task_run_any())
             spins = 0;
         else
