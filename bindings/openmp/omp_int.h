@@ -44,6 +44,7 @@ typedef struct kumi_omp_thread {
     int         active_level;    /* of those, with more than one thread          */
     int         team_tid;        /* tid/nth of the active (outermost) region     */
     int         team_nth;
+    int         team_level;      /* its level (1 unless inactive regions enclose it) */
     kumi_team_t team;            /* kumi team of PEs 0..team_nth-1 (NULL: none)  */
     uint64_t    region;          /* id of the active region (1, 2, ...), the same
                                     on every member; 0 outside                    */
@@ -58,6 +59,12 @@ typedef struct kumi_omp_thread {
     uint32_t    loop_count;      /* dispatch loops met in this region            */
     uint32_t    reduce_count;    /* reductions met in this region                */
     uint32_t    cp_count;        /* copyprivates met in this region              */
+    uint64_t    def_allocator;   /* def-allocator-var (alloc.c)                  */
+    /* cancellation (cancel.c) */
+    int         cancel_var;      /* OMP_CANCELLATION (the same on every PE)       */
+    uint32_t    bar_epoch;       /* team barriers passed in this region           */
+    uint32_t    cancel_seen;     /* constructs cancelled in the epoch the last
+                                    team barrier ended (bits 1 << kind)           */
 } kumi_omp_thread_t;
 
 extern kumi_omp_thread_t kumi_omp_th;     /* this PE's state */
@@ -160,8 +167,14 @@ void kumi_omp_startup(const struct kumi_omp_start_info *info);
  *      if it ran one.
  *  kumi_omp_task_region_begin/end: every team member, at the start of a
  *      region (after the fork, before the microtask) and after the join
- *      barrier. */
+ *      barrier.
+ *  kumi_omp_task_arrive / kumi_omp_task_barrier_passed: every team
+ *      barrier, right before and right after kumi_barrier (counts who has
+ *      arrived, so that kumi_omp_task_barrier keeps running tasks until
+ *      every thread is in the barrier). */
 void kumi_omp_task_barrier(void);
+void kumi_omp_task_arrive(void);
+void kumi_omp_task_barrier_passed(void);
 int  kumi_omp_task_idle(void);
 void kumi_omp_task_region_begin(void);
 void kumi_omp_task_region_end(void);
@@ -175,5 +188,19 @@ void kumi_omp_task_region_end(void);
  * global redzones); kumicc's ASan link lacks libasan for the start object. */
 void kumi_omp_libc_init(void);
 void kumi_omp_task_init(void);
+
+/* cancel.c: the symmetric words (start-up, every PE); called by the team
+ * barrier after each kumi_barrier (counts epochs, reads what was
+ * cancelled in the one that ended); loop.c's hook for a cancelled loop
+ * (frees a dispatched loop's slot). */
+void kumi_omp_cancel_init(void);
+void kumi_omp_alloc_init(void);   /* alloc.c: OMP_ALLOCATOR */
+void kumi_omp_teams_init(void);   /* teams.c: OMP_NUM_TEAMS, OMP_TEAMS_THREAD_LIMIT */
+void kumi_omp_cancel_barrier_passed(void);
+void kumi_omp_cancel_join(void);   /* after the join barrier of a region */
+void kumi_omp_loop_cancelled(void);
+/* taskgroup.c: cancel taskgroup (1 if inside one) and its cancellation point */
+int kumi_omp_tg_cancel(void);
+int kumi_omp_tg_cancelled(void);
 
 #endif /* KUMI_OMP_INT_H */
