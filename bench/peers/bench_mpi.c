@@ -91,6 +91,22 @@ static void mpi_prepare(enum peer_op op, size_t bytes)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* n round trips of nb bytes between PEs 0 and 1; PE 1 answers with echo
+ * (src for pingpong, dst, what it received, for send-lat). */
+static void mpi_pingpong(int nb, long n, const unsigned char *echo)
+{
+    if (me == 0)
+        for (long i = 0; i < n; i++) {
+            MPI_Send(src, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(dst, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    else if (me == 1)
+        for (long i = 0; i < n; i++) {
+            MPI_Recv(dst, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(echo, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        }
+}
+
 /* PE 0 sends n messages of nb bytes to PE 1, which acknowledges the last
  * one with an empty message: returns when all n have arrived. */
 static void mpi_send_acked(int nb, long n)
@@ -205,32 +221,14 @@ static void mpi_run(enum peer_op op, size_t bytes, long n)
         break;
 #endif
     case PEER_PINGPONG:
-        if (me == 0)
-            for (long i = 0; i < n; i++) {
-                MPI_Send(src, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-                MPI_Recv(dst, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            }
-        else if (me == 1)
-            for (long i = 0; i < n; i++) {
-                MPI_Recv(dst, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(src, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-            }
+        mpi_pingpong(nb, n, src);
         break;
     case PEER_SEND:
         for (long i = 0; i < n; i++)
             mpi_send_acked(nb, 1);
         break;
     case PEER_SEND_LAT:   /* PE 1 sends back what it received */
-        if (me == 0)
-            for (long i = 0; i < n; i++) {
-                MPI_Send(src, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-                MPI_Recv(dst, nb, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            }
-        else if (me == 1)
-            for (long i = 0; i < n; i++) {
-                MPI_Recv(dst, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(dst, nb, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-            }
+        mpi_pingpong(nb, n, dst);
         break;
     case PEER_SEND_BW:
     case PEER_SEND_RATE:

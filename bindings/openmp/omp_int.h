@@ -15,6 +15,7 @@
 #ifndef KUMI_OMP_INT_H
 #define KUMI_OMP_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,6 +100,15 @@ static inline void kumi_omp_stptr(void *p, const void *v)
 }
 
 /* ------------------------------------------------------ runtime calls */
+/* The shared arguments a parallel or teams region takes at most. */
+#define KUMI_OMP_MAX_ARGS 1020
+
+/* fn(gtid, btid, args[0..argc-1]) (invoke.c) */
+void kumi_omp_invoke(kumi_omp_microtask fn, int32_t *gtid, int32_t *btid, int argc, void **args);
+/* The argc pointers of a __kmpc_fork_* call's variable part into args
+ * (room for KUMI_OMP_MAX_ARGS); more than that ends the job naming call. */
+void kumi_omp_take_args(const char *call, int32_t argc, va_list ap, void **args);
+
 /* Ends the job with status after one line "kumi[pe]: call: what" on
  * stderr (the runtime's way out of a state it cannot continue from). */
 _Noreturn void kumi_omp_fatal(const char *call, const char *fmt, ...)

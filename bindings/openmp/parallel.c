@@ -25,9 +25,6 @@
 #include "omp.h"
 #include "omp_int.h"
 
-#define KUMI_OMP_MAX_ARGS 1020
-
-void kumi_omp_invoke(kumi_omp_microtask fn, int32_t *gtid, int32_t *btid, int argc, void **args);
 
 struct kumi_omp_fork_hdr {
     uint64_t region;
@@ -383,6 +380,14 @@ static int kumi_omp_team_size_for_fork(void)
     return n < 1 ? 1 : n;
 }
 
+void kumi_omp_take_args(const char *call, int32_t argc, va_list ap, void **args)
+{
+    if (argc < 0 || argc > KUMI_OMP_MAX_ARGS)
+        kumi_omp_fatal(call, "%d arguments (at most %d)", argc, KUMI_OMP_MAX_ARGS);
+    for (int i = 0; i < argc; i++)
+        args[i] = va_arg(ap, void *);
+}
+
 void __kmpc_fork_call(kumi_omp_ident_t *loc, int32_t argc, kumi_omp_microtask fn, ...)
 {
     kumi_omp_thread_t       *th = &kumi_omp_th;
@@ -392,11 +397,8 @@ void __kmpc_fork_call(kumi_omp_ident_t *loc, int32_t argc, kumi_omp_microtask fn
     int                      nth;
 
     (void)loc;
-    if (argc < 0 || argc > KUMI_OMP_MAX_ARGS)
-        kumi_omp_fatal("__kmpc_fork_call", "%d arguments (at most %d)", argc, KUMI_OMP_MAX_ARGS);
     va_start(ap, fn);
-    for (int i = 0; i < argc; i++)
-        args[i] = va_arg(ap, void *);
+    kumi_omp_take_args("__kmpc_fork_call", argc, ap, args);
     va_end(ap);
     if (!kumi_omp_ready && kumi_omp_ensure_init() != KUMI_OK)
         exit(1);

@@ -15,9 +15,6 @@
 #include "omp.h"
 #include "omp_int.h"
 
-#define KUMI_OMP_TEAMS_MAX_ARGS 1020
-
-void kumi_omp_invoke(kumi_omp_microtask fn, int32_t *gtid, int32_t *btid, int argc, void **args);
 
 static int nteams_var, teams_thread_limit_var;   /* 0: not set */
 static int push_thread_limit;                    /* __kmpc_push_num_teams, for the next teams */
@@ -90,16 +87,12 @@ void __kmpc_push_num_teams_51(kumi_omp_ident_t *loc, int32_t gtid, int32_t lb, i
 void __kmpc_fork_teams(kumi_omp_ident_t *loc, int32_t argc, kumi_omp_microtask fn, ...)
 {
     kumi_omp_thread_t *th = &kumi_omp_th;
-    void              *args[KUMI_OMP_TEAMS_MAX_ARGS + 4];
+    void              *args[KUMI_OMP_MAX_ARGS + 4];
     va_list            ap;
     (void)loc;
 
-    if (argc < 0 || argc > KUMI_OMP_TEAMS_MAX_ARGS)
-        kumi_omp_fatal("__kmpc_fork_teams", "%d arguments (at most %d)", argc,
-                       KUMI_OMP_TEAMS_MAX_ARGS);
     va_start(ap, fn);
-    for (int i = 0; i < argc; i++)
-        args[i] = va_arg(ap, void *);
+    kumi_omp_take_args("__kmpc_fork_teams", argc, ap, args);
     va_end(ap);
     if (!kumi_omp_ready && kumi_omp_ensure_init() != KUMI_OK)
         exit(1);
