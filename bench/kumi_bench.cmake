@@ -83,4 +83,13 @@ if(NOT DEFINED BUILD_TESTING OR BUILD_TESTING)
            COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/compare.py
                    ${CMAKE_BINARY_DIR}/bin/kumi-compare)
   set_tests_properties(bench.compare.rounds PROPERTIES LABELS "bench" TIMEOUT 300)
+  # kumi-compare --from a saved run (tests/bench/compare_saved.json) and
+  # --plot to SVG and PNG: no benchmark runs; skipped without gnuplot
+  add_test(NAME bench.compare.plot
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/plot.py
+                   ${CMAKE_BINARY_DIR}/bin/kumi-compare
+                   ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/compare_saved.json
+                   ${CMAKE_CURRENT_BINARY_DIR}/compare-plot)
+  set_tests_properties(bench.compare.plot PROPERTIES LABELS "bench" TIMEOUT 120
+                       SKIP_RETURN_CODE 77)
 endif()

@@ -6,13 +6,45 @@
 Runs `kumi-compare -n 2 --impls kumi --rounds 3` on barrier and allreduce
 and checks its JSON: one record per op, rounds 3, kumi's time the median
 of its three rounds (so one of the rounds' own figures), limit_ratio a
-positive number, the peers' fields null; and that a round count of 0 is
-refused with a usage error (exit 2).
+positive number, the peers' fields null, and nothing but its own
+messages on stderr (no progress: stderr is not a terminal); that with
+stderr on a terminal (a pty) it shows its progress there ("[1/1]
+barrier on kumi"); and that a round count of 0 is refused with a usage
+error (exit 2).
 """
 import json
 import math
+import os
+import pty
 import subprocess
 import sys
+
+
+def progress_on_tty(cmd):
+    """What cmd writes to its stderr when that is a pty (stdout discarded)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=slave)
+    os.close(slave)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:          # EIO: every writer closed it
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    try:
+        proc.wait(timeout=180)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        sys.exit(f"FAIL: {' '.join(cmd)} did not end")
+    if proc.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} on a pty exited {proc.returncode}: {got!r}")
+    return got.decode(errors="replace")
 
 
 def main():
@@ -41,6 +73,13 @@ def main():
             if r[key] is not None:
                 sys.exit(f"FAIL: {r['op']}: {key} {r[key]!r} without the peers")
         print(f"{r['op']}: {k:.4f} us, x_limit {lim:.3f} (median of 3 rounds)")
+    if "kumi-compare: [" in p.stderr:
+        sys.exit(f"FAIL: progress on stderr, which is not a terminal:\n{p.stderr}")
+    tty = progress_on_tty([compare, "-n", "2", "--impls", "kumi", "--ops", "barrier",
+                           "--iters", "200", "--timeout", "120"])
+    if "kumi-compare: [1/1] barrier on kumi" not in tty:
+        sys.exit(f"FAIL: no progress on a terminal's stderr: {tty!r}")
+    print("progress on a terminal: ok")
     bad = subprocess.run([compare, "--rounds", "0"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, timeout=60)
     if bad.returncode != 2 or "rounds" not in bad.stderr:
