@@ -442,8 +442,8 @@ static int kb_run_op(const struct kb_op *op, const struct kb_opts *o, int tour,
 
         run.iters  = kb_iters_for(base, run.bytes);
         run.warmup = o->warmup >= 0 ? o->warmup : run.iters / 10;
-        if (kb.me == 0 && !tour && n >= 5)
-            fprintf(stderr, "kumi-bench: %s %zu bytes (%d/%d)\n", op->name, run.bytes, i + 1, n);
+        if (kb.me == 0 && !tour && n >= 2)     /* a sweep; a terminal only */
+            kb_progress("%s %zu bytes (%d/%d)", op->name, run.bytes, i + 1, n);
         if (kb_run_paired(&run, lim, out->cores, &mine, &row) == KUMI_ERR_UNSUPPORTED) {
             if (kb.me == 0)
                 kb_out_note(out, "op %s: not available (KUMI_ERR_UNSUPPORTED)", op->name);
@@ -568,9 +568,17 @@ int main(int argc, char **argv)
                         kb.n < 2 ? "2 PEs" : "mapped peers or a loopback socket between PEs 0 and 1");
     }
     if (tour) {
+        int ntour = 0, at = 0;
         for (int k = 0; k < KB_NOPS; k++)
-            if (kb_ops[k].in_tour)
+            ntour += kb_ops[k].in_tour != 0;
+        for (int k = 0; k < KB_NOPS; k++)
+            if (kb_ops[k].in_tour) {
+                if (kb.me == 0)
+                    kb_progress("all: [%d/%d] %s", ++at, ntour, kb_ops[k].name);
                 kb_run_op(&kb_ops[k], &o, 1, &lim, &out, &rows);
+            }
+        if (kb.me == 0)
+            kb_progress_end();
         if (kb.me == 0)
             kb_out_note(&out, "alltoall-naive: run it on its own (KUMI_ALLTOALL is read at "
                         "kumi_init)");

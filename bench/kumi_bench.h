@@ -211,6 +211,10 @@ void kb_out_header(const struct kb_out *o, const char *op, const struct kb_limit
 void kb_out_row(const struct kb_out *o, const struct kb_row *row, enum kb_kind kind, int tour);
 void kb_out_note(const struct kb_out *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* a progress line on stderr (PE 0, only when stderr is a terminal), and
+ * its end; rows and notes end it themselves */
+void kb_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kb_progress_end(void);
 int  kb_plot(const char *png, const char *title, const struct kb_row *rows, int nrows,
              const struct kb_limit *lim);
 

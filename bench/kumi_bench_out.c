@@ -30,10 +30,41 @@ static const char *kb_ratio(char *buf, size_t len, double x)
     return kb_num(buf, len, x, fabs(x) < 0.1 ? 4 : fabs(x) < 10 ? 3 : 1);
 }
 
+/* ---------------------------------------------------------------- progress */
+
+static int kb_progress_shown;   /* a progress line is on stderr, not ended */
+
+/* One line on stderr saying what runs, rewritten in place; only when stderr
+ * is a terminal (a log or a test's capture gets nothing). The next row or
+ * note clears it first, so a table on the same terminal stays clean. */
+void kb_progress(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!isatty(STDERR_FILENO))
+        return;
+    fputs("\r\033[Kkumi-bench: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+    kb_progress_shown = 1;
+}
+
+void kb_progress_end(void)
+{
+    if (kb_progress_shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        kb_progress_shown = 0;
+    }
+}
+
 void kb_out_note(const struct kb_out *o, const char *fmt, ...)
 {
     va_list ap;
 
+    kb_progress_end();
     fputs("# ", o->text);
     va_start(ap, fmt);
     vfprintf(o->text, fmt, ap);
@@ -141,6 +172,7 @@ void kb_out_row(const struct kb_out *o, const struct kb_row *r, enum kb_kind kin
 {
     char a[32], b[32], c[32], d[32], e[32], g[32];
 
+    kb_progress_end();
     if (tour || kind == KB_LIMIT)
         fprintf(o->text, "  %-15s %10zu %11s %11s %11s %12s %10s %9s\n", r->op, r->bytes,
                 kb_num(a, sizeof a, r->avg_us, 3), kb_num(b, sizeof b, r->min_us, 3),

@@ -144,16 +144,23 @@ run_one() {
     echo "$secs $check ${msgs:--}" >>"$out/$k.$c.res"
 }
 
+PROGRESS_NAME=run.sh
+# progress on stderr, one line rewritten in place, only when stderr is a
+# terminal (a log or a test's capture gets nothing); progress_end clears it
+progress() { [ -t 2 ] && printf '\r\033[K%s: %s' "$PROGRESS_NAME" "$*" >&2; return 0; }
+progress_end() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
+
 rm -f "$out"/*.res
 fails=0
 for r in $(seq 1 "$reps"); do
     for k in $kernels; do
         for c in $configs; do
+            progress "repetition $r of $reps: $k $c"
             run_one "$c" "$k" "$out/$k.$c.$r.log" || fails=$((fails + 1))
         done
     done
-    echo "# repetition $r of $reps done" >&2
 done
+progress_end
 
 # median of the successful runs' seconds ("-" if none)
 median() {

@@ -57,6 +57,12 @@ timed() {
     sed -n 's/^time //p' "$out/$1.log"
 }
 
+PROGRESS_NAME=run.sh
+# progress on stderr, one line rewritten in place, only when stderr is a
+# terminal (a log or a test's capture gets nothing); progress_end clears it
+progress() { [ -t 2 ] && printf '\r\033[K%s: %s' "$PROGRESS_NAME" "$*" >&2; return 0; }
+progress_end() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
+
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $runs runs each, medians"
 echo "# kumicc: $kumicc${KUMI_TRANSLATE_FLAGS:+ (KUMI_TRANSLATE_FLAGS=$KUMI_TRANSLATE_FLAGS)}"
 printf '%-8s %10s %10s %7s\n' program clang_s kumicc_s ratio
@@ -71,6 +77,7 @@ for p in $progs; do
     : > "$out/$p.kumicc.t"
     i=0
     while [ "$i" -lt "$runs" ]; do       # alternate, so load changes hit both
+        progress "$p: run $((i + 1)) of $runs"
         timed "$p.clang" >> "$out/$p.clang.t"
         timed "$p.kumicc" >> "$out/$p.kumicc.t"
         i=$((i + 1))
@@ -79,6 +86,7 @@ for p in $progs; do
         echo "run.sh: $p: the builds disagree: $(cat "$out/$p.clang.res") / $(cat "$out/$p.kumicc.res")" >&2
         exit 1
     fi
+    progress_end
     tc=$(median < "$out/$p.clang.t")
     tk=$(median < "$out/$p.kumicc.t")
     r=$(awk -v a="$tk" -v b="$tc" 'BEGIN { printf "%.3f", a / b }')

@@ -36,6 +36,12 @@ trap 'rm -f "$OUT"' EXIT
 
 now_ns() { date +%s%N; }
 
+PROGRESS_NAME=startup.sh
+# progress on stderr, one line rewritten in place, only when stderr is a
+# terminal (a log or a test's capture gets nothing); progress_end clears it
+progress() { [ -t 2 ] && printf '\r\033[K%s: %s' "$PROGRESS_NAME" "$*" >&2; return 0; }
+progress_end() { [ -t 2 ] && printf '\r\033[K' >&2; return 0; }
+
 # median of the numbers on stdin
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
                                                  else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -56,6 +62,8 @@ time_runs() {
     local l=$1 n=$2 cmd t0 t1 i
     cmd=$(cmd_for "$l" "$n")
     for i in $(seq 0 "$REPS"); do
+        if [ "$i" = 0 ]; then progress "$l -n $n: the untimed first run"
+        else progress "$l -n $n: run $i of $REPS"; fi
         t0=$(now_ns)
         if ! KUMI_TRANSPORT=$KTP timeout -k 5 60 $cmd >"$OUT" 2>&1; then
             echo "startup.sh: $l -n $n failed:" >&2
@@ -76,6 +84,7 @@ table_rows() {
             t=$(time_runs "$l" "$n") || return 1
             row="$row $t |"
         done
+        progress_end
         echo "$row"
     done
 }
@@ -109,7 +118,7 @@ for l in $LAUNCHERS; do
 done
 [ -n "$plain" ] && { table_rows $plain || exit 1; }
 if [ -n "$slurm" ]; then
-    export -f table_rows time_runs cmd_for median now_ns
-    export NS REPS KTP OUT HELLO KUMIRUN
+    export -f table_rows time_runs cmd_for median now_ns progress progress_end
+    export NS REPS KTP OUT HELLO KUMIRUN PROGRESS_NAME
     bash "$HERE/../../tests/slurm/slurm.sh" exec bash -c "table_rows $slurm" || exit 1
 fi
