@@ -1,6 +1,6 @@
 /*
  * kumi_bench_kernels.c -- the `kernels` op of kumi-bench: the SPLASH-2-
- * style DSM kernels of bench/dsm (issue 6), plain C compiled by kumicc
+ * style DSM kernels of bench/dsm, plain C compiled by kumicc
  * twice: translated (kk_NAME_x, the DSM checks in) and plain (kk_NAME_p,
  * KUMI_TRANSLATE=0, the same source without checks). This file is not
  * translated; it calls the kernels and reports:

@@ -1,5 +1,5 @@
 /*
- * kernel.h -- the interface of the SPLASH-2-style DSM kernels (issue 6).
+ * kernel.h -- the interface of the SPLASH-2-style DSM kernels.
  *
  * Each kernel (bench/dsm/<name>.c) is plain C SPMD shared-memory code:
  * kumi_dsm_malloc / kumi_dsm_malloc_block, ordinary loads and stores,

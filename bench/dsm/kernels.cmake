@@ -1,4 +1,4 @@
-# bench/dsm/kernels.cmake -- the DSM kernels (issue 6) in kumi-bench's
+# bench/dsm/kernels.cmake -- the DSM kernels in kumi-bench's
 # `kernels` op. Included from bench/kumi_bench.cmake.
 #
 # Each bench/dsm/NAME.c present among matmul lu sor radix histogram fft is compiled twice by

@@ -1,7 +1,7 @@
 /*
  * lu.c -- blocked LU factorization without pivoting of a diagonally
  * dominant n x n matrix, SPLASH-2 style ("contiguous blocks"), as plain C
- * SPMD shared-memory code for kumi's DSM (issue 6; interface in kernel.h).
+ * SPMD shared-memory code for kumi's DSM (interface in kernel.h).
  * Compiled twice: translated (_x) and plain (_p).
  *
  * The matrix is nb x nb blocks of bs x bs doubles, each block contiguous.

@@ -1,6 +1,6 @@
 /*
  * matmul.c -- blocked dense matrix multiply C = A * B (doubles, n x n) as
- * plain C SPMD shared-memory code for kumi's DSM (issue 6; interface in
+ * plain C SPMD shared-memory code for kumi's DSM (interface in
  * kernel.h). Compiled twice: translated (KK_SUFFIX=_x) and plain (_p).
  *
  * Data: the rows of C are split into P bands, PE p owns band p of A, B and

@@ -1,7 +1,7 @@
 /*
  * sor.c -- red-black successive over-relaxation on an (n+2) x (n+2) grid,
- * Ocean-like, as plain C SPMD shared-memory code for kumi's DSM (issue 6;
- * interface in kernel.h). Compiled twice: translated (_x) and plain (_p).
+ * Ocean-like, as plain C SPMD shared-memory code for kumi's DSM (interface
+ * in kernel.h). Compiled twice: translated (_x) and plain (_p).
  *
  * The n interior rows are split into P bands; PE p allocates its band
  * itself (PE 0 also the top boundary row, PE P-1 the bottom one), so it is

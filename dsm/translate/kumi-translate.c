@@ -1,10 +1,10 @@
 /*
- * kumi-translate -- the DSM translator (issue 6): reads LLVM IR, puts the
+ * kumi-translate -- the DSM translator: reads LLVM IR, puts the
  * inline access checks of dsm/check.h before every load and store that may
  * touch the DSM region, a poll at every loop back-edge, and routes memory
  * intrinsics, atomics and wide accesses through the protocol; then
  * optionally runs the O2 pipeline and writes IR, bitcode or an object.
- * With --openmp, the OpenMP pass (omp.c, issue 16) first moves what an
+ * With --openmp, the OpenMP pass (omp.c) first moves what an
  * OpenMP program shares into the DSM, so the checks then cover it.
  *
  *   kumi-translate IN.{bc,ll} -o OUT.{o,bc,ll,s} [-O0..-O3] [--stats] [--no-warn]

@@ -1,6 +1,6 @@
 /*
  * omp.h -- kumi-translate --openmp: the pass that makes a module compiled
- * by clang-14 -fopenmp share its data through kumi's DSM (issue 16; the
+ * by clang-14 -fopenmp share its data through kumi's DSM (the
  * runtime side is bindings/openmp/, its ABI in bindings/openmp/omp_int.h).
  * The driver runs it after the first -O pipeline and before the access
  * checks, so what it moves into the DSM gets checked. Files: omp.c (the

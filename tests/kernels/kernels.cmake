@@ -1,4 +1,4 @@
-# tests/kernels/kernels.cmake -- the DSM kernels of bench/dsm (issue 6)
+# tests/kernels/kernels.cmake -- the DSM kernels of bench/dsm
 # through kumi-bench's kernels op, included by bench/dsm/kernels.cmake
 # (at the end of the top-level directory, once the kernels are known).
 # Labels: kernels and dsm; tcp on the tcp runs.

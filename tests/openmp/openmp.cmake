@@ -1,4 +1,4 @@
-# tests/openmp -- OpenMP programs on kumi (issue 16), included from
+# tests/openmp -- OpenMP programs on kumi, included from
 # bindings/openmp/CMakeLists.txt (so only with the translator; without it
 # dsm/translate registers omp.skipped).
 #

@@ -13,8 +13,9 @@
  * bytes. --big-subset: counts >= 100000 run SUM for every one of the first
  * six types and every op on INT64 and DOUBLE only (the full matrix at
  * smaller counts).
- * --types: the six types kumi had first, the seven of issue 15 (8/16-bit
- * integers, long double, complex), or all (default).
+ * --types: the six types kumi had first, the seven added with the
+ * OpenSHMEM binding (8/16-bit integers, long double, complex), or all
+ * (default).
  * --heap: the collectives' source and destination buffers lie in the
  * symmetric heap (two kumi_malloc'ed areas, taken once by every PE: the
  * teams' non-members skip the tests), where the large collectives read
@@ -44,7 +45,7 @@ static const struct {
     { KUMI_DOUBLE_COMPLEX, 16, CPLX, "double complex" },
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
-#define NOLD   6            /* the first six: the types before issue 15 */
+#define NOLD   6            /* the first six: the types before the OpenSHMEM binding's */
 static const kumi_op_t ops[] = { KUMI_SUM, KUMI_PROD, KUMI_MIN, KUMI_MAX, KUMI_BAND, KUMI_BOR,
                                  KUMI_BXOR };
 static int    big_subset;

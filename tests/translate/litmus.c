@@ -1,5 +1,5 @@
 /*
- * litmus.c -- the DSM litmus tests as plain C for kumicc (issue 6): the
+ * litmus.c -- the DSM litmus tests as plain C for kumicc: the
  * shared variables live in memory from kumi_dsm_malloc and are accessed
  * only with ordinary `volatile` loads and stores. No check macros, no
  * kumi_dsm_read/write/acquire: sequential consistency holds only because

@@ -1,5 +1,5 @@
-# translate.cmake -- tests of kumi-translate and kumicc's translation
-# (issue 6), included from dsm/translate/CMakeLists.txt. Label "translate".
+# translate.cmake -- tests of kumi-translate and kumicc's translation,
+# included from dsm/translate/CMakeLists.txt. Label "translate".
 #   translate.ir.NAME     tests/translate/NAME.ll through kumi-translate,
 #                         expectations (grep) in check_ir.sh
 #   translate.e2e.*       tests/translate/spmd_sum.c compiled by kumicc
