@@ -352,9 +352,9 @@ const char *kb_limit_bw_name(const struct kb_limit *lim, enum kb_bwref bwref)
     return bwref == KB_REF_MEMCPY ? "memcpy" : "pipeline";
 }
 
-/* A short one-way measurement (5 trials of 1000 round trips, ~1 ms):
- * on the VM this was developed on the line's latency moves between two
- * levels (0.025 and 0.2 us) from one second to the next, so the figure
+/* A short one-way measurement (5 trials of 1000 round trips): on some
+ * VMs the line's latency moves between levels from one second to the next
+ * (bench/README.md, "The hardware limits and x_limit"), so the figure
  * taken at the start of a run may not be the one a later row ran under. */
 double kb_limit_oneway_now(const struct kb_limit *lim)
 {

@@ -24,8 +24,8 @@
  *   PEs the later arrival's store finds the earlier one's byte already in
  *   the line it took, and leaves at once; the earlier one then reads the
  *   line once. Two separate lines (a2a, dissem) each pay a store's
- *   ownership transfer and a poller's miss: measured here one line 0.022
- *   us, two lines 0.048 us, one-way cache-line latency 0.026 us.
+ *   ownership transfer and a poller's miss (one line costs about a one-way
+ *   cache-line latency, two lines twice that: bench/README.md, "Measurements behind choices in the code").
  * auto: measured once per team (its first collective), the fastest kept;
  *   team rank 0's measurement decides and the tree carries it to everyone.
  *
@@ -196,7 +196,7 @@ static int kumi_barrier_word(const char *call, struct kumi_team *t, struct kumi_
     /* the others' bytes one by one: a load that overlaps my own store
      * still in the store buffer waits until the store has taken the line
      * (no forwarding into a wider load), which serialises what the one
-     * line is meant to overlap (2 PEs: 0.046 us with one 8-byte load) */
+     * line is meant to overlap (one 8-byte load was about twice as slow) */
     for (int r = 0; r < t->size; r++) {
         if (r == t->rank)
             continue;

@@ -251,7 +251,7 @@ static inline int kumi_coll_xchg_ok(const struct kumi_team *t, size_t len)
  * call's area is held to one line; where they take turns it may span 4
  * (8 members of up to 24 bytes): each member writes two lines and reads a
  * few, where the all-exchange writes a line into every other member's
- * LLCM (8 PEs on 2 cores, one double: 10.6-11.5 us against 14.7-16.2). */
+ * LLCM (the figures: bench/README.md, "Measurements behind choices in the code"). */
 int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                         void *acc, size_t len, kumi_coll_op_fn fn, size_t count);
 static inline size_t kumi_coll_line_vlen(size_t len)
@@ -396,8 +396,7 @@ static inline int kumi_coll_release_for(const struct kumi_coll_team *st, int wan
  *    The ring spans the whole half A, so a slot comes back only after
  *    about that many bytes have passed: on this kind of machine, writing a
  *    slot whose lines the reader still holds costs several times a copy
- *    (1 MiB through 2 slots of 64 KiB: 125-165 us; through 16 or 32 slots,
- *    the reader's copies long evicted: 31-45 us, quiet machine).
+ *    (bench/README.md, "Measurements behind choices in the code").
  * Flags: the writer raises FLAG_A to base + k + 1 at every reader once
  * block k is there; reader r acknowledges with FLAG_B = base + k + 1 at
  * the writer; before it returns, a writer waits for every reader's last

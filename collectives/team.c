@@ -40,8 +40,8 @@ static int kumi_coll_radix(void)
     if (r >= 2)
         return r;
     /* oversubscribed, every tree level is another round of PEs taking turns
-     * on a core: the flattest tree wins (measured at 8 PEs on 2 cores:
-     * 8-byte allreduce 14-22 us with radix 8, 36-40 us with radix 2) */
+     * on a core: the flattest tree wins (radix 8 about twice as fast as
+     * radix 2 at 8 PEs on 2 cores: bench/README.md, "Measurements behind choices in the code") */
     if (kumi_rt.wait_policy != KUMI_WAIT_SPIN)
         return 8;
     /* one node's children share a cache with it where the topology says

@@ -286,8 +286,8 @@ int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_
 }
 
 /* auto: one line where PEs spin (the 2-PE latency path: 1 line moves);
- * where they take turns, up to KUMI_COLL_SLINE_MAX (8 PEs on 2 cores, one
- * double: 10.6-11.5 us against the all-exchange's 14.7-16.2) */
+ * where they take turns, up to KUMI_COLL_SLINE_MAX (faster than the
+ * all-exchange at 8 PEs on 2 cores: bench/README.md, "Measurements behind choices in the code") */
 size_t kumi_coll_line_wanted(const struct kumi_coll_team *st)
 {
     int algo = kumi_rt.cfg.reduce_small;

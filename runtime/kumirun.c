@@ -684,8 +684,8 @@ static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind
                         "binding them round-robin as --bind core asks\n", nlocal, ncores);
     /* oversubscribed too: PE i on core i % ncores. Left unbound, the
      * scheduler's balancing moves PEs between cores and a collective waits
-     * for PEs queued twice over (8 PEs on 2 cores, shm: barrier 12-13 us
-     * unbound, 6-7 us bound; one yield round of 4 PEs per core, 5.1 us) */
+     * for PEs queued twice over (bound is about twice as fast at 8 PEs on
+     * 2 cores: bench/README.md, "Measurements behind choices in the code") */
     j->bind = bind != KUMI_RUN_BIND_NONE;
     return (unsigned)nlocal > ncores;
 }

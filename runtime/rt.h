@@ -178,8 +178,8 @@ static inline int kumi_rt_cmp(uint64_t a, int cmp, uint64_t b)
  * within a cache-line transfer
  * (the 2-PE latency paths, kumi_wait_until_*): where PEs spin on their own
  * cores and words arrive by stores (not tcp: progress_mask 0), the first
- * loads run inline (a call into the full wait and back costs 4-9 ns of a
- * 25 ns exchange, measured on the development VM), then the full wait:
+ * loads run inline (a call into the full wait and back is a sizeable part
+ * of a cache-line exchange: bench/README.md, "Measurements behind choices in the code"), then the full wait:
  * progress, failure, policy. */
 #define KUMI_RT_INLINE_SPINS 32
 static inline int kumi_rt_wait_fast(const char *call, volatile void *addr, size_t width, int cmp,
@@ -235,8 +235,8 @@ static inline size_t kumi_rt_heap_off(const void *sym, size_t n)
  * symmetric heap or (KUMI_INIT_SYMMETRIC_DATA) the symmetric static data,
  * else KUMI_ERR_INVALID without printing. The heap first: its path is what
  * it was before static data existed. The data check is inline too: as a
- * call it made an 8-byte put to a global ~2 ns slower than one to the heap
- * on shm (9.0 vs 7.1 ns); inline it runs at the heap's speed. */
+ * call it made an 8-byte put to a global measurably slower than one to the
+ * heap on shm; inline it runs at the heap's speed. */
 static inline int kumi_rt_sym_lookup(const void *sym, size_t n, enum kumi_seg *seg, size_t *off)
 {
     size_t o = kumi_rt_heap_off(sym, n);

@@ -114,16 +114,15 @@ static void kumi_rt_sleep(KUMI_RT_COND_ARGS, long timeout_ns)
  * before its first yield, learnt from the collective waits before it. A
  * wait that ended while spinning sets the full
  * KUMI_WAIT_SPINS_BEFORE_YIELD for the next (a partner running on another
- * core answers within a few spins: an 8-PE pingpong on 2 cores takes 0.29
- * us with them, 4.7 us yielding at once); each wait that had to yield
+ * core answers within a few spins); each wait that had to yield
  * halves it, down to one test, because then the PEs it waits for are
- * queued behind it on its own core and every spin delays them (8-PE
- * barrier on 2 cores: 10.6 us with 16 spins, 9.6 us with one). Every
+ * queued behind it on its own core and every spin delays them. Every
  * KUMI_WAIT_PROBE-th wait spins in full again, so a partner that has come
  * back is found. A wait whose condition held on entry teaches nothing.
  * Point-to-point waits keep the full spin: their partner may well be
- * running on the other core (and learnt from collectives, both sides of an
- * 8-PE pingpong yielded at once and stayed at 4.7 us). Per process, in
+ * running on the other core (learnt from collectives, both sides of an
+ * 8-PE pingpong would yield at once). The figures behind these choices:
+ * bench/README.md, "Measurements behind choices in the code". Per process, in
  * relaxed atomics (plain loads and stores on x86 and aarch64): with
  * KUMI_INIT_THREADS the collective waits of several teams may run at
  * once, and an update lost between them only delays the learning. */

@@ -206,7 +206,7 @@ int kumi_shmem_alltoalls(const char *call, shmem_team_t team, void *dest,
 /* ------------------------------------------------- the typed families */
 
 /* The common broadcast inline in every typed function (a 2-PE broadcast
- * of 8 bytes is ~25 ns of kumi's own work on the receiving side, so the
+ * of 8 bytes is a few tens of ns of kumi's own work on the receiving side, so the
  * binding's checks must cost a few ns, not a call chain): a valid team, a
  * root in range, bytes to move. Everything else takes the checked path. */
 static inline int kumi_shmem_broadcast_fast(const char *call, shmem_team_t team, void *dest,
