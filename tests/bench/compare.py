@@ -6,7 +6,8 @@
 Runs `kumi-compare -n 2 --impls kumi --rounds 3` on barrier and allreduce
 and checks its JSON: one record per op, rounds 3, kumi's time the median
 of its three rounds (so one of the rounds' own figures), limit_ratio a
-positive number, the peers' fields null, and nothing but its own
+positive number, the peers' fields null, `--from` those records printing
+the very same table, and nothing but its own
 messages on stderr (no progress: stderr is not a terminal); that with
 stderr on a terminal (a pty) it shows its progress there ("[1/1]
 barrier on kumi"); and that a round count of 0 is refused with a usage
@@ -17,6 +18,7 @@ import math
 import os
 import pty
 import subprocess
+import tempfile
 import sys
 
 
@@ -75,6 +77,20 @@ def main():
         print(f"{r['op']}: {k:.4f} us, x_limit {lim:.3f} (median of 3 rounds)")
     if "kumi-compare: [" in p.stderr:
         sys.exit(f"FAIL: progress on stderr, which is not a terminal:\n{p.stderr}")
+    # --from the records just written prints the same table
+    table = [l for l in p.stdout.splitlines() if not l.startswith("{")]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith("{")))
+    try:
+        again = subprocess.run([compare, "--from", f.name], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.unlink(f.name)
+    if again.returncode != 0 or again.stdout.splitlines() != table:
+        sys.exit(f"FAIL: --from the run's records printed another table (exit "
+                 f"{again.returncode}):\n{again.stdout}{again.stderr}\nthe run's:\n"
+                 + "\n".join(table))
+    print("--from the run's records: the same table")
     tty = progress_on_tty([compare, "-n", "2", "--impls", "kumi", "--ops", "barrier",
                            "--iters", "200", "--timeout", "120"])
     if "kumi-compare: [1/1] barrier on kumi" not in tty:
