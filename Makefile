@@ -12,12 +12,23 @@ CMAKE_ARGS ?=
 ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full'
 TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full'
 
-.PHONY: all deps build demo test test-shmem test-mpi test-asan test-tsan install clean
+.PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-asan test-tsan \
+        install package test-package clean
 
 all: build
 
+# the Debian packages, by group (.ci/deps --list shows them): building
+# (build, install, package), testing (test*, demo) and the peers of the
+# benchmarks (Open MPI, Google Benchmark, gnuplot). As root the missing ones
+# are installed; otherwise the exact apt-get line is printed and make fails.
 deps:
-	@bash .ci/deps
+	@bash .ci/deps build
+
+test-deps:
+	@bash .ci/deps build test
+
+bench-deps:
+	@bash .ci/deps build bench
 
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
@@ -25,30 +36,30 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: test-deps build
 	$(BUILD)/bin/kumirun -n 4 --timeout 300 $(BUILD)/bin/kumi-bench all --iters 2000
 
 # the OpenSHMEM binding's and the MPI subset's whole PE-count x transport
 # matrices (labels shmem-full, mpi-full) are left to `make test-shmem` and
 # `make test-mpi`
-test: build
+test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full'
 
-test-shmem: build
+test-shmem: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
 
 # the MPI subset's whole PE-count x transport matrix (labels mpi, mpi-full)
-test-mpi: build
+test-mpi: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L 'mpi'
 
-test-asan: deps
+test-asan: test-deps
 	cmake -S . -B $(BUILD_ASAN) -DKUMI_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure --timeout 600 -j 1 $(ASAN_TESTS)
 
-test-tsan: deps
+test-tsan: test-deps
 	cmake -S . -B $(BUILD_TSAN) -DKUMI_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
 	cmake --build $(BUILD_TSAN) -j $(JOBS)
 	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1 \
