@@ -8,6 +8,12 @@ foreach(n 2 4 8)
   set_tests_properties(fail.job.n${n} PROPERTIES LABELS "fail" TIMEOUT 120)
 endforeach()
 
+# libkumi.so's exports: kumi.h's API and the internal node of
+# runtime/libkumi.map, nothing else (a second or so)
+add_test(NAME install.symbols
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/symbols.sh $<TARGET_FILE:kumi> ${CMAKE_SOURCE_DIR})
+set_tests_properties(install.symbols PROPERTIES LABELS "install;docs" TIMEOUT 60)
+
 # Installation: headers, libraries, kumicc, kumirun, kumi.pc, CMake package
 # (not in sanitizer builds: the consumers are built without the sanitizer)
 if(NOT KUMI_SANITIZE)
