@@ -9,8 +9,8 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full'
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full'
+ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|package'
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|package'
 
 .PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-asan test-tsan \
         install package test-package clean
@@ -41,9 +41,9 @@ demo: test-deps build
 
 # the OpenSHMEM binding's and the MPI subset's whole PE-count x transport
 # matrices (labels shmem-full, mpi-full) are left to `make test-shmem` and
-# `make test-mpi`
+# `make test-mpi`, the Debian package's install test to `make test-package`
 test: test-deps build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full'
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|package'
 
 test-shmem: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
@@ -67,6 +67,16 @@ test-tsan: test-deps
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+# the Debian package $(BUILD)/kumi_<version>_<arch>.deb (cmake/package.cmake);
+# install it with `apt install ./$(BUILD)/kumi_*.deb`
+package: build
+	cmake --build $(BUILD) --target package
+
+# builds the package, installs it with apt-get (root; skipped otherwise),
+# compiles and runs programs with it, removes it (tests/package/smoke.sh)
+test-package: test-deps build
+	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j 1 -L package
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)

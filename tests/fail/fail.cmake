@@ -21,3 +21,13 @@ if(NOT KUMI_SANITIZE)
     COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/check.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
   set_tests_properties(install.consumers PROPERTIES LABELS "install" TIMEOUT 300)
 endif()
+
+# The Debian package (`make test-package`, label package, not in `make
+# test`: building the package takes a while): built, installed with
+# apt-get, used, removed without leftovers. Root only (skips otherwise).
+if(NOT KUMI_SANITIZE)
+  add_test(NAME package.smoke
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/package/smoke.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(package.smoke PROPERTIES LABELS "package" TIMEOUT 900 RUN_SERIAL TRUE
+                       SKIP_RETURN_CODE 77)
+endif()
