@@ -1,4 +1,5 @@
 # rename.cmake -- CPack pre-build script of the Debian package (package.cmake):
+# the static libraries lose their debug information (below), and
 # kumi's MPI and OpenSHMEM wrappers and their man pages become NAME.kumi in
 # the staging tree (Open MPI's packages own or manage the plain names).
 file(GLOB_RECURSE _files LIST_DIRECTORIES false "${CPACK_TEMPORARY_DIRECTORY}/*")
@@ -25,3 +26,18 @@ foreach(f IN LISTS _pages)
     file(RENAME "${f}" "${to}")
   endif()
 endforeach()
+
+# CPACK_STRIP_FILES strips programs and shared libraries; the static
+# libraries and the OpenMP start object keep their debug information (the
+# build tree's paths) unless stripped here
+find_program(_strip strip)
+set(_objs ${_files})
+list(FILTER _objs INCLUDE REGEX "/lib/[^/]+\\.(a|o)$")
+if(_strip)
+  foreach(f IN LISTS _objs)
+    execute_process(COMMAND ${_strip} --strip-debug "${f}" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "kumi package: strip --strip-debug ${f} failed")
+    endif()
+  endforeach()
+endif()
