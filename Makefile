@@ -9,15 +9,26 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full'
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full'
+ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|package'
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|package'
 
-.PHONY: all deps build demo test test-shmem test-mpi test-asan test-tsan install clean
+.PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-asan test-tsan \
+        install package test-package clean
 
 all: build
 
+# the Debian packages, by group (.ci/deps --list shows them): building
+# (build, install, package), testing (test*, demo) and the peers of the
+# benchmarks (Open MPI, Google Benchmark, gnuplot). As root the missing ones
+# are installed; otherwise the exact apt-get line is printed and make fails.
 deps:
-	@bash .ci/deps
+	@bash .ci/deps build
+
+test-deps:
+	@bash .ci/deps build test
+
+bench-deps:
+	@bash .ci/deps build bench
 
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
@@ -25,30 +36,30 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: test-deps build
 	$(BUILD)/bin/kumirun -n 4 --timeout 300 $(BUILD)/bin/kumi-bench all --iters 2000
 
 # the OpenSHMEM binding's and the MPI subset's whole PE-count x transport
 # matrices (labels shmem-full, mpi-full) are left to `make test-shmem` and
-# `make test-mpi`
-test: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full'
+# `make test-mpi`, the Debian package's install test to `make test-package`
+test: test-deps build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|package'
 
-test-shmem: build
+test-shmem: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
 
 # the MPI subset's whole PE-count x transport matrix (labels mpi, mpi-full)
-test-mpi: build
+test-mpi: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L 'mpi'
 
-test-asan: deps
+test-asan: test-deps
 	cmake -S . -B $(BUILD_ASAN) -DKUMI_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure --timeout 600 -j 1 $(ASAN_TESTS)
 
-test-tsan: deps
+test-tsan: test-deps
 	cmake -S . -B $(BUILD_TSAN) -DKUMI_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
 	cmake --build $(BUILD_TSAN) -j $(JOBS)
 	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1 \
@@ -56,6 +67,16 @@ test-tsan: deps
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+# the Debian package $(BUILD)/kumi_<version>_<arch>.deb (cmake/package.cmake);
+# install it with `apt install ./$(BUILD)/kumi_*.deb`
+package: build
+	cmake --build $(BUILD) --target package
+
+# builds the package, installs it with apt-get (root; skipped otherwise),
+# compiles and runs programs with it, removes it (tests/package/smoke.sh)
+test-package: test-deps build
+	cd $(BUILD) && ctest --output-on-failure --timeout 900 -j 1 -L package
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)

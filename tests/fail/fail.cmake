@@ -8,10 +8,26 @@ foreach(n 2 4 8)
   set_tests_properties(fail.job.n${n} PROPERTIES LABELS "fail" TIMEOUT 120)
 endforeach()
 
+# libkumi.so's exports: kumi.h's API and the internal node of
+# runtime/libkumi.map, nothing else (a second or so)
+add_test(NAME install.symbols
+  COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/symbols.sh $<TARGET_FILE:kumi> ${CMAKE_SOURCE_DIR})
+set_tests_properties(install.symbols PROPERTIES LABELS "install;docs" TIMEOUT 60)
+
 # Installation: headers, libraries, kumicc, kumirun, kumi.pc, CMake package
 # (not in sanitizer builds: the consumers are built without the sanitizer)
 if(NOT KUMI_SANITIZE)
   add_test(NAME install.consumers
     COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/check.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
   set_tests_properties(install.consumers PROPERTIES LABELS "install" TIMEOUT 300)
+endif()
+
+# The Debian package (`make test-package`, label package, not in `make
+# test`: building the package takes a while): built, installed with
+# apt-get, used, removed without leftovers. Root only (skips otherwise).
+if(NOT KUMI_SANITIZE)
+  add_test(NAME package.smoke
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/package/smoke.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(package.smoke PROPERTIES LABELS "package" TIMEOUT 900 RUN_SERIAL TRUE
+                       SKIP_RETURN_CODE 77)
 endif()

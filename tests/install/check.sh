@@ -1,17 +1,51 @@
 #!/usr/bin/env bash
-# Installs kumi from the build tree into a temporary prefix and builds a
-# program against it with find_package(kumi), pkg-config and kumicc; runs
-# each, alone and under the installed kumirun.
+# Installs kumi from the build tree into a temporary prefix, MOVES the
+# prefix elsewhere (the install must be relocatable: every tool finds its
+# siblings, libraries and headers relative to itself), runs every installed
+# tool from the moved copy, and builds a program against it with
+# find_package(kumi), pkg-config and kumicc; runs each, alone and under the
+# installed kumirun.
 # usage: check.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-prefix=$tmp/prefix
+staged=$tmp/staged/kumi
+prefix=$tmp/moved/elsewhere/kumi
 
-cmake --install "$build" --prefix "$prefix" >/dev/null
+cmake --install "$build" --prefix "$staged" >/dev/null
+mkdir -p "$(dirname "$prefix")"
+mv "$staged" "$prefix"
+rmdir "$tmp/staged"
 libdir=$(dirname "$(find "$prefix" -name libkumi.a | head -n 1)")
 libdir=${libdir#"$prefix"/}
+# nothing installed names the prefix it was installed into (a RUNPATH, a
+# script's or a .pc/.cmake file's absolute path would break once moved)
+if hits=$(grep -rl -- "$staged" "$prefix"); then
+  echo "FAIL: installed files name the install prefix $staged (not relocatable):"
+  echo "$hits"; exit 1
+fi
+# every installed ELF file finds its kumi libraries from the moved tree
+for f in "$prefix"/bin/* "$prefix/$libdir"/*.so; do
+  head -c 4 "$f" | grep -q ELF || continue
+  if ldd "$f" | grep -E 'libkumi[^ ]* => not found'; then
+    echo "FAIL: $f does not find its kumi libraries after the move"; exit 1
+  fi
+  if ldd "$f" | grep -E 'libkumi[^ ]* => ' | grep -v -- "$prefix/"; then
+    echo "FAIL: $f loads kumi libraries from outside the moved prefix"; exit 1
+  fi
+done
+# every installed tool answers --help from the moved copy (kumi-bench-mpi
+# and kumi-bench-shmem where Open MPI was found at build time)
+ntools=0
+for exe in "$prefix"/bin/*; do
+  name=$(basename "$exe")
+  if ! out=$(cd / && timeout 30 "$exe" --help 2>&1 </dev/null); then
+    echo "FAIL: the moved $name --help failed:"; echo "$out" | head -n 5; exit 1
+  fi
+  [ -n "$out" ] || { echo "FAIL: the moved $name --help printed nothing"; exit 1; }
+  ntools=$((ntools + 1))
+done
 for f in include/kumi.h bin/kumirun bin/kumicc $libdir/libkumi.so $libdir/libkumi.a \
          $libdir/pkgconfig/kumi.pc $libdir/cmake/kumi/kumiConfig.cmake \
          include/shmem.h include/shmemx.h $libdir/libkumi-shmem.so $libdir/libkumi-shmem.a \
@@ -123,6 +157,7 @@ if [ -x "$prefix/bin/kumi-translate" ]; then
   [ "$out" = "threads 2 sum 42" ] || { echo "FAIL: kumicc -fopenmp program under kumirun: $out"; exit 1; }
   nomp=1
 fi
+echo "install: moved prefix: $ntools tools answered --help from $prefix"
 echo "install: $((8 + nomp)) consumers built and ran (kumi: cmake shared, cmake static, pkg-config, kumicc;"
 echo "         shmem: oshcc, pkg-config kumi-shmem, cmake kumi::shmem, kumi::shmem_static;"
 echo "         openmp: kumicc -fopenmp, when the translator is built)"
