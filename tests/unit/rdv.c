@@ -1,4 +1,4 @@
-/* rdv.c -- the rendezvous (runtime/rdv.c, rdv_server.c): a server on
+/* rdv.c -- the rendezvous (runtime/rdv.c, launcher/rdv_server.c): a server on
  * 127.0.0.1 in one thread, PEs as threads calling the client API, and raw
  * sockets playing strangers. Covers join and all-gather rounds (blobs of
  * different sizes, empty ones, several rounds), rejected keys and garbage
@@ -22,6 +22,7 @@
 
 #include "launch.h"
 #include "rdv.h"
+#include "rdv_server.h"
 
 #define MAXPE 8
 #define NEV   8     /* > every enum kumi_rdv_event */

@@ -3,6 +3,7 @@
  * rdv_wire.h): authenticates PEs, runs the all-gather rounds, keeps the
  * control channel (heartbeats, FAIL, BYE, EXIT) of every joined PE.
  */
+#include "rdv_server.h"
 #include "rdv_wire.h"
 
 #include <arpa/inet.h>
