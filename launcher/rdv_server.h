@@ -38,8 +38,9 @@ typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev, int 
 
 /* Listens on addr (numeric IPv4 or IPv6, port chosen by the kernel) for
  * the npes PEs of a job with this key; a joined PE silent for dead_s
- * seconds is lost, and a connection gets as long to say hello. 0, or -1
- * with a reason in err. */
+ * seconds is lost, and a connection gets as long to say hello. KUMI_OK,
+ * or an error (KUMI_ERR_INVALID, KUMI_ERR_NOMEM, KUMI_ERR_TRANSPORT) with
+ * a reason in err. */
 int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npes,
                          const uint8_t key[KUMI_RDV_KEY_BYTES], double dead_s,
                          kumi_rdv_event_fn *fn, void *arg, char *err, size_t errlen);

@@ -63,23 +63,27 @@ struct kumi_rdv_all {
 };
 void kumi_rdv_all_free(struct kumi_rdv_all *all);
 
-/* Parses KUMI_JOB_KEY (32 hex digits) into key; 0 or -1. */
+/* Parses KUMI_JOB_KEY (32 hex digits) into key: KUMI_OK or KUMI_ERR_INVALID. */
 int kumi_rdv_parse_key(const char *hex, uint8_t key[KUMI_RDV_KEY_BYTES]);
 
 /* Connects to rdv ("addr:port") and says hello with key (blocking up to
  * timeout_s for the connection); from then on kumirun silent for dead_s
  * seconds is kumirun gone. A wrong key shows as the server closing
- * the connection, at the next round or service. On failure returns -1
- * with a one-line reason in err (naming the address). */
+ * the connection, at the next round or service. KUMI_OK, or an error
+ * (KUMI_ERR_INVALID: bad arguments or address; KUMI_ERR_TIMEOUT;
+ * KUMI_ERR_TRANSPORT) with a one-line reason in err (naming the address). */
 int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
                   const uint8_t key[KUMI_RDV_KEY_BYTES], int rank, int size,
                   double timeout_s, double dead_s, char *err, size_t errlen);
 
 /* One all-gather round (blocking up to timeout_s; heartbeats go on
  * meanwhile, so kumirun can tell a slow job from a vanished PE): sends
- * mine (len <= KUMI_RDV_BLOB_MAX) and fills all with every PE's blob. On
- * failure (kumirun's FAIL, EOF, silence, a malformed answer) returns -1
- * with a reason in err and closes the channel. */
+ * mine (len <= KUMI_RDV_BLOB_MAX) and fills all with every PE's blob.
+ * KUMI_OK, or an error with a reason in err, the channel then closed:
+ * KUMI_ERR_PEER (kumirun's FAIL, EOF, silence), KUMI_ERR_TIMEOUT,
+ * KUMI_ERR_TRANSPORT (a malformed answer, a socket error), KUMI_ERR_NOMEM;
+ * KUMI_ERR_STATE (not joined) and KUMI_ERR_INVALID (blob too large)
+ * leave it as it was. */
 int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
                        struct kumi_rdv_all *all, double timeout_s, char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -158,4 +159,32 @@ void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long time
     struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
 
     syscall(SYS_futex, &db->seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+}
+
+/* ------------------------------------------------------------ messages */
+
+static kumi_tp_log_fn *kumi_tp_logger;
+
+void kumi_tp_set_log(kumi_tp_log_fn *fn)
+{
+    __atomic_store_n(&kumi_tp_logger, fn, __ATOMIC_RELEASE);
+}
+
+void kumi_tp_log(int level, const char *who, const char *fmt, ...)
+{
+    kumi_tp_log_fn *fn = __atomic_load_n(&kumi_tp_logger, __ATOMIC_ACQUIRE);
+    va_list         ap;
+
+    va_start(ap, fmt);
+    if (fn != NULL) {
+        fn(level, who, fmt, ap);
+    } else {
+        char line[1024];
+        int  n = snprintf(line, sizeof(line), "kumi: %s: ", who);
+        if (n < 0 || (size_t)n >= sizeof(line))
+            n = 0;
+        vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+        fprintf(stderr, "%s\n", line);   /* one write: lines of PEs do not interleave */
+    }
+    va_end(ap);
 }

@@ -21,6 +21,7 @@
 #ifndef KUMI_TRANSPORT_H
 #define KUMI_TRANSPORT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -296,5 +297,19 @@ void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status);
 void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);
 /* Sleeps until db->seq differs from seq or timeout_ns passes. */
 void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns);
+
+/* ------------------------------------------------------------ messages */
+/* A transport reports through the runtime's log, never straight to
+ * stderr: kumi_tp_log(level, "tcp", ...) comes out as the runtime's
+ * "kumi[rank]: tcp: message" line, filtered by KUMI_LOG. The runtime
+ * installs its function (kumi_tp_set_log) from a constructor; without
+ * one the line goes to stderr as "kumi: tcp: message". Levels are the
+ * runtime's KUMI_LOG_* (runtime/config.h). A transport does not name its
+ * caller (kumi_init, a wait): it may be called from anywhere. */
+enum { KUMI_TP_LOG_ERROR, KUMI_TP_LOG_WARN, KUMI_TP_LOG_INFO, KUMI_TP_LOG_DEBUG };
+typedef void kumi_tp_log_fn(int level, const char *who, const char *fmt, va_list ap);
+void kumi_tp_set_log(kumi_tp_log_fn *fn);
+void kumi_tp_log(int level, const char *who, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 
 #endif /* KUMI_TRANSPORT_H */

@@ -248,12 +248,12 @@ static void test_parse_key(void **state)
     uint8_t k[KUMI_RDV_KEY_BYTES];
     (void)state;
 
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0B0c0D0e0F10", k), 0);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0B0c0D0e0F10", k), KUMI_OK);
     assert_memory_equal(k, key, sizeof(k));
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f1", k), -1);
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f100", k), -1);
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0fxx", k), -1);
-    assert_int_equal(kumi_rdv_parse_key(NULL, k), -1);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f1", k), KUMI_ERR_INVALID);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f100", k), KUMI_ERR_INVALID);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0fxx", k), KUMI_ERR_INVALID);
+    assert_int_equal(kumi_rdv_parse_key(NULL, k), KUMI_ERR_INVALID);
 }
 
 /* four PEs join, each gets everyone's blob; a second round with other
@@ -270,7 +270,7 @@ static void test_join_table_bye(void **state)
     srv_start(&v, 4);
     pes_join(&v, pes, 4, 4);
     for (int i = 0; i < 4; i++) {
-        assert_int_equal(pes[i].rc, 0);
+        assert_int_equal(pes[i].rc, KUMI_OK);
         assert_int_equal(pes[i].all.n, 4);
         for (int r = 0; r < 4; r++) {
             assert_int_equal(pes[i].all.len[r], blob_len(r));
@@ -283,7 +283,7 @@ static void test_join_table_bye(void **state)
     for (int i = 0; i < 4; i++)
         pthread_join(pes[i].thread, NULL);
     for (int i = 0; i < 4; i++) {
-        assert_int_equal(pes[i].rc, 0);
+        assert_int_equal(pes[i].rc, KUMI_OK);
         for (int r = 0; r < 4; r++) {
             assert_int_equal(pes[i].all.len[r], (uint32_t)r);
             assert_memory_equal(pes[i].all.data + pes[i].all.off[r], pes[r].mine, (size_t)r);
@@ -330,22 +330,22 @@ static void test_rejects(void **state)
     bad.rdv = kumi_rdv_server_address(v.s);
     bad.rank = 1; bad.size = 2; bad.bad_key = 1;
     pe_join(&bad);
-    assert_int_equal(bad.rc, -1);
+    assert_int_equal(bad.rc, KUMI_ERR_PEER);
     assert_non_null(strstr(bad.err, "closed the connection"));
 
     pes_join(&v, pes, 2, 2);
-    assert_int_equal(pes[0].rc, 0);
-    assert_int_equal(pes[1].rc, 0);
+    assert_int_equal(pes[0].rc, KUMI_OK);
+    assert_int_equal(pes[1].rc, KUMI_OK);
 
     memset(&bad, 0, sizeof(bad));
     bad.rdv = kumi_rdv_server_address(v.s);
     bad.rank = 0; bad.size = 2;
     pe_join(&bad);                          /* PE 0 again, right key */
     kumi_rdv_all_free(&bad.all);
-    assert_int_equal(bad.rc, -1);
+    assert_int_equal(bad.rc, KUMI_ERR_PEER);
     bad.rank = 0; bad.size = 3;
     pe_join(&bad);
-    assert_int_equal(bad.rc, -1);
+    assert_int_equal(bad.rc, KUMI_ERR_PEER);
 
     assert_true(raw_closed_within(g1, 1.0));
     assert_true(raw_closed_within(g2, TEST_DEAD_S + 1.5)); /* the hello deadline */
@@ -380,7 +380,7 @@ static void test_silence_and_eof(void **state)
     srv_start(&v, 3);
     pes_join(&v, pes, 3, 3);
     for (int i = 0; i < 3; i++)
-        assert_int_equal(pes[i].rc, 0);
+        assert_int_equal(pes[i].rc, KUMI_OK);
     double t0 = kumi_rdv_now();
     close(pes[2].c.fd);                      /* PE 2 dies */
     pes[2].c.fd = -1;
@@ -433,7 +433,7 @@ static void test_fail(void **state)
     kumi_rdv_server_fail(v.s, KUMI_CTL_FAIL_LAUNCHER, 130);
     pthread_mutex_unlock(&v.lock);
     pes_join(&v, pes, 1, 2);
-    assert_int_equal(pes[0].rc, -1);
+    assert_int_equal(pes[0].rc, KUMI_ERR_PEER);
     assert_non_null(strstr(pes[0].err, "kumirun is ending the job (status 130)"));
     pes_free(pes, 3);
     srv_stop(&v);
@@ -476,7 +476,7 @@ static void test_server_gone(void **state)
     pes[0].rdv = addr; pes[0].size = 2;
     double t0 = kumi_rdv_now();
     pe_join(&pes[0]);
-    assert_int_equal(pes[0].rc, -1);
+    assert_int_equal(pes[0].rc, KUMI_ERR_PEER);
     assert_true(kumi_rdv_now() - t0 < TEST_DEAD_S + 1.0);
     assert_non_null(strstr(pes[0].err, addr));
     assert_non_null(strstr(pes[0].err, "silent"));
@@ -486,12 +486,12 @@ static void test_server_gone(void **state)
     memset(&pes[0], 0, sizeof(pes[0]));
     pes[0].rdv = addr; pes[0].size = 2;
     pe_join(&pes[0]);
-    assert_int_equal(pes[0].rc, -1);
+    assert_int_equal(pes[0].rc, KUMI_ERR_TRANSPORT);
     assert_non_null(strstr(pes[0].err, "cannot reach the rendezvous at"));
     memset(&pes[0], 0, sizeof(pes[0]));
     pes[0].rdv = "localhost"; pes[0].size = 2;
     pe_join(&pes[0]);
-    assert_int_equal(pes[0].rc, -1);
+    assert_int_equal(pes[0].rc, KUMI_ERR_INVALID);
     assert_non_null(strstr(pes[0].err, "not addr:port"));
 }
 

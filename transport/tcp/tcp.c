@@ -150,13 +150,13 @@ void kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const char 
          * reach this PE (over the rendezvous) just after the connection
          * ends: the line waits for the launcher's verdict. */
         if (c->rx.failed)
-            fprintf(stderr, "kumi[%d]: tcp: bad frame from PE %d (%s): %s\n", s->rank, c->pe,
-                    c->name, why);
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "bad frame from PE %d (%s): %s", c->pe,
+                        c->name, why);
         else if (!c->fin_rx && !kumi_tp_fail_is_exit(__atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE))
                  && __atomic_compare_exchange_n(&s->lost_state, &none, 1, 0, __ATOMIC_ACQUIRE,
                                                 __ATOMIC_RELAXED)) {
-            snprintf(s->lost_line, sizeof(s->lost_line), "kumi[%d]: tcp: lost connection to PE "
-                     "%d (%s): %s", s->rank, c->pe, c->name, why);
+            snprintf(s->lost_line, sizeof(s->lost_line), "lost connection to PE %d (%s): %s",
+                     c->pe, c->name, why);
             s->lost_until = kumi_tcp_now() + KUMI_TCP_LOST_REPORT_S;
             __atomic_store_n(&s->lost_state, 2, __ATOMIC_RELEASE);
         }
@@ -177,8 +177,8 @@ static int kumi_tcp_map(struct kumi_tcp *s, struct kumi_tp *tp, const struct kum
     uintptr_t heap;
 
     if (m == MAP_FAILED) {
-        fprintf(stderr, "kumi[%d]: kumi_init: tcp: cannot map %zu bytes of LLCM and heap: %s\n",
-                p->rank, len, strerror(errno));
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "cannot map %zu bytes of LLCM and heap: %s", len,
+                    strerror(errno));
         return KUMI_ERR_NOMEM;
     }
     heap = ((uintptr_t)m + llcm + align - 1) & ~(uintptr_t)(align - 1);
@@ -249,8 +249,8 @@ int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         rc = KUMI_ERR_NOMEM;
         goto err;
     }
-    if (kumi_tcp_setup_listen(s, p->boot->host_addr, err, sizeof(err)) != 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: tcp: %s\n", p->rank, err);
+    if (kumi_tcp_setup_listen(s, p->boot->host_addr, err, sizeof(err)) != KUMI_OK) {
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "%s", err);
         goto err;
     }
     rc = kumi_tcp_exchange(s);
@@ -297,8 +297,8 @@ int kumi_tcp_connect(struct kumi_tp *tp)
             break;
         }
         if (kumi_tcp_now() > deadline) {
-            fprintf(stderr, "kumi[%d]: kumi_init: tcp: only %d of %d PEs connected within "
-                    "%.0f s (KUMI_STARTUP_TIMEOUT)\n", s->rank, up, s->size, s->timeout);
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "only %d of %d PEs connected within %.0f s "
+                        "(KUMI_STARTUP_TIMEOUT)", up, s->size, s->timeout);
             rc = KUMI_ERR_TIMEOUT;
             break;
         }
@@ -312,7 +312,7 @@ int kumi_tcp_connect(struct kumi_tp *tp)
     if (rc != KUMI_OK)
         return rc;
     if (pthread_create(&s->thread, NULL, kumi_tcp_thread, s) != 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: tcp: cannot start the progress thread\n", s->rank);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "cannot start the progress thread");
         return KUMI_ERR_TRANSPORT;
     }
     s->thread_on = 1;
@@ -355,7 +355,7 @@ void kumi_tcp_stop_thread(struct kumi_tcp *s)
     __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
     kumi_tcp_futex_wake(&s->park);
     if (write(s->wakefd, &one, sizeof(one)) < 0)
-        perror("kumi: tcp: eventfd");
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "eventfd: %s", strerror(errno));
     pthread_join(s->thread, NULL);
     s->thread_on = 0;
     /* the bootstrap's tick is this thread's from now on: callers'
@@ -447,13 +447,13 @@ int kumi_tcp_endpoint(struct kumi_tp *tp, int pe, char *addr, size_t addrlen, in
     struct kumi_tcp *s;
 
     if (tp->ops != &kumi_tp_tcp_ops || tp->size < 2 || pe < 0 || pe >= tp->size)
-        return -1;
+        return KUMI_ERR_INVALID;
     s = kumi_tcp_of(tp);
     if (inet_ntop(s->table[pe].family == 6 ? AF_INET6 : AF_INET, s->table[pe].addr, addr,
                   (socklen_t)addrlen) == NULL)
-        return -1;
+        return KUMI_ERR_INVALID;
     *port = s->table[pe].port;
-    return 0;
+    return KUMI_OK;
 }
 
 int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe)
@@ -463,7 +463,7 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe)
     int              rc;
 
     if (tp->ops != &kumi_tp_tcp_ops || pe == tp->rank)
-        return -1;
+        return KUMI_ERR_INVALID;
     s = kumi_tcp_of(tp);
     kumi_tcp_lock(s);
     s->corrupt_next = 1;
@@ -471,6 +471,6 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe)
     rc = kumi_tcp_put(tp, pe, KUMI_SEG_HEAP, 0, &byte, 1);
     if (rc == KUMI_OK)
         rc = kumi_tcp_fence(tp);
-    return rc == KUMI_OK ? 0 : -1;
+    return rc;
 }
 

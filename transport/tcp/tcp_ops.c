@@ -89,7 +89,7 @@ int kumi_tcp_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
             break;
         if (k <= KUMI_TCP_COPY_MAX || s->in_rx) {
             rc = kumi_tcp_tx_hdr(s, c, &h);
-            if (rc == KUMI_OK && kumi_tcp_tx_append(c, p, k) != 0)
+            if (rc == KUMI_OK && kumi_tcp_tx_append(c, p, k) != KUMI_OK)
                 rc = KUMI_ERR_NOMEM;
             if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
                 rc = kumi_tcp_flush(s, c);
@@ -254,8 +254,8 @@ static int kumi_tcp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const
     if (rc == KUMI_OK) {
         struct kumi_tcp_hdr h = { .type = KUMI_TCP_AM, .seg = (uint8_t)handler, .len = (uint32_t)len };
         rc = kumi_tcp_tx_hdr(s, c, &h);
-        if (rc == KUMI_OK && ((hlen != 0 && kumi_tcp_tx_append(c, hdr, hlen) != 0)
-                              || (plen != 0 && kumi_tcp_tx_append(c, payload, plen) != 0)))
+        if (rc == KUMI_OK && ((hlen != 0 && kumi_tcp_tx_append(c, hdr, hlen) != KUMI_OK)
+                              || (plen != 0 && kumi_tcp_tx_append(c, payload, plen) != KUMI_OK)))
             rc = KUMI_ERR_NOMEM;
         if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
             rc = kumi_tcp_flush(s, c);

@@ -34,9 +34,10 @@ static int kumi_tcp_reply_get(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsig
 {
     struct kumi_tcp_hdr h = { .type = KUMI_TCP_GET_REP, .len = len, .tag = tag };
     size_t              done = 0;
+    int                 rc = kumi_tcp_tx_hdr(s, c, &h);
 
-    if (kumi_tcp_tx_hdr(s, c, &h) != KUMI_OK)
-        return -1;
+    if (rc != KUMI_OK)
+        return rc;
     if (len >= KUMI_TCP_COPY_MAX && !c->busy && c->state == KUMI_TCP_UP) {
         struct iovec iov[2] = { { c->sbuf + c->spos, c->slen - c->spos }, { (void *)src, len } };
         ssize_t      n = writev(c->fd, iov, 2);
@@ -60,7 +61,7 @@ int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
     if (h->credit > (uint32_t)(KUMI_TCP_WINDOW - c->tx_credit)) {
         snprintf(rx->err, sizeof(rx->err), "%u credits returned, only %d frames outstanding",
                  h->credit, KUMI_TCP_WINDOW - c->tx_credit);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
     c->tx_credit += (int32_t)h->credit;
     if (kumi_frame_counted(h->type))
@@ -71,41 +72,46 @@ int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
         s->stored++;
     switch (h->type) {
     case KUMI_TCP_GET_REQ:
-        return kumi_tcp_reply_get(s, c, h->tag, (uint8_t *)tp->local[h->seg] + h->off,
-                                  (uint32_t)h->val) != 0 ? (snprintf(rx->err, sizeof(rx->err),
-                                  "out of memory for a reply"), -1) : 0;
+    {
+        int rc = kumi_tcp_reply_get(s, c, h->tag, (uint8_t *)tp->local[h->seg] + h->off,
+                                    (uint32_t)h->val);
+        if (rc != KUMI_OK)
+            snprintf(rx->err, sizeof(rx->err), "out of memory for a reply");
+        return rc;
+    }
     case KUMI_TCP_AMO_REQ: {
         uint64_t old = kumi_tp_amo_apply((uint8_t *)tp->local[h->seg] + h->off, h->op, h->width,
                                           h->val, h->cmp);
         if (kumi_tp_amo_fetches(h->op)) {
             struct kumi_tcp_hdr r = { .type = KUMI_TCP_AMO_REP, .val = old, .tag = h->tag };
-            if (kumi_tcp_tx_hdr(s, c, &r) != KUMI_OK)
-                return -1;
+            int rc = kumi_tcp_tx_hdr(s, c, &r);
+            if (rc != KUMI_OK)
+                return rc;
         }
-        return 0;
+        return KUMI_OK;
     }
     case KUMI_TCP_AM: {
         kumi_tp_am_fn fn = __atomic_load_n(&tp->am[h->seg].fn, __ATOMIC_ACQUIRE);
         if (fn == NULL) {
-            fprintf(stderr, "kumi[%d]: active message for unregistered handler %u from PE %d "
-                    "dropped\n", s->rank, h->seg, c->pe);
-            return 0;
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "active message for unregistered handler %u "
+                        "from PE %d dropped", h->seg, c->pe);
+            return KUMI_OK;
         }
         s->in_rx++;
         fn(tp, c->pe, payload, h->len, __atomic_load_n(&tp->am[h->seg].arg, __ATOMIC_RELAXED));
         s->in_rx--;
-        return 0;
+        return KUMI_OK;
     }
     case KUMI_TCP_GET_REP:
     case KUMI_TCP_AMO_REP:
         if (c->req[h->tag].discard)
             kumi_tcp_tag_put(c, h->tag);
-        return 0;
+        return KUMI_OK;
     case KUMI_TCP_FIN:
         c->fin_rx = 1;
-        return 0;
+        return KUMI_OK;
     default:
-        return 0;
+        return KUMI_OK;
     }
 }
 

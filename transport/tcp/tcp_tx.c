@@ -33,13 +33,13 @@ static int kumi_tcp_tx_reserve(struct kumi_tcp_conn *c, size_t n)
     if (c->spos == c->slen && !c->busy)
         c->spos = c->slen = 0;
     if (c->slen + n <= c->scap)
-        return 0;
+        return KUMI_OK;
     if (!c->busy && c->spos > 0) {   /* mid-frame direct writes pin positions */
         memmove(c->sbuf, c->sbuf + c->spos, c->slen - c->spos);
         c->slen -= c->spos;
         c->spos = 0;
         if (c->slen + n <= c->scap)
-            return 0;
+            return KUMI_OK;
     }
     size_t   cap = c->scap ? c->scap : KUMI_TCP_FLUSH_AT * 2;
     uint8_t *p;
@@ -47,20 +47,20 @@ static int kumi_tcp_tx_reserve(struct kumi_tcp_conn *c, size_t n)
         cap *= 2;
     p = realloc(c->sbuf, cap);
     if (p == NULL)
-        return -1;
+        return KUMI_ERR_NOMEM;
     c->sbuf = p;
     c->scap = cap;
-    return 0;
+    return KUMI_OK;
 }
 
 int kumi_tcp_tx_append(struct kumi_tcp_conn *c, const void *p, size_t n)
 {
-    if (kumi_tcp_tx_reserve(c, n) != 0)
-        return -1;
+    if (kumi_tcp_tx_reserve(c, n) != KUMI_OK)
+        return KUMI_ERR_NOMEM;
     if (n != 0)
         memcpy(c->sbuf + c->slen, p, n);
     c->slen += n;
-    return 0;
+    return KUMI_OK;
 }
 
 static void kumi_tcp_mark_dirty(struct kumi_tcp *s, struct kumi_tcp_conn *c)
@@ -83,7 +83,7 @@ int kumi_tcp_tx_hdr(struct kumi_tcp *s, struct kumi_tcp_conn *c, struct kumi_tcp
         s->corrupt_next = 0;
         h->off = s->lim.seg_size[KUMI_SEG_HEAP];       /* past the end */
     }
-    if (kumi_tcp_tx_append(c, h, sizeof(*h)) != 0)
+    if (kumi_tcp_tx_append(c, h, sizeof(*h)) != KUMI_OK)
         return KUMI_ERR_NOMEM;
     c->rx_unreported -= credit;
     if (kumi_frame_counted(h->type)) {
