@@ -505,7 +505,7 @@ void kumi_rdv_server_service(struct kumi_rdv_server *s, double now)
 
 void kumi_rdv_server_fail(struct kumi_rdv_server *s, uint32_t failed, int32_t status)
 {
-    double now = kumi_rdv_now();
+    double now = kumi_tp_now();
 
     if (s == NULL || s->failing)
         return;

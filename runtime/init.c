@@ -45,9 +45,7 @@ const char *kumi_transport_name(void)
 
 double kumi_wtime(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return kumi_tp_now();
 }
 
 static void kumi_rt_warn_unknown(const char *name, const char *suggestion, void *arg)
@@ -196,7 +194,6 @@ int kumi_init_ex(unsigned flags)
         .heap_align      = (size_t)2 << 20,
         .data_base       = data_base,
         .data_size       = data_size,
-        .job_failed      = kumi_rt.failed,
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,
         .failed          = kumi_rt.failed,
         .fail_status     = kumi_rt.fail_status,

@@ -33,7 +33,7 @@ void kumi_rdv_all_free(struct kumi_rdv_all *all)
 static int rdv_wait_fd(int fd, short events, double deadline)
 {
     for (;;) {
-        double        left = deadline - kumi_rdv_now();
+        double        left = deadline - kumi_tp_now();
         struct pollfd p    = { .fd = fd, .events = events };
         int           rc;
 
@@ -162,7 +162,7 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
                   const uint8_t key[KUMI_RDV_KEY_BYTES], int rank, int size,
                   double timeout_s, double dead_s, char *err, size_t errlen)
 {
-    double  deadline = kumi_rdv_now() + timeout_s;
+    double  deadline = kumi_tp_now() + timeout_s;
     uint8_t hello[RDV_HDR + RDV_HELLO_LEN], *p = hello + RDV_HDR;
     int     rc;
 
@@ -185,7 +185,7 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
     rdv_put32(p + 8, (uint32_t)size);
     rdv_put32(p + 12, 0);
     memcpy(p + 16, key, KUMI_RDV_KEY_BYTES);
-    c->last_rx = c->last_tx = kumi_rdv_now();
+    c->last_rx = c->last_tx = kumi_tp_now();
     rc = rdv_send_all(c->fd, hello, sizeof(hello), deadline);
     if (rc != KUMI_OK) {
         snprintf(err, errlen, "rendezvous at %s: cannot send hello: %s", rdv,
@@ -257,7 +257,7 @@ bad:
 int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
                        struct kumi_rdv_all *all, double timeout_s, char *err, size_t errlen)
 {
-    double   deadline = kumi_rdv_now() + timeout_s;
+    double   deadline = kumi_tp_now() + timeout_s;
     uint8_t *msg;
     int      status = KUMI_ERR_TRANSPORT;   /* of a failed round, unless said */
 
@@ -277,7 +277,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
     rdv_put32(msg, c->round);
     if (len > 0)
         memcpy(msg + 4, mine, len);
-    if (rdv_client_send(c, RDV_GATHER, msg, (uint32_t)(4 + len), kumi_rdv_now()) != KUMI_OK) {
+    if (rdv_client_send(c, RDV_GATHER, msg, (uint32_t)(4 + len), kumi_tp_now()) != KUMI_OK) {
         free(msg);
         snprintf(err, errlen, "rendezvous at %s: cannot send: %s", c->addr, strerror(errno));
         goto fail;
@@ -287,7 +287,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
     /* Others may take a while to get here: keep the heartbeat going
      * meanwhile, so that kumirun can tell a slow job from a vanished PE. */
     for (;;) {
-        double now = kumi_rdv_now(), wake = c->last_tx + KUMI_RDV_HEARTBEAT_S;
+        double now = kumi_tp_now(), wake = c->last_tx + KUMI_RDV_HEARTBEAT_S;
         long   plen;
         int    rc;
 
@@ -324,7 +324,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
                 snprintf(err, errlen, "rendezvous at %s: %s", c->addr, strerror(errno));
             goto fail;
         }
-        c->last_rx = kumi_rdv_now();
+        c->last_rx = kumi_tp_now();
         plen = rdv_check_hdr(c->buf, 1u << RDV_ALL | 1u << RDV_HB | 1u << RDV_FAIL, c->size);
         if (plen < 0) {
             snprintf(err, errlen, "rendezvous at %s sent a malformed message", c->addr);
@@ -347,7 +347,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
             status = rc;
             goto fail;
         }
-        c->last_rx = kumi_rdv_now();
+        c->last_rx = kumi_tp_now();
         c->have    = 0;
         c->round++;
         return KUMI_OK;
@@ -428,7 +428,7 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
 int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_s,
                           uint32_t *failed, int32_t *job_status)
 {
-    double  now = kumi_rdv_now(), deadline = now + timeout_s;
+    double  now = kumi_tp_now(), deadline = now + timeout_s;
     uint8_t v[4];
 
     if (c->fd < 0)
@@ -443,7 +443,7 @@ int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_
 
         if (poll(&p, 1, ms < 100 ? ms : 100) < 0 && errno != EINTR)
             break;
-        now = kumi_rdv_now();
+        now = kumi_tp_now();
         if (kumi_rdv_service(c, now, failed, job_status) != 0)
             return 1;
     }
@@ -459,7 +459,7 @@ void kumi_rdv_leave(struct kumi_rdv_client *c, int finalized)
     if (c->fd < 0)
         return;
     rdv_put32(v, finalized ? 1 : 0);
-    rdv_client_send(c, RDV_BYE, v, 4, kumi_rdv_now());
+    rdv_client_send(c, RDV_BYE, v, 4, kumi_tp_now());
     shutdown(c->fd, SHUT_WR);
     close(c->fd);
     c->fd = -1;

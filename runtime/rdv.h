@@ -108,7 +108,6 @@ int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_
 /* Says BYE (finalized nonzero: a clean kumi_finalize) and closes. */
 void kumi_rdv_leave(struct kumi_rdv_client *c, int finalized);
 
-/* The clock of every `now` here and in rdv_server.h: CLOCK_MONOTONIC, in seconds. */
-double kumi_rdv_now(void);
+/* Every `now` here and in rdv_server.h is kumi_tp_now() (transport.h). */
 
 #endif /* KUMI_RDV_H */

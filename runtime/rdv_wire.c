@@ -13,14 +13,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-double kumi_rdv_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* "a.b.c.d:port" or "[v6]:port": KUMI_OK, or KUMI_ERR_INVALID */
 int kumi_rdv_parse_addr(const char *text, struct sockaddr_storage *ss, socklen_t *len)
 {

@@ -5,14 +5,13 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <stdio.h>
 
 #include "transports.h"
 
@@ -120,25 +119,45 @@ int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void 
     return KUMI_OK;
 }
 
+/* This process's writers of the failure pair, one at a time (the tcp
+ * thread, the bootstrap's channel, kumi_global_exit): otherwise two first
+ * failures could each store a status, and the loser's stay behind the
+ * winner's flag. */
+static int kumi_tp_fail_lock;
+
 void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status)
 {
-    uint32_t zero = 0;
+    int changed = 0;
 
     if (tp->failed == NULL)
         return;
+    while (__atomic_exchange_n(&kumi_tp_fail_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
     /* status first, so whoever sees failed set reads a meaningful status;
      * the first verdict stays, unless it had no status and this one has */
     if (__atomic_load_n(tp->failed, __ATOMIC_ACQUIRE) != 0) {
-        if (status == KUMI_TP_STATUS_UNKNOWN
-            || __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE) != KUMI_TP_STATUS_UNKNOWN)
-            return;
-        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
-        __atomic_store_n(tp->failed, failed, __ATOMIC_RELEASE);
+        if (status != KUMI_TP_STATUS_UNKNOWN
+            && __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE) == KUMI_TP_STATUS_UNKNOWN) {
+            __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
+            __atomic_store_n(tp->failed, failed, __ATOMIC_RELEASE);
+            changed = 1;
+        }
     } else {
-        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELAXED);
-        __atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST);
+        /* another process (the launcher) may still set the word first:
+         * then it keeps its own status too, which it wrote before */
+        int32_t  before = __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE);
+        uint32_t zero   = 0;
+
+        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
+        if (!__atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST))   /* lost: its status, not mine */
+            __atomic_compare_exchange_n(tp->fail_status, &status, before, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+        changed = 1;   /* the job failed either way: wake the sleepers */
     }
+    __atomic_store_n(&kumi_tp_fail_lock, 0, __ATOMIC_RELEASE);
+    if (!changed)
+        return;
     if (tp->doorbell != NULL)
         kumi_tp_doorbell_ring(tp->doorbell);
 }
@@ -151,14 +170,34 @@ void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db)
     if (__atomic_load_n(&db->waiters, __ATOMIC_RELAXED) == 0)
         return;
     __atomic_add_fetch(&db->seq, 1, __ATOMIC_SEQ_CST);
-    syscall(SYS_futex, &db->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    kumi_tp_futex_wake(&db->seq, 1);
 }
 
 void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns)
 {
+    kumi_tp_futex_wait(&db->seq, seq, timeout_ns, 1);
+}
+
+/* ------------------------------------------------ clock and futexes */
+
+double kumi_tp_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void kumi_tp_futex_wait(uint32_t *w, uint32_t v, long timeout_ns, int shared)
+{
     struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
 
-    syscall(SYS_futex, &db->seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+    syscall(SYS_futex, w, shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+}
+
+void kumi_tp_futex_wake(uint32_t *w, int shared)
+{
+    syscall(SYS_futex, w, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* ------------------------------------------------------------ messages */

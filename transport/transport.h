@@ -112,13 +112,13 @@ struct kumi_tp_params {
      * thread of kumi exists. Others use the range as it is. */
     void       *data_base;
     size_t      data_size;
-    volatile const uint32_t *job_failed; /* nonzero once the job fails; may be NULL */
     double      connect_timeout; /* seconds to wait for peers at start-up  */
     /* The job's failure word and status (the launcher's control segment,
      * or the runtime's own pair when there is none): a transport that
      * detects a failure itself (tcp: a lost connection, a bad frame)
      * stores 1 + PE and a status here, first writer wins (kumi_tp_fail).
-     * Never NULL when the runtime opens a transport. */
+     * The one failure flag: *failed nonzero once the job fails. Never NULL
+     * when the runtime opens a transport. */
     volatile uint32_t *failed;
     volatile int32_t  *fail_status;
     /* How PEs meet: the exchange, the node map. A transport never reads
@@ -221,7 +221,6 @@ struct kumi_tp {
     int    rank, size;
     size_t seg_size[KUMI_SEG_COUNT];
     void  *local[KUMI_SEG_COUNT];             /* my own LLCM, heap, data    */
-    volatile const uint32_t *job_failed;
     volatile uint32_t *failed;                /* writable pair, see params   */
     volatile int32_t  *fail_status;
     /* waits call progress() when (iteration & progress_mask) == 0: shm
@@ -286,12 +285,25 @@ struct kumi_tp_doorbell {
 
 /* Records that the job failed: failed is 1 + the PE at fault (or the
  * launcher's code), status the exit status to report (or
- * KUMI_TP_STATUS_UNKNOWN). The first failure recorded wins, except that a
- * verdict with a status replaces one without. */
+ * KUMI_TP_STATUS_UNKNOWN). The first failure recorded wins, with its
+ * status, except that a verdict with a status replaces one without. The
+ * writers of one process take turns, so a failure that loses the race
+ * never leaves its status behind the winner's flag. */
 void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status);
 /* status of a failure seen on a wire (a connection lost) before kumirun's
  * verdict: kumi_tp_fail lets a later verdict with a status replace it */
 #define KUMI_TP_STATUS_UNKNOWN INT32_MIN
+
+/* ------------------------------------------------ clock and futexes */
+/* The one clock of kumi's deadlines, timeouts and kumi_wtime:
+ * CLOCK_MONOTONIC, in seconds. */
+double kumi_tp_now(void);
+/* Sleeps while *w == v, for timeout_ns at most (or until woken).
+ * shared: the word lives in memory several processes map (a doorbell);
+ * else the cheaper process-private futex. */
+void kumi_tp_futex_wait(uint32_t *w, uint32_t v, long timeout_ns, int shared);
+/* Wakes every sleeper on w (whoever changed *w first). */
+void kumi_tp_futex_wake(uint32_t *w, int shared);
 
 /* Wakes every sleeper of db if there is one (full fence first). */
 void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);

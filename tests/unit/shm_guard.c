@@ -38,7 +38,7 @@ static void __attribute__((noreturn)) pe0(const char *job, int own_handler)
                                       .local_size = 2, .job_id = job };
     struct kumi_tp_params    p = {
         .rank = 0, .size = 2, .job_id = job, .llcm_size = 64 << 10, .heap_size = 2 << 20,
-        .heap_align = 2 << 20, .job_failed = &failed, .connect_timeout = 20,
+        .heap_align = 2 << 20, .connect_timeout = 20,
         .failed = &failed, .fail_status = &status, .boot = &boot,
     };
 

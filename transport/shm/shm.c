@@ -113,13 +113,6 @@ static size_t kumi_shm_round(size_t v, size_t a)
     return (v + a - 1) / a * a;
 }
 
-static double kumi_shm_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void kumi_shm_nap(void)
 {
     struct timespec ts = { 0, 50000 };
@@ -337,7 +330,6 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     tp->priv                    = s;
     tp->rank                    = p->rank;
     tp->size                    = p->size;
-    tp->job_failed              = p->job_failed;
     tp->failed                  = p->failed;
     tp->fail_status             = p->fail_status;
     tp->progress_mask           = 63;   /* peers' stores need no progress */
@@ -371,7 +363,7 @@ err_tp:
 
 static int kumi_shm_failed(struct kumi_tp *tp)
 {
-    return tp->job_failed != NULL && *tp->job_failed != 0;
+    return tp->failed != NULL && __atomic_load_n(tp->failed, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* Says why peer pe's segment (fd, size bytes) differs from mine: the first
@@ -384,7 +376,7 @@ static void kumi_shm_mismatch(struct kumi_tp *tp, int pe, int fd, size_t size, d
 
     if (h != MAP_FAILED)
         while (!__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) && !kumi_shm_failed(tp)
-               && kumi_shm_now() < deadline)
+               && kumi_tp_now() < deadline)
             kumi_shm_nap();
     if (h == MAP_FAILED || !h->ready || h->magic != KUMI_SHM_MAGIC
         || h->version != KUMI_SHM_VERSION)
@@ -436,7 +428,7 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
                 goto err_errno;
             if (kumi_shm_failed(tp))
                 return KUMI_ERR_PEER;
-            if (kumi_shm_now() > deadline) {
+            if (kumi_tp_now() > deadline) {
                 kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "PE %d did not create its segment %s "
                             "within %.0f s (KUMI_STARTUP_TIMEOUT)", pe, name, s->timeout);
                 return KUMI_ERR_TIMEOUT;
@@ -459,7 +451,7 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
     while (__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) == 0) {
         if (kumi_shm_failed(tp))
             return KUMI_ERR_PEER;
-        if (kumi_shm_now() > deadline) {
+        if (kumi_tp_now() > deadline) {
             kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "PE %d never finished describing its segment",
                         pe);
             return KUMI_ERR_TIMEOUT;
@@ -492,7 +484,7 @@ err_errno:
 static int kumi_shm_connect(struct kumi_tp *tp)
 {
     struct kumi_shm     *s = kumi_tp_shm(tp);
-    double               deadline = kumi_shm_now() + s->timeout;
+    double               deadline = kumi_tp_now() + s->timeout;
     struct kumi_shm_hdr *h0;
     char                 name[128];
     int                  rc;
@@ -510,7 +502,7 @@ static int kumi_shm_connect(struct kumi_tp *tp)
     while (__atomic_load_n(&h0->boot_count, __ATOMIC_ACQUIRE) < (uint32_t)tp->size) {
         if (kumi_shm_failed(tp))
             return KUMI_ERR_PEER;
-        if (kumi_shm_now() > deadline) {
+        if (kumi_tp_now() > deadline) {
             kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "only %u of %d PEs started within %.0f s "
                         "(KUMI_STARTUP_TIMEOUT)", h0->boot_count, tp->size, s->timeout);
             return KUMI_ERR_TIMEOUT;

@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -32,7 +31,6 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,13 +41,6 @@
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire is little-endian");
 
 static __thread struct kumi_tcp *kumi_tcp_held;   /* engine lock held by this thread */
-
-double kumi_tcp_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int kumi_tcp_is_failed(struct kumi_tcp *s)
 {
@@ -157,7 +148,7 @@ void kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const char 
                                                 __ATOMIC_RELAXED)) {
             snprintf(s->lost_line, sizeof(s->lost_line), "lost connection to PE %d (%s): %s",
                      c->pe, c->name, why);
-            s->lost_until = kumi_tcp_now() + KUMI_TCP_LOST_REPORT_S;
+            s->lost_until = kumi_tp_now() + KUMI_TCP_LOST_REPORT_S;
             __atomic_store_n(&s->lost_state, 2, __ATOMIC_RELEASE);
         }
         kumi_tp_fail(s->tp, (uint32_t)c->pe + 1, KUMI_TP_STATUS_UNKNOWN);
@@ -208,7 +199,6 @@ int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     tp->priv          = s;
     tp->rank          = p->rank;
     tp->size          = p->size;
-    tp->job_failed    = p->job_failed;
     tp->failed        = p->failed;
     tp->fail_status   = p->fail_status;
     tp->progress_mask = 0;           /* frames arrive only through progress */
@@ -266,7 +256,7 @@ err:
 int kumi_tcp_connect(struct kumi_tp *tp)
 {
     struct kumi_tcp   *s = kumi_tcp_of(tp);
-    double             deadline = kumi_tcp_now() + s->timeout;
+    double             deadline = kumi_tp_now() + s->timeout;
     struct epoll_event ev;
     int                rc;
 
@@ -296,16 +286,16 @@ int kumi_tcp_connect(struct kumi_tp *tp)
             rc = KUMI_ERR_PEER;
             break;
         }
-        if (kumi_tcp_now() > deadline) {
+        if (kumi_tp_now() > deadline) {
             kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "only %d of %d PEs connected within %.0f s "
                         "(KUMI_STARTUP_TIMEOUT)", up, s->size, s->timeout);
             rc = KUMI_ERR_TIMEOUT;
             break;
         }
         kumi_tcp_progress_locked(s, 10);
-        if (kumi_tcp_now() >= s->boot_next) {
-            kumi_tcp_boot_tick(s, kumi_tcp_now());
-            kumi_tcp_pend_sweep(s, kumi_tcp_now());
+        if (kumi_tp_now() >= s->boot_next) {
+            kumi_tcp_boot_tick(s, kumi_tp_now());
+            kumi_tcp_pend_sweep(s, kumi_tp_now());
         }
     }
     kumi_tcp_unlock(s);
@@ -323,7 +313,7 @@ int kumi_tcp_connect(struct kumi_tp *tp)
  * flight is lost to a reset. */
 static void kumi_tcp_goodbye(struct kumi_tcp *s)
 {
-    double deadline = kumi_tcp_now() + 2.0;
+    double deadline = kumi_tp_now() + 2.0;
     int    open;
 
     for (int pe = 0; pe < s->size; pe++) {
@@ -343,7 +333,7 @@ static void kumi_tcp_goodbye(struct kumi_tcp *s)
                 shutdown(c->fd, SHUT_WR);
             open++;
         }
-    } while (open > 0 && kumi_tcp_now() < deadline);
+    } while (open > 0 && kumi_tp_now() < deadline);
 }
 
 void kumi_tcp_stop_thread(struct kumi_tcp *s)
@@ -379,7 +369,7 @@ int kumi_tcp_exit_job(struct kumi_tp *tp, int status)
     kumi_tcp_stop_thread(s);
     s->closing = 1;
     if (s->conn != NULL && s->epfd >= 0) {
-        double deadline = kumi_tcp_now() + KUMI_TCP_EXIT_FIN_S;
+        double deadline = kumi_tp_now() + KUMI_TCP_EXIT_FIN_S;
         int    queued;
 
         kumi_tcp_lock(s);
@@ -394,7 +384,7 @@ int kumi_tcp_exit_job(struct kumi_tp *tp, int status)
             kumi_tcp_progress_locked(s, 1);
             for (int pe = 0; pe < s->size; pe++)
                 queued += s->conn[pe].fd >= 0 && s->conn[pe].spos != s->conn[pe].slen;
-        } while (queued > 0 && kumi_tcp_now() < deadline);
+        } while (queued > 0 && kumi_tp_now() < deadline);
         kumi_tcp_unlock(s);
     }
     return status;
@@ -407,7 +397,7 @@ void kumi_tcp_close(struct kumi_tp *tp)
     if (s == NULL)
         return;
     kumi_tcp_stop_thread(s);
-    kumi_tcp_lost_report(s, kumi_tcp_now(), 1);
+    kumi_tcp_lost_report(s, kumi_tp_now(), 1);
     s->closing = 1;
     if (s->conn != NULL && s->epfd >= 0) {
         kumi_tcp_lock(s);

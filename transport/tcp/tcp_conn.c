@@ -178,7 +178,7 @@ int kumi_tcp_exchange(struct kumi_tcp *s)
     free(all);
     if (rc != KUMI_OK)
         return rc;
-    double now  = kumi_tcp_now();
+    double now  = kumi_tp_now();
     s->boot_on  = b->poll != NULL;
     __atomic_store(&s->boot_next, &now, __ATOMIC_RELAXED);
     return KUMI_OK;
@@ -266,7 +266,7 @@ void kumi_tcp_accept(struct kumi_tcp *s)
         struct kumi_tcp_pend *p = &s->pend[slot];
         p->fd       = fd;
         p->have     = 0;
-        p->deadline = kumi_tcp_now() + KUMI_TCP_HELLO_S;
+        p->deadline = kumi_tp_now() + KUMI_TCP_HELLO_S;
         kumi_tcp_sa_name(&ss, p->name, sizeof(p->name));
         kumi_tcp_sock_tune(fd);
         struct epoll_event ev = { .events = EPOLLIN, .data.u64 = KUMI_TCP_EV(KUMI_TCP_EV_PEND, slot) };

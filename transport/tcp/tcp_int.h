@@ -140,7 +140,6 @@ struct kumi_tcp {
     int                   corrupt_next;
 };
 
-double kumi_tcp_now(void);
 int    kumi_tcp_is_failed(struct kumi_tcp *s);
 /* Marks pe's connection lost (bad frame, EOF without FIN, error) and the
  * job failed; prints why once. */

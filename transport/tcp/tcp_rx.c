@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -17,7 +16,6 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -285,16 +283,10 @@ int kumi_tcp_progress_direct(struct kumi_tcp *s)
 
 /* ------------------------------------------------------ progress thread */
 
-static void kumi_tcp_futex_wait(uint32_t *w, uint32_t v, long ns)
-{
-    struct timespec ts = { 0, ns };
-    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
-}
-
 void kumi_tcp_futex_wake(uint32_t *w)
 {
     __atomic_add_fetch(w, 1, __ATOMIC_SEQ_CST);
-    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    kumi_tp_futex_wake(w, 0);
 }
 
 /* The bootstrap's tick (kumi_tcp_boot_tick), once it is due, by whichever
@@ -306,7 +298,7 @@ void kumi_tcp_futex_wake(uint32_t *w)
  * serializes them; kumi_tcp_stop_thread takes it for good. 1 if it ticked. */
 int kumi_tcp_boot_poll(struct kumi_tcp *s)
 {
-    double next, now = kumi_tcp_now();
+    double next, now = kumi_tp_now();
 
     __atomic_load(&s->boot_next, &next, __ATOMIC_RELAXED);
     if (now < next || __atomic_exchange_n(&s->boot_busy, 1, __ATOMIC_ACQUIRE))
@@ -336,7 +328,7 @@ void *kumi_tcp_thread(void *arg)
 
         /* first, so that no path through the loop skips the heartbeat */
         if (kumi_tcp_boot_poll(s) && kumi_tcp_trylock(s)) {
-            kumi_tcp_pend_sweep(s, kumi_tcp_now());
+            kumi_tcp_pend_sweep(s, kumi_tp_now());
             kumi_tcp_unlock(s);
         }
         if (s->threads) {
@@ -346,7 +338,8 @@ void *kumi_tcp_thread(void *arg)
         }
         if (polls != seen && !asleep) {
             seen = polls;
-            kumi_tcp_futex_wait(&s->park, __atomic_load_n(&s->park, __ATOMIC_ACQUIRE), 1000000L);
+            kumi_tp_futex_wait(&s->park, __atomic_load_n(&s->park, __ATOMIC_ACQUIRE), 1000000L,
+                               0);
         } else {
             seen = s->threads ? polls : seen;
             /* 1 ms at most: coalesced frames left unflushed go out soon */
@@ -359,8 +352,8 @@ void *kumi_tcp_thread(void *arg)
                     kumi_tcp_progress_locked(s, 0);
                     kumi_tcp_unlock(s);
                 } else {
-                    kumi_tcp_futex_wait(&s->park, __atomic_load_n(&s->park, __ATOMIC_ACQUIRE),
-                                        50000L);
+                    kumi_tp_futex_wait(&s->park, __atomic_load_n(&s->park, __ATOMIC_ACQUIRE),
+                                       50000L, 0);
                 }
             }
         }

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -18,7 +17,6 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
