@@ -223,7 +223,7 @@ static int miss_wait(const char *call)
     if (kumi_rt.wait_policy == KUMI_WAIT_SPIN) {
         /* the latency path: poll the transport and the inbox every time */
         for (unsigned spins = 0;; spins++) {
-            kumi_rt.tp.ops->progress(&kumi_rt.tp);
+            kumi_tp_progress(&kumi_rt.tp);
             kumi_dsm_drain();
             if (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE))
                 return KUMI_OK;
@@ -362,7 +362,7 @@ void kumi_dsm_poll(void)
 {
     if (kumi_rt.state != 1 || !kumi_dsm.up)
         return;
-    kumi_rt.tp.ops->progress(&kumi_rt.tp);
+    kumi_tp_progress(&kumi_rt.tp);
     kumi_dsm_drain();
     if (kumi_rt_bind_poll_hook != NULL)   /* a binding's requests (OpenMP's stdio) */
         kumi_rt_bind_poll_hook();

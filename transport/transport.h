@@ -245,8 +245,86 @@ struct kumi_tp {
     void  *priv;
 };
 
+/* ------------------------------------------------------- the calls
+ * Every op through one wrapper; tp->ops is a registered table (no NULL
+ * op: kumi_tp_builtin). */
+static inline int kumi_tp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
+{
+    return tp->ops->open(tp, p);
+}
+static inline int kumi_tp_connect(struct kumi_tp *tp)
+{
+    return tp->ops->connect(tp);
+}
+static inline void kumi_tp_close(struct kumi_tp *tp)
+{
+    tp->ops->close(tp);
+}
+static inline int kumi_tp_kick(struct kumi_tp *tp, int pe, size_t llcm_off, uint64_t val,
+                               size_t len)
+{
+    return tp->ops->kick(tp, pe, llcm_off, val, len);
+}
+static inline int kumi_tp_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                              const void *src, size_t n)
+{
+    return tp->ops->put(tp, pe, seg, off, src, n);
+}
+static inline int kumi_tp_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg,
+                              size_t off, size_t n)
+{
+    return tp->ops->get(tp, dst, pe, seg, off, n);
+}
+static inline int kumi_tp_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                                 enum kumi_amo op, size_t width, uint64_t operand,
+                                 uint64_t compare, uint64_t *old)
+{
+    return tp->ops->atomic(tp, pe, seg, off, op, width, operand, compare, old);
+}
+static inline int kumi_tp_am_send(struct kumi_tp *tp, int pe, unsigned handler,
+                                  const void *payload, size_t len)
+{
+    return tp->ops->am_send(tp, pe, handler, payload, len);
+}
+static inline int kumi_tp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler,
+                                   const void *hdr, size_t hlen, const void *payload,
+                                   size_t len)
+{
+    return tp->ops->am_sendv(tp, pe, handler, hdr, hlen, payload, len);
+}
+static inline int kumi_tp_fence(struct kumi_tp *tp)
+{
+    return tp->ops->fence(tp);
+}
+static inline int kumi_tp_quiet(struct kumi_tp *tp)
+{
+    return tp->ops->quiet(tp);
+}
+static inline int kumi_tp_progress(struct kumi_tp *tp)
+{
+    return tp->ops->progress(tp);
+}
+static inline void *kumi_tp_peer_ptr(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off)
+{
+    return tp->ops->peer_ptr(tp, pe, seg, off);
+}
+static inline void kumi_tp_idle(struct kumi_tp *tp, int sleeping)
+{
+    tp->ops->idle(tp, sleeping);
+}
+static inline void kumi_tp_settle(struct kumi_tp *tp)
+{
+    tp->ops->settle(tp);
+}
+static inline int kumi_tp_exit_job(struct kumi_tp *tp, int status)
+{
+    return tp->ops->exit_job(tp, status);
+}
+
 /* The transports built into this library (transports.h), in the order
- * KUMI_TRANSPORT lists them; NULL past the end. */
+ * KUMI_TRANSPORT lists them; NULL past the end. These are the registered
+ * tables: each op a transport left NULL is a stub (transport.c), so every
+ * op may be called, through the wrappers below. */
 const struct kumi_tp_ops *kumi_tp_builtin(int i);
 /* The built-in transport called name; NULL when there is none. */
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name);

@@ -46,9 +46,9 @@ static void __attribute__((noreturn)) pe0(const char *job, int own_handler)
         signal(SIGTERM, on_term);
     memset(&tp, 0, sizeof(tp));
     tp.ops = kumi_tp_lookup("shm");
-    if (tp.ops->open(&tp, &p) != KUMI_OK)
+    if (kumi_tp_open(&tp, &p) != KUMI_OK)
         _exit(3);
-    tp.ops->connect(&tp);   /* waits for PE 1: only the signal ends it */
+    kumi_tp_connect(&tp);   /* waits for PE 1: only the signal ends it */
     _exit(4);
 }
 

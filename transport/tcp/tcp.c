@@ -249,7 +249,7 @@ int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     tp->serves_boot = 1;   /* the progress thread polls the bootstrap */
     return KUMI_OK;
 err:
-    tp->ops->close(tp);
+    kumi_tp_close(tp);
     return rc;
 }
 
@@ -436,7 +436,7 @@ int kumi_tcp_endpoint(struct kumi_tp *tp, int pe, char *addr, size_t addrlen, in
 {
     struct kumi_tcp *s;
 
-    if (tp->ops != &kumi_tp_tcp_ops || tp->size < 2 || pe < 0 || pe >= tp->size)
+    if (tp->ops->open != kumi_tcp_open || tp->size < 2 || pe < 0 || pe >= tp->size)
         return KUMI_ERR_INVALID;
     s = kumi_tcp_of(tp);
     if (inet_ntop(s->table[pe].family == 6 ? AF_INET6 : AF_INET, s->table[pe].addr, addr,
@@ -452,7 +452,7 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe)
     uint8_t          byte = 0;
     int              rc;
 
-    if (tp->ops != &kumi_tp_tcp_ops || pe == tp->rank)
+    if (tp->ops->open != kumi_tcp_open || pe == tp->rank)
         return KUMI_ERR_INVALID;
     s = kumi_tcp_of(tp);
     kumi_tcp_lock(s);
