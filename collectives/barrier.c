@@ -66,8 +66,8 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
             return rc;
     }
     if (st->parent >= 0) {
-        rc = tp->ops->kick(tp, t->pes[st->parent], base + KUMI_COLL_ARRIVE + (size_t)st->index,
-                           phase, 1);
+        rc = kumi_tp_kick(tp, t->pes[st->parent], base + KUMI_COLL_ARRIVE + (size_t)st->index,
+                          phase, 1);
         if (rc != KUMI_OK)
             return rc;
         if (poll)   /* root_llcm is set: kumi_coll_release_for */
@@ -81,7 +81,7 @@ int kumi_coll_tree(const char *call, struct kumi_team *t, struct kumi_coll_team 
         return KUMI_OK;
     }
     for (int c = 0; c < st->nchild; c++) {
-        rc = tp->ops->kick(tp, t->pes[st->child0 + c], base + KUMI_COLL_RELEASE, epoch, 8);
+        rc = kumi_tp_kick(tp, t->pes[st->child0 + c], base + KUMI_COLL_RELEASE, epoch, 8);
         if (rc != KUMI_OK)
             return rc;
     }
@@ -97,7 +97,7 @@ static int kumi_barrier_dissem(const char *call, struct kumi_team *t, struct kum
 
     for (int k = 0, dist = 1; dist < t->size; k++, dist <<= 1) {
         int partner = t->pes[(t->rank + dist) % t->size];
-        rc = tp->ops->kick(tp, partner, t->llcm_off + KUMI_COLL_DISSEM + 8 * (size_t)k, epoch, 8);
+        rc = kumi_tp_kick(tp, partner, t->llcm_off + KUMI_COLL_DISSEM + 8 * (size_t)k, epoch, 8);
         if (rc == KUMI_OK)
             rc = kumi_coll_wait(call, &slot[k], KUMI_CMP_GE, epoch);
         if (rc != KUMI_OK)
@@ -119,8 +119,8 @@ static int kumi_barrier_counter(const char *call, struct kumi_team *t, struct ku
     uint64_t        old;
     int             rc;
 
-    rc = tp->ops->atomic(tp, t->pes[0], KUMI_SEG_LLCM, t->llcm_off + KUMI_COLL_COUNTER,
-                         KUMI_AMO_FETCH_ADD, 8, 1, 0, &old);
+    rc = kumi_tp_atomic(tp, t->pes[0], KUMI_SEG_LLCM, t->llcm_off + KUMI_COLL_COUNTER,
+                        KUMI_AMO_FETCH_ADD, 8, 1, 0, &old);
     if (rc != KUMI_OK)
         return rc;
     if (st->release == KUMI_RELEASE_POLL)
@@ -131,7 +131,7 @@ static int kumi_barrier_counter(const char *call, struct kumi_team *t, struct ku
         return kumi_coll_wait(call, kumi_coll_llcm(t, KUMI_COLL_CRELEASE), KUMI_CMP_GE, round);
     rc = kumi_coll_wait(call, kumi_coll_llcm(t, KUMI_COLL_COUNTER), KUMI_CMP_GE, target);
     for (int r = 1; r < t->size && rc == KUMI_OK; r++)
-        rc = tp->ops->kick(tp, t->pes[r], t->llcm_off + KUMI_COLL_CRELEASE, round, 8);
+        rc = kumi_tp_kick(tp, t->pes[r], t->llcm_off + KUMI_COLL_CRELEASE, round, 8);
     return rc;
 }
 
@@ -143,8 +143,8 @@ static int kumi_barrier_mcast(const char *call, struct kumi_team *t, struct kumi
     int             rc    = KUMI_OK;
 
     for (int k = 1; k <= t->size && rc == KUMI_OK; k++)   /* staggered, ending with me */
-        rc = tp->ops->atomic(tp, t->pes[(t->rank + k) % t->size], KUMI_SEG_LLCM,
-                             t->llcm_off + KUMI_COLL_MCAST, KUMI_AMO_ADD, 8, 1, 0, NULL);
+        rc = kumi_tp_atomic(tp, t->pes[(t->rank + k) % t->size], KUMI_SEG_LLCM,
+                            t->llcm_off + KUMI_COLL_MCAST, KUMI_AMO_ADD, 8, 1, 0, NULL);
     if (rc != KUMI_OK)
         return rc;
     return kumi_coll_wait(call, kumi_coll_llcm(t, KUMI_COLL_MCAST), KUMI_CMP_GE,
@@ -166,8 +166,8 @@ static int kumi_barrier_a2a(const char *call, struct kumi_team *t, struct kumi_c
     int             rc;
 
     for (int k = 1; k < t->size; k++) {   /* staggered */
-        rc = tp->ops->kick(tp, t->pes[(t->rank + k) % t->size],
-                           t->llcm_off + word + (size_t)t->rank, phase, 1);
+        rc = kumi_tp_kick(tp, t->pes[(t->rank + k) % t->size],
+                          t->llcm_off + word + (size_t)t->rank, phase, 1);
         if (rc != KUMI_OK)
             return rc;
     }
@@ -189,7 +189,7 @@ static int kumi_barrier_word(const char *call, struct kumi_team *t, struct kumi_
     if (t->rank == 0) {   /* my own word */
         __atomic_store_n(&w[0], phase, __ATOMIC_RELEASE);
     } else {
-        rc = tp->ops->kick(tp, t->pes[0], t->llcm_off + word + (size_t)t->rank, phase, 1);
+        rc = kumi_tp_kick(tp, t->pes[0], t->llcm_off + word + (size_t)t->rank, phase, 1);
         if (rc != KUMI_OK)
             return rc;
     }
@@ -312,11 +312,11 @@ int kumi_barrier(kumi_team_t team)
     /* my puts complete before anyone leaves: a quiet, unless the barrier's
      * own release stores already publish them (transport.h) */
     if (!kumi_rt.tp.kicks_publish)
-        rc = kumi_rt.tp.ops->quiet(&kumi_rt.tp);
+        rc = kumi_tp_quiet(&kumi_rt.tp);
     if (rc != KUMI_OK || team->size == 1)
         return rc;
     rc = kumi_coll_barrier_run(call, team, st, st->barrier);
-    if (rc == KUMI_OK && kumi_rt.tp.ops->settle != NULL)
-        kumi_rt.tp.ops->settle(&kumi_rt.tp);   /* its own kicks need no quiet */
+    if (rc == KUMI_OK)
+        kumi_tp_settle(&kumi_rt.tp);   /* its own kicks need no quiet */
     return rc;
 }

@@ -370,7 +370,7 @@ static inline void *kumi_coll_peer_ptr(const struct kumi_team *t, int r, enum ku
                                        size_t off)
 {
     struct kumi_tp *tp = &kumi_rt.tp;
-    return tp->ops->peer_ptr != NULL ? tp->ops->peer_ptr(tp, t->pes[r], seg, off) : NULL;
+    return kumi_tp_peer_ptr(tp, t->pes[r], seg, off);
 }
 
 /* The release a team uses when want is asked for: polling one word of team

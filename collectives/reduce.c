@@ -115,8 +115,8 @@ static int kumi_reduce_collect(const char *call, struct kumi_team *t, struct kum
         if (r == t->rank)
             memcpy(out + lo * es, kumi_coll_heap(b + lo * es), (hi - lo) * es);
         else
-            rc = tp->ops->get(tp, out + lo * es, t->pes[r], KUMI_SEG_HEAP, b + lo * es,
-                              (hi - lo) * es);
+            rc = kumi_tp_get(tp, out + lo * es, t->pes[r], KUMI_SEG_HEAP, b + lo * es,
+                             (hi - lo) * es);
     }
     return rc;
 }

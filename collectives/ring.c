@@ -135,11 +135,11 @@ static int kumi_ring_put(struct kumi_tp *tp, const struct kumi_ring *r, uint64_t
     int    rc;
 
     if (n <= first)
-        return tp->ops->put(tp, r->consumer, KUMI_SEG_HEAP, r->data_off + off, src, n);
-    rc = tp->ops->put(tp, r->consumer, KUMI_SEG_HEAP, r->data_off + off, src, first);
+        return kumi_tp_put(tp, r->consumer, KUMI_SEG_HEAP, r->data_off + off, src, n);
+    rc = kumi_tp_put(tp, r->consumer, KUMI_SEG_HEAP, r->data_off + off, src, first);
     if (rc == KUMI_OK)
-        rc = tp->ops->put(tp, r->consumer, KUMI_SEG_HEAP, r->data_off,
-                          (const uint8_t *)src + first, n - first);
+        rc = kumi_tp_put(tp, r->consumer, KUMI_SEG_HEAP, r->data_off,
+                         (const uint8_t *)src + first, n - first);
     return rc;
 }
 
@@ -173,7 +173,7 @@ static int kumi_ring_await(const char *call, struct kumi_ring *r, volatile uint6
             break;
         if (pass == 1)
             return kumi_rt_failed() ? kumi_rt_peer_error(call) : KUMI_AGAIN;
-        rc = tp->ops->progress(tp);
+        rc = kumi_tp_progress(tp);
         if (rc < 0)
             return rc;
     }
@@ -247,7 +247,7 @@ static int kumi_ring_push_any(const char *call, struct kumi_ring *r, const void 
     if (rc != KUMI_OK)
         return rc;
     /* ordered after the puts above by the transport's contract */
-    rc = tp->ops->kick(tp, r->consumer, r->tail_off, r->tail + need, 8);
+    rc = kumi_tp_kick(tp, r->consumer, r->tail_off, r->tail + need, 8);
     if (rc == KUMI_OK)
         r->tail += need;
     return rc;
@@ -330,7 +330,7 @@ static int kumi_ring_pop_any(const char *call, struct kumi_ring *r, void *buf, s
     r->head += need;
     /* batched head update: the progress argument is at the top of the file */
     if (r->head - r->head_sent >= r->batch || r->head == r->tail_seen) {
-        rc = kumi_rt.tp.ops->kick(&kumi_rt.tp, r->producer, r->head_off, r->head, 8);
+        rc = kumi_tp_kick(&kumi_rt.tp, r->producer, r->head_off, r->head, 8);
         if (rc != KUMI_OK)
             return rc;
         r->head_sent = r->head;
@@ -471,7 +471,7 @@ int kumi_ring_destroy(kumi_ring_t r)
         bad = kumi_rt_error(KUMI_ERR_INVALID, call, "%p is not a live ring handle (destroyed "
                             "twice?)", (void *)r);
     /* my puts and kicks into the buffer and LLCM complete before anyone frees */
-    rc = tp->ops->quiet(tp);
+    rc = kumi_tp_quiet(tp);
     if (rc != KUMI_OK)
         return rc;
     v[0] = bad ? UINT64_MAX : r->data_off;

@@ -206,11 +206,11 @@ int kumi_coll_flag_set(struct kumi_team *t, struct kumi_coll_team *st, int f, in
 {
     struct kumi_tp *tp  = &kumi_rt.tp;
     size_t          off = st->flags_off + ((size_t)f * (size_t)t->size + (size_t)t->rank) * 8;
-    int             rc  = tp->ops->fence(tp);
+    int             rc  = kumi_tp_fence(tp);
 
     /* one atomic store: a waiter never sees half a flag */
-    return rc != KUMI_OK ? rc : tp->ops->atomic(tp, t->pes[r], KUMI_SEG_HEAP, off, KUMI_AMO_SWAP,
-                                                8, v, 0, NULL);
+    return rc != KUMI_OK ? rc : kumi_tp_atomic(tp, t->pes[r], KUMI_SEG_HEAP, off, KUMI_AMO_SWAP,
+                                               8, v, 0, NULL);
 }
 
 int kumi_coll_flag_wait(const char *call, struct kumi_team *t, struct kumi_coll_team *st, int f,
@@ -251,11 +251,11 @@ int kumi_coll_flag_set_others(struct kumi_team *t, struct kumi_coll_team *st, in
 {
     struct kumi_tp *tp  = &kumi_rt.tp;
     size_t          off = st->flags_off + ((size_t)f * (size_t)t->size + (size_t)t->rank) * 8;
-    int             rc  = tp->ops->fence(tp);
+    int             rc  = kumi_tp_fence(tp);
 
     for (int k = 1; k < t->size && rc == KUMI_OK; k++)
-        rc = tp->ops->atomic(tp, t->pes[(t->rank + k) % t->size], KUMI_SEG_HEAP, off,
-                             KUMI_AMO_SWAP, 8, v, 0, NULL);
+        rc = kumi_tp_atomic(tp, t->pes[(t->rank + k) % t->size], KUMI_SEG_HEAP, off,
+                            KUMI_AMO_SWAP, 8, v, 0, NULL);
     return rc;
 }
 
@@ -326,7 +326,7 @@ int kumi_coll_stream_read(struct kumi_team *t, const struct kumi_coll_team *st,
         memcpy(dst, p, n);
         return KUMI_OK;
     }
-    return tp->ops->get(tp, dst, t->pes[r], seg, off, n);
+    return kumi_tp_get(tp, dst, t->pes[r], seg, off, n);
 }
 
 int kumi_coll_stream_ack(struct kumi_team *t, struct kumi_coll_team *st,
@@ -359,7 +359,7 @@ const void *kumi_coll_peer_seg_data(struct kumi_team *t, int r, uint64_t desc, s
     *rc = KUMI_OK;
     if (p != NULL)
         return p;
-    *rc = tp->ops->get(tp, tmp, t->pes[r], seg, off, n);
+    *rc = kumi_tp_get(tp, tmp, t->pes[r], seg, off, n);
     return tmp;
 }
 
@@ -373,7 +373,7 @@ const void *kumi_coll_peer_data(struct kumi_team *t, int r, size_t off, size_t n
     *rc = KUMI_OK;
     if (p != NULL)
         return p;
-    *rc = tp->ops->get(tp, tmp, t->pes[r], KUMI_SEG_HEAP, off, n);
+    *rc = kumi_tp_get(tp, tmp, t->pes[r], KUMI_SEG_HEAP, off, n);
     return tmp;
 }
 

@@ -16,8 +16,8 @@
 static int kumi_coll_send_line(struct kumi_tp *tp, int pe, size_t line, const void *data,
                                size_t len, uint64_t tag)
 {
-    int rc = len == 0 ? KUMI_OK : tp->ops->put(tp, pe, KUMI_SEG_LLCM, line, data, len);
-    return rc != KUMI_OK ? rc : tp->ops->kick(tp, pe, line + KUMI_COLL_TAG, tag, 8);
+    int rc = len == 0 ? KUMI_OK : kumi_tp_put(tp, pe, KUMI_SEG_LLCM, line, data, len);
+    return rc != KUMI_OK ? rc : kumi_tp_kick(tp, pe, line + KUMI_COLL_TAG, tag, 8);
 }
 
 /* Sends the result line of tag to every child, once each child has
@@ -55,8 +55,8 @@ static int kumi_coll_take_result(const char *call, struct kumi_team *t, void *ac
     if (rc != KUMI_OK)
         return rc;
     memcpy(acc, (const void *)line, len);
-    return kumi_rt.tp.ops->kick(&kumi_rt.tp, t->pes[st->parent],
-                                t->llcm_off + KUMI_COLL_ACK + 8 * (size_t)st->index, tag, 8);
+    return kumi_tp_kick(&kumi_rt.tp, t->pes[st->parent],
+                        t->llcm_off + KUMI_COLL_ACK + 8 * (size_t)st->index, tag, 8);
 }
 
 int kumi_coll_tree_data(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
@@ -123,8 +123,8 @@ int kumi_coll_tree_bcast(const char *call, struct kumi_team *t, struct kumi_coll
             return rc;
         memcpy(acc, (const void *)mine, len);
         if (tag % (KUMI_COLL_BRING_N / 2) == 0) {
-            rc = tp->ops->kick(tp, t->pes[st->parent],
-                               t->llcm_off + KUMI_COLL_BACK + 8 * (size_t)st->index, tag, 8);
+            rc = kumi_tp_kick(tp, t->pes[st->parent],
+                              t->llcm_off + KUMI_COLL_BACK + 8 * (size_t)st->index, tag, 8);
             if (rc != KUMI_OK)
                 return rc;
         }
@@ -267,10 +267,10 @@ int kumi_coll_line_data(const char *call, struct kumi_team *t, struct kumi_coll_
         __atomic_store_n((volatile uint64_t *)l, tag, __ATOMIC_RELEASE);
     } else {
         size_t off = t->llcm_off + base;
-        rc = tp->ops->put(tp, t->pes[0], KUMI_SEG_LLCM, off + vofs + (size_t)t->rank * vlen,
-                          acc, len);
+        rc = kumi_tp_put(tp, t->pes[0], KUMI_SEG_LLCM, off + vofs + (size_t)t->rank * vlen,
+                         acc, len);
         if (rc == KUMI_OK)
-            rc = tp->ops->kick(tp, t->pes[0], off + 8 * (size_t)t->rank, tag, 8);
+            rc = kumi_tp_kick(tp, t->pes[0], off + 8 * (size_t)t->rank, tag, 8);
     }
     for (int r = 0; r < t->size && rc == KUMI_OK; r++) {
         if (r != t->rank)

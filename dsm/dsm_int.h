@@ -171,7 +171,7 @@ static inline struct kumi_dsm_dir *kumi_dsm_dir_at(uint64_t off)
 {
     return (struct kumi_dsm_dir *)(kumi_dsm.dir + (off >> KUMI_DSM_LINE_SHIFT) * kumi_dsm.dir_stride);
 }
-/* dsm.c: the home of off inside slice s, which holds distributed
+/* dsm_alloc.c: the home of off inside slice s, which holds distributed
  * allocations (a binary search of the table). */
 int kumi_dsm_dist_home(uint64_t off, int s);
 /* The home of region offset off: the PE whose part of a distributed
@@ -209,8 +209,34 @@ uint64_t kumi_dsm_xclean_block(uint64_t line, unsigned *bshift);
 /* Clears every hint of [off, off + len) (new or freed memory). */
 void kumi_dsm_hint_clear(uint64_t off, uint64_t len);
 
-/* dsm.c */
+/* dsm.c: the layer, the inbox, misses, the explicit API */
+extern struct kumi_rt_layer kumi_dsm_layer;
+/* dsm_region.c: the layer's init (reserves and maps the region) */
+int  kumi_dsm_layer_init(void);
 void kumi_dsm_inbox_push(struct kumi_dsm_node *n);
 int  kumi_dsm_drain(void);
+void kumi_dsm_inbox_lock(void);
+void kumi_dsm_inbox_unlock(void);
+/* The active-message handler (KUMI_RT_AM_DSM): appends to the inbox. */
+void kumi_dsm_am(struct kumi_tp *tp, int src, const void *payload, size_t len, void *arg);
+/* The layer's poll hook: drains the inbox. */
+int  kumi_dsm_poll_hook(void);
+/* KUMI_OK if the DSM can be used by call, else the reported error. */
+int  kumi_dsm_usable(const char *call);
+/* Makes the line at off readable (or writable) here, missing if needed. */
+int  kumi_dsm_line(const char *call, uint64_t off, int write);
+
+/* dsm_alloc.c: the allocator's state (set up with the region), and the
+ * allocation messages the inbox hands it */
+void kumi_dsm_alloc_reset(void);
+int  kumi_dsm_alloc_init(void);     /* my slice free; KUMI_ERR_NOMEM */
+void kumi_dsm_alloc_fini(void);
+void kumi_dsm_dist_add_msg(const struct kumi_dsm_node *n);
+void kumi_dsm_dist_free_msg(const struct kumi_dsm_node *n);
+/* Applies DIST_FREEs that waited for a busy part (none: nothing). */
+void kumi_dsm_dist_free_retry(void);
+void kumi_dsm_size_msg(const struct kumi_dsm_node *n);
+/* Records a free another PE made of my memory, applied at my next call. */
+void kumi_dsm_remote_free_note(uint64_t off);
 
 #endif /* KUMI_DSM_INT_H */

@@ -86,7 +86,7 @@ static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_nod
     /* peers whose memory is mapped here (shm) are on this host: their
      * pids are ours to read (never trust a pid from another host) */
     int cma = kumi_msg.cma && !p->cma_off
-              && kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0) != NULL;
+              && kumi_tp_peer_ptr(&kumi_rt.tp, n->src, KUMI_SEG_LLCM, 0) != NULL;
     if (take == 0 || (cma && cma_pull(n->h.pid, r->buf, n->h.rid, take) == KUMI_OK)) {
         struct kumi_msg_hdr f = { .type = KUMI_MSG_FIN, .sid = n->h.sid };
         rc = kumi_msg_send_am(call, n->src, &f, NULL, 0);

@@ -257,15 +257,9 @@ int kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const voi
         p->owed -= h->credit;
     }
     size_t hlen = h->type == KUMI_MSG_EAGER ? KUMI_MSG_EAGER_HDR : KUMI_MSG_HDR;
-    if (kumi_rt.tp.ops->am_sendv != NULL) {   /* straight from the user's buffer */
-        rc = kumi_rt.tp.ops->am_sendv(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, h, hlen, data, n);
-    } else {
-        _Alignas(16) unsigned char buf[KUMI_TP_AM_MAX_PAYLOAD];
-        memcpy(buf, h, hlen);
-        if (n != 0)
-            memcpy(buf + hlen, data, n);
-        rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, buf, hlen + n);
-    }
+    /* straight from the user's buffer (transports without am_sendv:
+     * joined by the registry's stub) */
+    rc = kumi_tp_am_sendv(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, h, hlen, data, n);
     if (rc == KUMI_OK)
         return KUMI_OK;
     p->owed += h->credit;
@@ -443,7 +437,7 @@ int kumi_msg_progress(const char *call, int transport)
     if (!kumi_msg.up || kumi_msg.busy)
         return 0;
     if (transport) {   /* outside busy: handlers may match EAGER at once */
-        rc = kumi_rt.tp.ops->progress(&kumi_rt.tp);
+        rc = kumi_tp_progress(&kumi_rt.tp);
         if (rc > 0)
             served += rc;
     }

@@ -23,14 +23,6 @@ static const struct kumi_boot_ops *const kumi_boot_all[] = {
     &kumi_boot_kumirun_ops, &kumi_boot_pmix_ops, &kumi_boot_pmi2_ops, &kumi_boot_singleton_ops,
 };
 
-static double kumi_boot_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------ the view */
 
 static struct kumi_boot *kumi_boot_of(const struct kumi_tp_boot *tb)
@@ -200,7 +192,7 @@ static void *kumi_boot_thread(void *arg)
     struct timespec   nap = { 0, (long)(KUMI_TP_BOOT_POLL_S * 1e9) };
 
     while (!__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE)) {
-        b->tp.poll(&b->tp, kumi_boot_now());
+        b->tp.poll(&b->tp, kumi_tp_now());
         nanosleep(&nap, NULL);
     }
     return NULL;

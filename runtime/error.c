@@ -41,6 +41,26 @@ static void kumi_rt_vprint(const char *call, const char *fmt, va_list ap)
     fflush(stderr);
 }
 
+/* The transports' messages (kumi_tp_log): the same lines, the same
+ * filter as kumi_rt_log, named after the transport. */
+_Static_assert((int)KUMI_TP_LOG_ERROR == (int)KUMI_LOG_ERROR &&
+               (int)KUMI_TP_LOG_WARN == (int)KUMI_LOG_WARN &&
+               (int)KUMI_TP_LOG_INFO == (int)KUMI_LOG_INFO &&
+               (int)KUMI_TP_LOG_DEBUG == (int)KUMI_LOG_DEBUG,
+               "kumi_tp_log levels are the runtime's");
+
+static void kumi_rt_tp_log(int level, const char *who, const char *fmt, va_list ap)
+{
+    if (level > kumi_rt.cfg.log)
+        return;
+    kumi_rt_vprint(who, fmt, ap);
+}
+
+__attribute__((constructor)) static void kumi_rt_tp_log_install(void)
+{
+    kumi_tp_set_log(kumi_rt_tp_log);
+}
+
 _Noreturn void kumi_rt_abort(const char *why)
 {
     if (kumi_rt.rank >= 0)

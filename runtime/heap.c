@@ -304,7 +304,7 @@ void *kumi_ptr(const void *sym, int pe)
     if (kumi_rt.state != 1 || (unsigned)pe >= (unsigned)kumi_rt.size)
         return NULL;
     /* the heap or (KUMI_INIT_SYMMETRIC_DATA) static data */
-    if (kumi_rt_sym_lookup(sym, 1, &seg, &off) != KUMI_OK || kumi_rt.tp.ops->peer_ptr == NULL)
+    if (kumi_rt_sym_lookup(sym, 1, &seg, &off) != KUMI_OK)
         return NULL;
-    return kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, pe, seg, off);
+    return kumi_tp_peer_ptr(&kumi_rt.tp, pe, seg, off);
 }

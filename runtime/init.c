@@ -45,9 +45,7 @@ const char *kumi_transport_name(void)
 
 double kumi_wtime(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return kumi_tp_now();
 }
 
 static void kumi_rt_warn_unknown(const char *name, const char *suggestion, void *arg)
@@ -196,7 +194,6 @@ int kumi_init_ex(unsigned flags)
         .heap_align      = (size_t)2 << 20,
         .data_base       = data_base,
         .data_size       = data_size,
-        .job_failed      = kumi_rt.failed,
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,
         .failed          = kumi_rt.failed,
         .fail_status     = kumi_rt.fail_status,
@@ -209,10 +206,10 @@ int kumi_init_ex(unsigned flags)
     if (rc != KUMI_OK)
         goto err_boot;
     tname = kumi_rt.tp.ops->name;
-    rc = kumi_rt.tp.ops->open(&kumi_rt.tp, &params);
+    rc = kumi_tp_open(&kumi_rt.tp, &params);
     if (rc != KUMI_OK)
         goto err_boot;
-    rc = kumi_rt.tp.ops->connect(&kumi_rt.tp);
+    rc = kumi_tp_connect(&kumi_rt.tp);
     if (rc != KUMI_OK) {
         if (rc == KUMI_ERR_PEER)
             kumi_rt_peer_error(call);
@@ -255,7 +252,7 @@ err_heap:
     kumi_rt_heap_fini();
 err_tp:
     kumi_boot_stop(&kumi_rt.boot);
-    kumi_rt.tp.ops->close(&kumi_rt.tp);
+    kumi_tp_close(&kumi_rt.tp);
     kumi_rt.tp.doorbell = NULL;
 err_boot:
     kumi_rt_boot_fini(KUMI_BOOT_END_FAILED);
@@ -290,7 +287,7 @@ int kumi_finalize(void)
 
     if (rc != KUMI_OK)
         return rc;
-    kumi_rt.tp.ops->quiet(&kumi_rt.tp);
+    kumi_tp_quiet(&kumi_rt.tp);
     /* after this agree no PE touches another's memory again */
     rc = kumi_rt_agree(call, 0, NULL, NULL);
     kumi_rt_layers_report();
@@ -301,7 +298,7 @@ int kumi_finalize(void)
     kumi_rt_heap_fini();
     kumi_rt.tp.finalized = rc == KUMI_OK;
     kumi_boot_stop(&kumi_rt.boot);
-    kumi_rt.tp.ops->close(&kumi_rt.tp);
+    kumi_tp_close(&kumi_rt.tp);
     kumi_rt.tp.doorbell = NULL;   /* gone with the transport */
     kumi_rt_boot_fini(rc == KUMI_OK ? KUMI_BOOT_END_FINALIZED : KUMI_BOOT_END_FAILED);
     kumi_rt.state = 2;

@@ -54,8 +54,7 @@ _Noreturn void kumi_global_exit(int status)
      * too, so the peers know before this PE's connections end), then the
      * transport's goodbye */
     status = kumi_boot_exit_job(&kumi_rt.boot, status) & 255;
-    if (kumi_rt.tp.ops->exit_job != NULL)
-        kumi_rt.tp.ops->exit_job(&kumi_rt.tp, status);
+    kumi_tp_exit_job(&kumi_rt.tp, status);
     kumi_rt_log(KUMI_LOG_DEBUG, "kumi_global_exit: PE %d ends the job with status %d",
                 kumi_rt.rank, status);
     /* a PMIx launcher is asked here (it then ends every PE, this one too) */

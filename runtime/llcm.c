@@ -75,5 +75,5 @@ int kumi_kick(int pe, size_t llcm_offset, const void *val, size_t len)
     case 4:  memcpy(&v, val, 4); break;
     default: memcpy(&v, val, 8); break;
     }
-    return kumi_rt.tp.ops->kick(&kumi_rt.tp, pe, llcm_offset, v, len);
+    return kumi_tp_kick(&kumi_rt.tp, pe, llcm_offset, v, len);
 }

@@ -1,8 +1,10 @@
 /*
  * rdv.c -- the rendezvous with kumirun, PE side (see rdv.h; the wire
- * format is in rdv_wire.h, the server in rdv_server.c).
+ * format is in rdv_wire.h and rdv_wire.c, the server in
+ * launcher/rdv_server.c).
  */
 #include "rdv_wire.h"
+#include "rt.h"   /* kumi_rt_log */
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,93 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-double kumi_rdv_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* "a.b.c.d:port" or "[v6]:port" */
-int kumi_rdv_parse_addr(const char *text, struct sockaddr_storage *ss, socklen_t *len)
-{
-    char          host[INET6_ADDRSTRLEN + 2], *end;
-    const char   *colon = strrchr(text, ':');
-    size_t        hl;
-    unsigned long port;
-
-    if (colon == NULL || colon[1] < '0' || colon[1] > '9')
-        return -1;
-    errno = 0;
-    port = strtoul(colon + 1, &end, 10);
-    if (errno != 0 || *end != '\0' || port == 0 || port > 65535)
-        return -1;
-    hl = (size_t)(colon - text);
-    if (hl >= 2 && text[0] == '[' && text[hl - 1] == ']') {
-        text++;
-        hl -= 2;
-    }
-    if (hl == 0 || hl >= sizeof(host))
-        return -1;
-    memcpy(host, text, hl);
-    host[hl] = '\0';
-    memset(ss, 0, sizeof(*ss));
-    struct sockaddr_in  *v4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
-    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port   = htons((uint16_t)port);
-        *len           = sizeof(*v4);
-        return 0;
-    }
-    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port   = htons((uint16_t)port);
-        *len            = sizeof(*v6);
-        return 0;
-    }
-    return -1;
-}
-
-void kumi_rdv_format_addr(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-    char host[INET6_ADDRSTRLEN] = "?";
-
-    if (ss->ss_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)ss;
-        inet_ntop(AF_INET, &v4->sin_addr, host, sizeof(host));
-        snprintf(buf, len, "%s:%u", host, ntohs(v4->sin_port));
-    } else if (ss->ss_family == AF_INET6) {
-        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)ss;
-        inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof(host));
-        snprintf(buf, len, "[%s]:%u", host, ntohs(v6->sin6_port));
-    } else {
-        snprintf(buf, len, "?");
-    }
-}
-
-
 /* ------------------------------------------------------------ client */
-
-int kumi_rdv_parse_key(const char *hex, uint8_t key[KUMI_RDV_KEY_BYTES])
-{
-    uint8_t out[KUMI_RDV_KEY_BYTES];
-
-    if (hex == NULL || strlen(hex) != 2 * KUMI_RDV_KEY_BYTES)
-        return -1;
-    for (int i = 0; i < 2 * KUMI_RDV_KEY_BYTES; i++) {
-        char c = hex[i];
-        int  v = c >= '0' && c <= '9' ? c - '0'
-               : c >= 'a' && c <= 'f' ? c - 'a' + 10
-               : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (v < 0)
-            return -1;
-        out[i / 2] = (uint8_t)(i % 2 == 0 ? v << 4 : out[i / 2] | v);
-    }
-    memcpy(key, out, sizeof(out));
-    return 0;
-}
 
 void kumi_rdv_all_free(struct kumi_rdv_all *all)
 {
@@ -112,25 +28,27 @@ void kumi_rdv_all_free(struct kumi_rdv_all *all)
     memset(all, 0, sizeof(*all));
 }
 
-/* Waits for events on fd until deadline; 1 ready, 0 timed out, -1 error. */
+/* Waits for events on fd until deadline: KUMI_OK (ready), KUMI_ERR_TIMEOUT,
+ * or KUMI_ERR_TRANSPORT (poll failed; errno). */
 static int rdv_wait_fd(int fd, short events, double deadline)
 {
     for (;;) {
-        double        left = deadline - kumi_rdv_now();
+        double        left = deadline - kumi_tp_now();
         struct pollfd p    = { .fd = fd, .events = events };
         int           rc;
 
         if (left <= 0)
-            return 0;
+            return KUMI_ERR_TIMEOUT;
         rc = poll(&p, 1, (int)(left * 1000) + 1);
         if (rc > 0)
-            return 1;
+            return KUMI_OK;
         if (rc < 0 && errno != EINTR)
-            return -1;
+            return KUMI_ERR_TRANSPORT;
     }
 }
 
-/* Sends all of buf on a non-blocking socket before deadline. */
+/* Sends all of buf on a non-blocking socket before deadline: KUMI_OK,
+ * KUMI_ERR_TIMEOUT, or KUMI_ERR_TRANSPORT (errno). */
 static int rdv_send_all(int fd, const uint8_t *buf, size_t len, double deadline)
 {
     while (len > 0) {
@@ -142,17 +60,19 @@ static int rdv_send_all(int fd, const uint8_t *buf, size_t len, double deadline)
         } else if (n < 0 && errno == EINTR) {
             continue;
         } else if (n < 0 && errno == EAGAIN) {
-            if (rdv_wait_fd(fd, POLLOUT, deadline) <= 0)
-                return -1;
+            int rc = rdv_wait_fd(fd, POLLOUT, deadline);
+            if (rc != KUMI_OK)
+                return rc;
         } else {
-            return -1;
+            return KUMI_ERR_TRANSPORT;
         }
     }
-    return 0;
+    return KUMI_OK;
 }
 
-/* Reads exactly len bytes before deadline; 0, or -1 with errno (0 = EOF,
- * ETIMEDOUT = silence). */
+/* Reads exactly len bytes before deadline: KUMI_OK, or an error with
+ * errno set (KUMI_ERR_PEER with errno 0: EOF; KUMI_ERR_TIMEOUT with
+ * ETIMEDOUT: silence; KUMI_ERR_TRANSPORT: recv or poll failed). */
 static int rdv_recv_all(int fd, uint8_t *buf, size_t len, double deadline)
 {
     while (len > 0) {
@@ -163,53 +83,56 @@ static int rdv_recv_all(int fd, uint8_t *buf, size_t len, double deadline)
             len -= (size_t)n;
         } else if (n == 0) {
             errno = 0;
-            return -1;
+            return KUMI_ERR_PEER;
         } else if (errno == EINTR) {
             continue;
         } else if (errno == EAGAIN) {
             int rc = rdv_wait_fd(fd, POLLIN, deadline);
-            if (rc <= 0) {
-                errno = rc == 0 ? ETIMEDOUT : errno;
-                return -1;
+            if (rc != KUMI_OK) {
+                errno = rc == KUMI_ERR_TIMEOUT ? ETIMEDOUT : errno;
+                return rc;
             }
         } else {
-            return -1;
+            return KUMI_ERR_TRANSPORT;
         }
     }
-    return 0;
+    return KUMI_OK;
 }
 
-static int rdv_connect(const char *rdv, double deadline, char *err, size_t errlen)
+/* Connects to rdv ("addr:port") before deadline; KUMI_OK with the socket
+ * in *out, or an error with a reason in err. */
+static int rdv_connect(const char *rdv, double deadline, int *out, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     socklen_t               sl;
     int                     fd, soerr = 0, rc;
     socklen_t               el = sizeof(soerr);
 
-    if (kumi_rdv_parse_addr(rdv, &ss, &sl) != 0) {
+    if (kumi_rdv_parse_addr(rdv, &ss, &sl) != KUMI_OK) {
         snprintf(err, errlen, "rendezvous address '%s' is not addr:port", rdv);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
     fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, errlen, "rendezvous %s: socket: %s", rdv, strerror(errno));
-        return -1;
+        return KUMI_ERR_TRANSPORT;
     }
     if (connect(fd, (struct sockaddr *)&ss, sl) != 0 && errno != EINPROGRESS) {
         snprintf(err, errlen, "cannot reach the rendezvous at %s: %s", rdv, strerror(errno));
         close(fd);
-        return -1;
+        return KUMI_ERR_TRANSPORT;
     }
     rc = rdv_wait_fd(fd, POLLOUT, deadline);
-    if (rc <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &el) != 0 || soerr != 0) {
+    if (rc != KUMI_OK || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &el) != 0 || soerr != 0) {
         snprintf(err, errlen, "cannot reach the rendezvous at %s: %s", rdv,
-                 rc == 0 ? "timed out" : strerror(soerr != 0 ? soerr : errno));
+                 rc == KUMI_ERR_TIMEOUT ? "timed out" : strerror(soerr != 0 ? soerr : errno));
         close(fd);
-        return -1;
+        return rc == KUMI_ERR_TIMEOUT ? KUMI_ERR_TIMEOUT : KUMI_ERR_TRANSPORT;
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    return fd;
+    *out = fd;
+    return KUMI_OK;
 }
 
 static int rdv_client_send(struct kumi_rdv_client *c, int type, const uint8_t *payload,
@@ -219,7 +142,7 @@ static int rdv_client_send(struct kumi_rdv_client *c, int type, const uint8_t *p
     int      rc;
 
     if (len > sizeof(small) - RDV_HDR && (msg = malloc(RDV_HDR + len)) == NULL)
-        return -1;
+        return KUMI_ERR_NOMEM;
     rdv_put_hdr(msg, type, len);
     if (len > 0)
         memcpy(msg + RDV_HDR, payload, len);
@@ -229,46 +152,49 @@ static int rdv_client_send(struct kumi_rdv_client *c, int type, const uint8_t *p
     rc = rdv_send_all(c->fd, msg, RDV_HDR + len, now + (type == RDV_GATHER ? 5.0 : 0.2));
     if (msg != small)
         free(msg);
-    if (rc != 0)
-        return -1;
+    if (rc != KUMI_OK)
+        return rc;
     c->last_tx = now;
-    return 0;
+    return KUMI_OK;
 }
 
 int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
                   const uint8_t key[KUMI_RDV_KEY_BYTES], int rank, int size,
                   double timeout_s, double dead_s, char *err, size_t errlen)
 {
-    double  deadline = kumi_rdv_now() + timeout_s;
+    double  deadline = kumi_tp_now() + timeout_s;
     uint8_t hello[RDV_HDR + RDV_HELLO_LEN], *p = hello + RDV_HDR;
+    int     rc;
 
     memset(c, 0, sizeof(*c));
     c->fd = -1;
     snprintf(c->addr, sizeof(c->addr), "%s", rdv);
     if (rank < 0 || size < 1 || size > KUMI_RDV_MAX_PES || rank >= size) {
         snprintf(err, errlen, "rendezvous: bad join arguments (rank %d, size %d)", rank, size);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
     c->rank   = rank;
     c->size   = size;
     c->dead_s = dead_s;
-    c->fd = rdv_connect(rdv, deadline, err, errlen);
-    if (c->fd < 0)
-        return -1;
+    rc = rdv_connect(rdv, deadline, &c->fd, err, errlen);
+    if (rc != KUMI_OK)
+        return rc;
     rdv_put_hdr(hello, RDV_HELLO, RDV_HELLO_LEN);
     rdv_put32(p, RDV_MAGIC);
     rdv_put32(p + 4, (uint32_t)rank);
     rdv_put32(p + 8, (uint32_t)size);
     rdv_put32(p + 12, 0);
     memcpy(p + 16, key, KUMI_RDV_KEY_BYTES);
-    c->last_rx = c->last_tx = kumi_rdv_now();
-    if (rdv_send_all(c->fd, hello, sizeof(hello), deadline) != 0) {
-        snprintf(err, errlen, "rendezvous at %s: cannot send hello: %s", rdv, strerror(errno));
+    c->last_rx = c->last_tx = kumi_tp_now();
+    rc = rdv_send_all(c->fd, hello, sizeof(hello), deadline);
+    if (rc != KUMI_OK) {
+        snprintf(err, errlen, "rendezvous at %s: cannot send hello: %s", rdv,
+                 rc == KUMI_ERR_TIMEOUT ? "timed out" : strerror(errno));
         close(c->fd);
         c->fd = -1;
-        return -1;
+        return rc;
     }
-    return 0;
+    return KUMI_OK;
 }
 
 /* kumirun's FAIL as a reason (payload of 8 bytes in buf). */
@@ -290,7 +216,8 @@ static void rdv_fail_reason(const struct kumi_rdv_client *c, const uint8_t *buf,
 }
 
 /* Reads ALL's payload (len bytes, header checked) and checks it: the
- * round, the job size, every length, and my own blob as I sent it. */
+ * round, the job size, every length, and my own blob as I sent it.
+ * KUMI_OK, KUMI_ERR_NOMEM, or KUMI_ERR_TRANSPORT (unreadable or malformed). */
 static int rdv_read_all(struct kumi_rdv_client *c, size_t len, const void *mine,
                         size_t mine_len, struct kumi_rdv_all *all, double deadline)
 {
@@ -302,9 +229,11 @@ static int rdv_read_all(struct kumi_rdv_client *c, size_t len, const void *mine,
     all->off  = calloc((size_t)c->size, sizeof(*all->off));
     all->len  = calloc((size_t)c->size, sizeof(*all->len));
     all->n    = c->size;
-    if (p == NULL || all->off == NULL || all->len == NULL)
-        goto bad;
-    if (rdv_recv_all(c->fd, p, len, deadline) != 0 || rdv_get32(p) != c->round ||
+    if (p == NULL || all->off == NULL || all->len == NULL) {
+        kumi_rdv_all_free(all);
+        return KUMI_ERR_NOMEM;
+    }
+    if (rdv_recv_all(c->fd, p, len, deadline) != KUMI_OK || rdv_get32(p) != c->round ||
         rdv_get32(p + 4) != (uint32_t)c->size)
         goto bad;
     for (int r = 0; r < c->size; r++) {
@@ -319,31 +248,36 @@ static int rdv_read_all(struct kumi_rdv_client *c, size_t len, const void *mine,
     if (at != len || all->len[c->rank] != mine_len ||
         (mine_len > 0 && memcmp(p + all->off[c->rank], mine, mine_len) != 0))
         goto bad;
-    return 0;
+    return KUMI_OK;
 bad:
     kumi_rdv_all_free(all);
-    return -1;
+    return KUMI_ERR_TRANSPORT;
 }
 
 int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
                        struct kumi_rdv_all *all, double timeout_s, char *err, size_t errlen)
 {
-    double   deadline = kumi_rdv_now() + timeout_s;
+    double   deadline = kumi_tp_now() + timeout_s;
     uint8_t *msg;
+    int      status = KUMI_ERR_TRANSPORT;   /* of a failed round, unless said */
 
     if (c->fd < 0) {
         snprintf(err, errlen, "rendezvous at %s: not connected", c->addr);
-        return -1;
+        return KUMI_ERR_STATE;
     }
-    if (len > KUMI_RDV_BLOB_MAX || (msg = malloc(4 + len)) == NULL) {
+    if (len > KUMI_RDV_BLOB_MAX) {
         snprintf(err, errlen, "rendezvous: a blob of %zu bytes (at most %d)", len,
                  KUMI_RDV_BLOB_MAX);
-        return -1;
+        return KUMI_ERR_INVALID;
+    }
+    if ((msg = malloc(4 + len)) == NULL) {
+        snprintf(err, errlen, "rendezvous: out of memory for a blob of %zu bytes", len);
+        return KUMI_ERR_NOMEM;
     }
     rdv_put32(msg, c->round);
     if (len > 0)
         memcpy(msg + 4, mine, len);
-    if (rdv_client_send(c, RDV_GATHER, msg, (uint32_t)(4 + len), kumi_rdv_now()) != 0) {
+    if (rdv_client_send(c, RDV_GATHER, msg, (uint32_t)(4 + len), kumi_tp_now()) != KUMI_OK) {
         free(msg);
         snprintf(err, errlen, "rendezvous at %s: cannot send: %s", c->addr, strerror(errno));
         goto fail;
@@ -353,32 +287,36 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
     /* Others may take a while to get here: keep the heartbeat going
      * meanwhile, so that kumirun can tell a slow job from a vanished PE. */
     for (;;) {
-        double now = kumi_rdv_now(), wake = c->last_tx + KUMI_RDV_HEARTBEAT_S;
+        double now = kumi_tp_now(), wake = c->last_tx + KUMI_RDV_HEARTBEAT_S;
         long   plen;
         int    rc;
 
         if (now >= deadline) {
             snprintf(err, errlen, "rendezvous at %s: not every PE joined within %.0f s",
                      c->addr, timeout_s);
+            status = KUMI_ERR_TIMEOUT;
             goto fail;
         }
         if (now - c->last_rx > c->dead_s) {
             snprintf(err, errlen, "rendezvous at %s: kumirun silent for %.1f s", c->addr,
                      now - c->last_rx);
+            status = KUMI_ERR_PEER;
             goto fail;
         }
-        if (now >= wake && rdv_client_send(c, RDV_HB, NULL, 0, now) != 0) {
+        if (now >= wake && rdv_client_send(c, RDV_HB, NULL, 0, now) != KUMI_OK) {
             snprintf(err, errlen, "rendezvous at %s: connection lost", c->addr);
             goto fail;
         }
         rc = rdv_wait_fd(c->fd, POLLIN, wake < deadline ? wake : deadline);
-        if (rc < 0) {
+        if (rc == KUMI_ERR_TIMEOUT)
+            continue;
+        if (rc != KUMI_OK) {
             snprintf(err, errlen, "rendezvous at %s: poll: %s", c->addr, strerror(errno));
             goto fail;
         }
-        if (rc == 0)
-            continue;
-        if (rdv_recv_all(c->fd, c->buf, RDV_HDR, deadline) != 0) {
+        rc = rdv_recv_all(c->fd, c->buf, RDV_HDR, deadline);
+        if (rc != KUMI_OK) {
+            status = rc;
             if (errno == 0)
                 snprintf(err, errlen, "rendezvous at %s closed the connection (wrong job "
                          "key, or the job ended)", c->addr);
@@ -386,7 +324,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
                 snprintf(err, errlen, "rendezvous at %s: %s", c->addr, strerror(errno));
             goto fail;
         }
-        c->last_rx = kumi_rdv_now();
+        c->last_rx = kumi_tp_now();
         plen = rdv_check_hdr(c->buf, 1u << RDV_ALL | 1u << RDV_HB | 1u << RDV_FAIL, c->size);
         if (plen < 0) {
             snprintf(err, errlen, "rendezvous at %s sent a malformed message", c->addr);
@@ -395,32 +333,36 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
         if (c->buf[0] == RDV_HB)
             continue;
         if (c->buf[0] == RDV_FAIL) {
-            if (rdv_recv_all(c->fd, c->buf, 8, deadline) != 0)
+            if (rdv_recv_all(c->fd, c->buf, 8, deadline) != KUMI_OK)
                 snprintf(err, errlen, "rendezvous at %s: the job is failing", c->addr);
             else
                 rdv_fail_reason(c, c->buf, err, errlen);
+            status = KUMI_ERR_PEER;
             goto fail;
         }
-        if (rdv_read_all(c, (size_t)plen, mine, len, all, deadline) != 0) {
-            snprintf(err, errlen, "rendezvous at %s sent a malformed all-gather", c->addr);
+        rc = rdv_read_all(c, (size_t)plen, mine, len, all, deadline);
+        if (rc != KUMI_OK) {
+            snprintf(err, errlen, rc == KUMI_ERR_NOMEM ? "rendezvous at %s: out of memory for "
+                     "an all-gather" : "rendezvous at %s sent a malformed all-gather", c->addr);
+            status = rc;
             goto fail;
         }
-        c->last_rx = kumi_rdv_now();
+        c->last_rx = kumi_tp_now();
         c->have    = 0;
         c->round++;
-        return 0;
+        return KUMI_OK;
     }
 fail:
     close(c->fd);
     c->fd = -1;
-    return -1;
+    return status;
 }
 
 static int rdv_client_lost(struct kumi_rdv_client *c, const char *why, uint32_t *failed,
                            int32_t *status)
 {
     if (why != NULL)
-        fprintf(stderr, "kumi: rendezvous with kumirun lost (%s); the job is failing\n", why);
+        kumi_rt_log(KUMI_LOG_ERROR, "rendezvous with kumirun lost (%s); the job is failing", why);
     if (c->fd >= 0)
         close(c->fd);
     c->fd   = -1;
@@ -477,7 +419,8 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
         snprintf(why, sizeof(why), "no heartbeat for %.1f s", now - c->last_rx);
         return rdv_client_lost(c, why, failed, status);
     }
-    if (now - c->last_tx >= KUMI_RDV_HEARTBEAT_S && rdv_client_send(c, RDV_HB, NULL, 0, now) != 0)
+    if (now - c->last_tx >= KUMI_RDV_HEARTBEAT_S
+        && rdv_client_send(c, RDV_HB, NULL, 0, now) != KUMI_OK)
         return rdv_client_lost(c, "cannot send", failed, status);
     return 0;
 }
@@ -485,13 +428,13 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
 int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_s,
                           uint32_t *failed, int32_t *job_status)
 {
-    double  now = kumi_rdv_now(), deadline = now + timeout_s;
+    double  now = kumi_tp_now(), deadline = now + timeout_s;
     uint8_t v[4];
 
     if (c->fd < 0)
         return 0;
     rdv_put32(v, (uint32_t)status);
-    if (rdv_client_send(c, RDV_EXIT, v, 4, now) != 0)
+    if (rdv_client_send(c, RDV_EXIT, v, 4, now) != KUMI_OK)
         return kumi_rdv_service(c, now, failed, job_status);   /* closed: why */
     while (now < deadline) {
         /* blocking reads, as in a round: nothing else runs on this channel now */
@@ -500,7 +443,7 @@ int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_
 
         if (poll(&p, 1, ms < 100 ? ms : 100) < 0 && errno != EINTR)
             break;
-        now = kumi_rdv_now();
+        now = kumi_tp_now();
         if (kumi_rdv_service(c, now, failed, job_status) != 0)
             return 1;
     }
@@ -516,7 +459,7 @@ void kumi_rdv_leave(struct kumi_rdv_client *c, int finalized)
     if (c->fd < 0)
         return;
     rdv_put32(v, finalized ? 1 : 0);
-    rdv_client_send(c, RDV_BYE, v, 4, kumi_rdv_now());
+    rdv_client_send(c, RDV_BYE, v, 4, kumi_tp_now());
     shutdown(c->fd, SHUT_WR);
     close(c->fd);
     c->fd = -1;

@@ -25,7 +25,8 @@
  * joined PE must therefore be served (kumi_rdv_service) at least every
  * KUMI_RDV_HEARTBEAT_S.
  *
- * The wire format of this channel is private to rdv.c.
+ * The wire format of this channel is in rdv_wire.h; the server, kumirun's
+ * side, is launcher/rdv_server.h.
  */
 #ifndef KUMI_RDV_H
 #define KUMI_RDV_H
@@ -62,23 +63,27 @@ struct kumi_rdv_all {
 };
 void kumi_rdv_all_free(struct kumi_rdv_all *all);
 
-/* Parses KUMI_JOB_KEY (32 hex digits) into key; 0 or -1. */
+/* Parses KUMI_JOB_KEY (32 hex digits) into key: KUMI_OK or KUMI_ERR_INVALID. */
 int kumi_rdv_parse_key(const char *hex, uint8_t key[KUMI_RDV_KEY_BYTES]);
 
 /* Connects to rdv ("addr:port") and says hello with key (blocking up to
  * timeout_s for the connection); from then on kumirun silent for dead_s
  * seconds is kumirun gone. A wrong key shows as the server closing
- * the connection, at the next round or service. On failure returns -1
- * with a one-line reason in err (naming the address). */
+ * the connection, at the next round or service. KUMI_OK, or an error
+ * (KUMI_ERR_INVALID: bad arguments or address; KUMI_ERR_TIMEOUT;
+ * KUMI_ERR_TRANSPORT) with a one-line reason in err (naming the address). */
 int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
                   const uint8_t key[KUMI_RDV_KEY_BYTES], int rank, int size,
                   double timeout_s, double dead_s, char *err, size_t errlen);
 
 /* One all-gather round (blocking up to timeout_s; heartbeats go on
  * meanwhile, so kumirun can tell a slow job from a vanished PE): sends
- * mine (len <= KUMI_RDV_BLOB_MAX) and fills all with every PE's blob. On
- * failure (kumirun's FAIL, EOF, silence, a malformed answer) returns -1
- * with a reason in err and closes the channel. */
+ * mine (len <= KUMI_RDV_BLOB_MAX) and fills all with every PE's blob.
+ * KUMI_OK, or an error with a reason in err, the channel then closed:
+ * KUMI_ERR_PEER (kumirun's FAIL, EOF, silence), KUMI_ERR_TIMEOUT,
+ * KUMI_ERR_TRANSPORT (a malformed answer, a socket error), KUMI_ERR_NOMEM;
+ * KUMI_ERR_STATE (not joined) and KUMI_ERR_INVALID (blob too large)
+ * leave it as it was. */
 int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
                        struct kumi_rdv_all *all, double timeout_s, char *err, size_t errlen);
 
@@ -103,69 +108,6 @@ int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_
 /* Says BYE (finalized nonzero: a clean kumi_finalize) and closes. */
 void kumi_rdv_leave(struct kumi_rdv_client *c, int finalized);
 
-/* The clock of every `now` above and below: CLOCK_MONOTONIC, in seconds. */
-double kumi_rdv_now(void);
-
-/* ------------------------------------------------------------ server */
-/* (used by kumirun; defined in rdv.c with the client)
- *
- * One listening socket and one connection per PE, all non-blocking and
- * behind one epoll descriptor, so the launcher polls a single fd next to
- * its signals. Nothing a client sends can block the server or make it
- * allocate more than a bounded amount: messages have maximum sizes checked
- * before their payload is read, unauthenticated connections are few and
- * short-lived, the blobs of a round are held once and sent to every PE
- * from one buffer, and a PE that stops reading is dropped. Rejected
- * connections (wrong key, garbage, a rank that already joined) are closed
- * and logged on stderr; the job goes on. */
-
-struct kumi_rdv_server;
-
-/* What the server tells its owner about PE rank. */
-enum kumi_rdv_event {
-    KUMI_RDV_EV_JOINED,    /* authenticated                                */
-    KUMI_RDV_EV_BYE,       /* said BYE(finalized); its EOF is expected now  */
-    KUMI_RDV_EV_EXIT,      /* asked to end the job (value: the status); its
-                              EOF is expected now                          */
-    KUMI_RDV_EV_EOF,       /* connection ended without BYE                 */
-    KUMI_RDV_EV_SILENT,    /* nothing heard for the server's dead_s        */
-    KUMI_RDV_EV_INVALID,   /* sent a malformed message after joining, or
-                              stopped reading: dropped                     */
-};
-
-/* Called from kumi_rdv_server_service; value is finalized (0/1) for BYE,
- * the status for EXIT. Each PE gets at most one of BYE, EXIT, EOF, SILENT,
- * INVALID. */
-typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev, int value);
-
-/* Listens on addr (numeric IPv4 or IPv6, port chosen by the kernel) for
- * the npes PEs of a job with this key; a joined PE silent for dead_s
- * seconds is lost, and a connection gets as long to say hello. 0, or -1
- * with a reason in err. */
-int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npes,
-                         const uint8_t key[KUMI_RDV_KEY_BYTES], double dead_s,
-                         kumi_rdv_event_fn *fn, void *arg, char *err, size_t errlen);
-
-/* "addr:port" ("[addr]:port" for IPv6), the value of KUMI_RDV. */
-const char *kumi_rdv_server_address(const struct kumi_rdv_server *s);
-
-/* Readable (POLLIN) when the server has work; close-on-exec, as are all
- * of the server's descriptors. Call kumi_rdv_server_service then, and at
- * least every KUMI_RDV_HEARTBEAT_S / 2 in any case (heartbeats, silence). */
-int kumi_rdv_server_fd(const struct kumi_rdv_server *s);
-
-/* Accepts, reads, writes what is queued, sends heartbeats, detects
- * silence; never blocks. Events go to the callback. */
-void kumi_rdv_server_service(struct kumi_rdv_server *s, double now);
-
-/* Queues FAIL(failed, status) to every connected PE (once; later calls
- * do nothing), and stops watching for silence: the job is ending. */
-void kumi_rdv_server_fail(struct kumi_rdv_server *s, uint32_t failed, int32_t status);
-
-/* Number of PEs that joined so far. */
-int kumi_rdv_server_joined(const struct kumi_rdv_server *s);
-
-/* Closes every connection and frees s (NULL is fine). */
-void kumi_rdv_server_close(struct kumi_rdv_server *s);
+/* Every `now` here and in rdv_server.h is kumi_tp_now() (transport.h). */
 
 #endif /* KUMI_RDV_H */

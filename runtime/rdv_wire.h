@@ -1,8 +1,8 @@
 /*
- * rdv_wire.h -- the rendezvous' wire format, private to rdv.c (client)
- * and rdv_server.c (server). Little-endian like the tcp wire. Every
- * message is an 8-byte header { u8 type, u8 version, u16 0, u32 len }
- * followed by len bytes; each type has a length range (one exact length
+ * rdv_wire.h -- the rendezvous' wire format, private to rdv.c (client),
+ * launcher/rdv_server.c (server) and rdv_wire.c (what both use).
+ * Little-endian like the tcp wire. Every message is an 8-byte header
+ * { u8 type, u8 version, u16 0, u32 len } followed by len bytes; each type has a length range (one exact length
  * for most), checked before a payload byte is read, so a peer can never
  * make either side buffer more than it expects.
  *
@@ -101,7 +101,7 @@ static inline int rdv_key_equal(const uint8_t *a, const uint8_t *b)
     return diff == 0;
 }
 
-/* "a.b.c.d:port" or "[v6]:port" (rdv.c) */
+/* "a.b.c.d:port" or "[v6]:port" (rdv_wire.c) */
 int  kumi_rdv_parse_addr(const char *text, struct sockaddr_storage *ss, socklen_t *len);
 void kumi_rdv_format_addr(const struct sockaddr_storage *ss, char *buf, size_t len);
 

@@ -46,7 +46,7 @@ int kumi_put(void *dst_sym, const void *src, size_t n, int pe)
 
     if (KUMI_UNLIKELY(rc != KUMI_OK) || n == 0)
         return rc;
-    return kumi_rma_status("kumi_put", kumi_rt.tp.ops->put(&kumi_rt.tp, pe, seg, off, src, n));
+    return kumi_rma_status("kumi_put", kumi_tp_put(&kumi_rt.tp, pe, seg, off, src, n));
 }
 
 int kumi_get(void *dst, const void *src_sym, size_t n, int pe)
@@ -57,7 +57,7 @@ int kumi_get(void *dst, const void *src_sym, size_t n, int pe)
 
     if (KUMI_UNLIKELY(rc != KUMI_OK) || n == 0)
         return rc;
-    return kumi_rma_status("kumi_get", kumi_rt.tp.ops->get(&kumi_rt.tp, dst, pe, seg, off, n));
+    return kumi_rma_status("kumi_get", kumi_tp_get(&kumi_rt.tp, dst, pe, seg, off, n));
 }
 
 int kumi_put_signal(void *dst_sym, const void *src, size_t n, uint64_t *sig_sym,
@@ -77,27 +77,27 @@ int kumi_put_signal(void *dst_sym, const void *src, size_t n, uint64_t *sig_sym,
         return kumi_rt_error(KUMI_ERR_INVALID, call, "signal word %p is not 8-byte aligned",
                              (void *)sig_sym);
     if (n != 0) {
-        rc = kumi_rt.tp.ops->put(&kumi_rt.tp, pe, seg, off, src, n);
+        rc = kumi_tp_put(&kumi_rt.tp, pe, seg, off, src, n);
         if (rc == KUMI_OK)
-            rc = kumi_rt.tp.ops->fence(&kumi_rt.tp);
+            rc = kumi_tp_fence(&kumi_rt.tp);
         if (rc != KUMI_OK)
             return kumi_rma_status(call, rc);
     }
     /* one atomic store, so a waiter never sees half a signal */
-    return kumi_rma_status(call, kumi_rt.tp.ops->atomic(&kumi_rt.tp, pe, sig_seg, sig_off,
-                                                        KUMI_AMO_SET, 8, sig_value, 0, NULL));
+    return kumi_rma_status(call, kumi_tp_atomic(&kumi_rt.tp, pe, sig_seg, sig_off,
+                                                KUMI_AMO_SET, 8, sig_value, 0, NULL));
 }
 
 int kumi_fence(void)
 {
     int rc = kumi_rt_check_state("kumi_fence");
-    return rc != KUMI_OK ? rc : kumi_rma_status("kumi_fence", kumi_rt.tp.ops->fence(&kumi_rt.tp));
+    return rc != KUMI_OK ? rc : kumi_rma_status("kumi_fence", kumi_tp_fence(&kumi_rt.tp));
 }
 
 int kumi_quiet(void)
 {
     int rc = kumi_rt_check_state("kumi_quiet");
-    return rc != KUMI_OK ? rc : kumi_rma_status("kumi_quiet", kumi_rt.tp.ops->quiet(&kumi_rt.tp));
+    return rc != KUMI_OK ? rc : kumi_rma_status("kumi_quiet", kumi_tp_quiet(&kumi_rt.tp));
 }
 
 /* ------------------------------------------------------------- atomics */
@@ -119,8 +119,8 @@ static inline int kumi_amo(const char *call, const void *dst_sym, size_t width, 
     if (KUMI_UNLIKELY(kumi_tp_amo_fetches(op) && old == NULL))
         return kumi_rt_error(KUMI_ERR_INVALID, call, "%s is NULL",
                              op == KUMI_AMO_FETCH ? "out" : "old");
-    return kumi_rma_status(call, kumi_rt.tp.ops->atomic(&kumi_rt.tp, pe, seg, off, op, width,
-                                                        operand, compare, old));
+    return kumi_rma_status(call, kumi_tp_atomic(&kumi_rt.tp, pe, seg, off, op, width,
+                                                operand, compare, old));
 }
 
 /* The public atomics, one line each: NAME, the operation, and for the

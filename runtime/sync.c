@@ -60,10 +60,10 @@ int kumi_rt_agree_n(const char *call, const uint64_t *value, uint64_t *min, uint
     if (kumi_rt.rank != 0) {
         size_t slot = slots + (size_t)kumi_rt.rank * sizeof(struct kumi_rt_sync_slot);
         for (int i = 0; i < KUMI_RT_AGREE_N && rc == KUMI_OK; i++)
-            rc = tp->ops->kick(tp, 0, slot + offsetof(struct kumi_rt_sync_slot, value[i]),
-                               value[i], 8);
+            rc = kumi_tp_kick(tp, 0, slot + offsetof(struct kumi_rt_sync_slot, value[i]),
+                              value[i], 8);
         if (rc == KUMI_OK)   /* kicks arrive in order: the values are there first */
-            rc = tp->ops->kick(tp, 0, slot + offsetof(struct kumi_rt_sync_slot, arrival), epoch, 8);
+            rc = kumi_tp_kick(tp, 0, slot + offsetof(struct kumi_rt_sync_slot, arrival), epoch, 8);
         if (rc == KUMI_OK)
             rc = kumi_rt_wait(call, &mine->epoch, 8, KUMI_CMP_GE, epoch);
         if (rc != KUMI_OK)
@@ -86,13 +86,13 @@ int kumi_rt_agree_n(const char *call, const uint64_t *value, uint64_t *min, uint
         }
         for (int pe = 1; pe < kumi_rt.size; pe++) {
             for (int i = 0; i < KUMI_RT_AGREE_N && rc == KUMI_OK; i++) {
-                rc = tp->ops->kick(tp, pe, rel + offsetof(struct kumi_rt_release, min[i]), lo[i], 8);
+                rc = kumi_tp_kick(tp, pe, rel + offsetof(struct kumi_rt_release, min[i]), lo[i], 8);
                 if (rc == KUMI_OK)
-                    rc = tp->ops->kick(tp, pe, rel + offsetof(struct kumi_rt_release, max[i]),
-                                       hi[i], 8);
+                    rc = kumi_tp_kick(tp, pe, rel + offsetof(struct kumi_rt_release, max[i]),
+                                      hi[i], 8);
             }
             if (rc == KUMI_OK)
-                rc = tp->ops->kick(tp, pe, rel + offsetof(struct kumi_rt_release, epoch), epoch, 8);
+                rc = kumi_tp_kick(tp, pe, rel + offsetof(struct kumi_rt_release, epoch), epoch, 8);
             if (rc != KUMI_OK)
                 return rc;
         }

@@ -99,15 +99,13 @@ static void kumi_rt_sleep(KUMI_RT_COND_ARGS, long timeout_ns)
     uint32_t                 seq;
 
     /* a transport with a progress thread must know nobody polls now */
-    if (kumi_rt.tp.ops->idle != NULL)
-        kumi_rt.tp.ops->idle(&kumi_rt.tp, 1);
+    kumi_tp_idle(&kumi_rt.tp, 1);
     __atomic_add_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
     seq = __atomic_load_n(&db->seq, __ATOMIC_SEQ_CST);
     if (!kumi_rt_cond_holds(KUMI_RT_COND) && !kumi_rt_failed())
         kumi_tp_doorbell_sleep(db, seq, timeout_ns);
     __atomic_sub_fetch(&db->waiters, 1, __ATOMIC_SEQ_CST);
-    if (kumi_rt.tp.ops->idle != NULL)
-        kumi_rt.tp.ops->idle(&kumi_rt.tp, 0);
+    kumi_tp_idle(&kumi_rt.tp, 0);
 }
 
 /* How long a yielding wait inside a collective (kumi_rt_wait_team) spins
@@ -151,7 +149,7 @@ static inline void kumi_rt_spin_learn(unsigned spins, unsigned yields)
 /* Transport progress, then (on the DSM's thread) the layers above. */
 static inline int kumi_rt_serve(int threads)
 {
-    int served = kumi_rt.tp.ops->progress(&kumi_rt.tp);
+    int served = kumi_tp_progress(&kumi_rt.tp);
 
     if (!threads || kumi_rt_dsm_thread) {
         served += kumi_rt_layers_poll();
@@ -255,7 +253,7 @@ int kumi_rt_wait_pred(const char *call, int (*ready)(void *arg), void *arg)
             return kumi_rt_error(KUMI_ERR_INVALID, "kumi_test_" #SUFFIX,                  \
                                  "bad address %p or comparison %d", (void *)addr, cmp);   \
         if (kumi_rt.state == 1)                                                           \
-            kumi_rt.tp.ops->progress(&kumi_rt.tp);                                        \
+            kumi_tp_progress(&kumi_rt.tp);                                        \
         return kumi_rt_test(addr, sizeof(T), cmp, value);                                 \
     }
 

@@ -21,7 +21,7 @@ kumi_pe_test(static_data_forced_off static_data.c NPES 2 ARGS forced_off
 # (shm compares the segments first, tcp the flags)
 kumi_pe_test(static_data_mixed static_data.c NPES 2 3 ARGS mixed
   EXPECT_RC 1 EXPECT_REGEX
-  "kumi\\[[0-9]+\\]: kumi_init: (static data of PE [0-9]+ is [0-9]+ bytes, mine [0-9]+|the PEs started with different flags)")
+  "kumi\\[[0-9]+\\]: (shm: static data of PE [0-9]+ is [0-9]+ bytes, mine [0-9]+|kumi_init: the PEs started with different flags)")
 
 # the extended atomics on the heap, everyone on the same words at once
 kumi_pe_test(atomics_ext  atomics_ext.c  NPES 1 2 3 4 ARGS 3000 TCP_ARGS 100)

@@ -6,12 +6,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <stdio.h>
 
 #include "transports.h"
 
@@ -20,9 +20,145 @@ KUMI_TP_LIST(KUMI_TP_EXTERN)
 #undef KUMI_TP_EXTERN
 
 #define KUMI_TP_ENTRY(name) &kumi_tp_##name##_ops,
-static const struct kumi_tp_ops *const kumi_tp_all[] = { KUMI_TP_LIST(KUMI_TP_ENTRY) };
+static const struct kumi_tp_ops *const kumi_tp_given[] = { KUMI_TP_LIST(KUMI_TP_ENTRY) };
 #undef KUMI_TP_ENTRY
-#define KUMI_TP_COUNT (int)(sizeof(kumi_tp_all) / sizeof(kumi_tp_all[0]))
+#define KUMI_TP_COUNT (int)(sizeof(kumi_tp_given) / sizeof(kumi_tp_given[0]))
+
+/* ------------------------------------------------------------- stubs
+ * What an op a transport leaves NULL does: every table in the registry
+ * has each op, so callers go through the kumi_tp_* wrappers and never
+ * test for NULL. A missing required op fails with KUMI_ERR_UNSUPPORTED;
+ * a missing optional one does what its NULL meant (transport.h). */
+
+static int kumi_tp_stub_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
+{
+    (void)tp; (void)p;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static int kumi_tp_stub_connect(struct kumi_tp *tp)
+{
+    (void)tp;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static void kumi_tp_stub_close(struct kumi_tp *tp)
+{
+    (void)tp;
+}
+static int kumi_tp_stub_kick(struct kumi_tp *tp, int pe, size_t off, uint64_t val, size_t len)
+{
+    (void)tp; (void)pe; (void)off; (void)val; (void)len;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static int kumi_tp_stub_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                            const void *src, size_t n)
+{
+    (void)tp; (void)pe; (void)seg; (void)off; (void)src; (void)n;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static int kumi_tp_stub_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg,
+                            size_t off, size_t n)
+{
+    (void)tp; (void)dst; (void)pe; (void)seg; (void)off; (void)n;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static int kumi_tp_stub_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                               enum kumi_amo op, size_t width, uint64_t operand,
+                               uint64_t compare, uint64_t *old)
+{
+    (void)tp; (void)pe; (void)seg; (void)off; (void)op; (void)width; (void)operand;
+    (void)compare; (void)old;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static int kumi_tp_stub_am_send(struct kumi_tp *tp, int pe, unsigned handler,
+                                const void *payload, size_t len)
+{
+    (void)tp; (void)pe; (void)handler; (void)payload; (void)len;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static int kumi_tp_stub_sync(struct kumi_tp *tp)   /* fence, quiet, progress */
+{
+    (void)tp;
+    return KUMI_ERR_UNSUPPORTED;
+}
+static void *kumi_tp_stub_peer_ptr(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off)
+{
+    (void)tp; (void)pe; (void)seg; (void)off;
+    return NULL;   /* nobody's memory is mapped here */
+}
+static void kumi_tp_stub_idle(struct kumi_tp *tp, int sleeping)
+{
+    (void)tp; (void)sleeping;
+}
+static void kumi_tp_stub_settle(struct kumi_tp *tp)
+{
+    (void)tp;
+}
+static int kumi_tp_stub_exit_job(struct kumi_tp *tp, int status)
+{
+    (void)tp;
+    return status;   /* no channel of its own: the launcher has it already */
+}
+/* am_sendv as the parts joined, then am_send */
+static int kumi_tp_stub_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
+                                 size_t hlen, const void *payload, size_t len)
+{
+    _Alignas(16) unsigned char buf[KUMI_TP_AM_MAX_PAYLOAD];
+
+    if (hlen + len > sizeof(buf))
+        return KUMI_ERR_INVALID;
+    memcpy(buf, hdr, hlen);
+    if (len != 0)
+        memcpy(buf + hlen, payload, len);
+    return kumi_tp_am_send(tp, pe, handler, buf, hlen + len);
+}
+static int kumi_tp_stub_available(const struct kumi_tp_params *p, char *why, size_t len)
+{
+    (void)p; (void)why; (void)len;
+    return KUMI_OK;
+}
+
+/* The registry: each transport's table as given, its NULL ops replaced by
+ * the stubs, filled before main (and before any other thread). */
+static struct kumi_tp_ops kumi_tp_reg[KUMI_TP_COUNT];
+static const struct kumi_tp_ops *kumi_tp_all[KUMI_TP_COUNT];
+
+#define KUMI_TP_STUB(field, fn)  \
+    do {                         \
+        if (o->field == NULL)    \
+            o->field = fn;       \
+    } while (0)
+
+__attribute__((constructor)) static void kumi_tp_register(void)
+{
+    for (int i = 0; i < KUMI_TP_COUNT; i++) {
+        struct kumi_tp_ops *o = &kumi_tp_reg[i];
+        size_t              n = kumi_tp_given[i]->size;
+
+        /* a table built against an older, shorter struct leaves the rest
+         * NULL: stubbed below */
+        memcpy(o, kumi_tp_given[i], n != 0 && n < sizeof(*o) ? n : sizeof(*o));
+        o->size = sizeof(*o);
+        KUMI_TP_STUB(open, kumi_tp_stub_open);
+        KUMI_TP_STUB(connect, kumi_tp_stub_connect);
+        KUMI_TP_STUB(close, kumi_tp_stub_close);
+        KUMI_TP_STUB(kick, kumi_tp_stub_kick);
+        KUMI_TP_STUB(put, kumi_tp_stub_put);
+        KUMI_TP_STUB(get, kumi_tp_stub_get);
+        KUMI_TP_STUB(atomic, kumi_tp_stub_atomic);
+        KUMI_TP_STUB(am_send, kumi_tp_stub_am_send);
+        KUMI_TP_STUB(fence, kumi_tp_stub_sync);
+        KUMI_TP_STUB(quiet, kumi_tp_stub_sync);
+        KUMI_TP_STUB(progress, kumi_tp_stub_sync);
+        KUMI_TP_STUB(peer_ptr, kumi_tp_stub_peer_ptr);
+        KUMI_TP_STUB(idle, kumi_tp_stub_idle);
+        KUMI_TP_STUB(settle, kumi_tp_stub_settle);
+        KUMI_TP_STUB(exit_job, kumi_tp_stub_exit_job);
+        KUMI_TP_STUB(am_sendv, kumi_tp_stub_am_sendv);
+        KUMI_TP_STUB(available, kumi_tp_stub_available);
+        kumi_tp_all[i] = o;
+    }
+}
+#undef KUMI_TP_STUB
 
 const struct kumi_tp_ops *kumi_tp_builtin(int i)
 {
@@ -47,9 +183,7 @@ int kumi_tp_available(const struct kumi_tp_ops *ops, const struct kumi_tp_params
                  ops->name, p->boot->nodes);
         return KUMI_ERR_UNSUPPORTED;
     }
-    if (ops->available != NULL)
-        return ops->available(p, why, len);
-    return KUMI_OK;
+    return ops->available(p, why, len);
 }
 
 const struct kumi_tp_ops *kumi_tp_pick(const struct kumi_tp_params *p, char *why, size_t len)
@@ -119,25 +253,45 @@ int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void 
     return KUMI_OK;
 }
 
+/* This process's writers of the failure pair, one at a time (the tcp
+ * thread, the bootstrap's channel, kumi_global_exit): otherwise two first
+ * failures could each store a status, and the loser's stay behind the
+ * winner's flag. */
+static int kumi_tp_fail_lock;
+
 void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status)
 {
-    uint32_t zero = 0;
+    int changed = 0;
 
     if (tp->failed == NULL)
         return;
+    while (__atomic_exchange_n(&kumi_tp_fail_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
     /* status first, so whoever sees failed set reads a meaningful status;
      * the first verdict stays, unless it had no status and this one has */
     if (__atomic_load_n(tp->failed, __ATOMIC_ACQUIRE) != 0) {
-        if (status == KUMI_TP_STATUS_UNKNOWN
-            || __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE) != KUMI_TP_STATUS_UNKNOWN)
-            return;
-        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
-        __atomic_store_n(tp->failed, failed, __ATOMIC_RELEASE);
+        if (status != KUMI_TP_STATUS_UNKNOWN
+            && __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE) == KUMI_TP_STATUS_UNKNOWN) {
+            __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
+            __atomic_store_n(tp->failed, failed, __ATOMIC_RELEASE);
+            changed = 1;
+        }
     } else {
-        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELAXED);
-        __atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST);
+        /* another process (the launcher) may still set the word first:
+         * then it keeps its own status too, which it wrote before */
+        int32_t  before = __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE);
+        uint32_t zero   = 0;
+
+        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
+        if (!__atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST))   /* lost: its status, not mine */
+            __atomic_compare_exchange_n(tp->fail_status, &status, before, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+        changed = 1;   /* the job failed either way: wake the sleepers */
     }
+    __atomic_store_n(&kumi_tp_fail_lock, 0, __ATOMIC_RELEASE);
+    if (!changed)
+        return;
     if (tp->doorbell != NULL)
         kumi_tp_doorbell_ring(tp->doorbell);
 }
@@ -150,12 +304,60 @@ void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db)
     if (__atomic_load_n(&db->waiters, __ATOMIC_RELAXED) == 0)
         return;
     __atomic_add_fetch(&db->seq, 1, __ATOMIC_SEQ_CST);
-    syscall(SYS_futex, &db->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    kumi_tp_futex_wake(&db->seq, 1);
 }
 
 void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns)
 {
+    kumi_tp_futex_wait(&db->seq, seq, timeout_ns, 1);
+}
+
+/* ------------------------------------------------ clock and futexes */
+
+double kumi_tp_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void kumi_tp_futex_wait(uint32_t *w, uint32_t v, long timeout_ns, int shared)
+{
     struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
 
-    syscall(SYS_futex, &db->seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+    syscall(SYS_futex, w, shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+}
+
+void kumi_tp_futex_wake(uint32_t *w, int shared)
+{
+    syscall(SYS_futex, w, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------------ messages */
+
+static kumi_tp_log_fn *kumi_tp_logger;
+
+void kumi_tp_set_log(kumi_tp_log_fn *fn)
+{
+    __atomic_store_n(&kumi_tp_logger, fn, __ATOMIC_RELEASE);
+}
+
+void kumi_tp_log(int level, const char *who, const char *fmt, ...)
+{
+    kumi_tp_log_fn *fn = __atomic_load_n(&kumi_tp_logger, __ATOMIC_ACQUIRE);
+    va_list         ap;
+
+    va_start(ap, fmt);
+    if (fn != NULL) {
+        fn(level, who, fmt, ap);
+    } else {
+        char line[1024];
+        int  n = snprintf(line, sizeof(line), "kumi: %s: ", who);
+        if (n < 0 || (size_t)n >= sizeof(line))
+            n = 0;
+        vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+        fprintf(stderr, "%s\n", line);   /* one write: lines of PEs do not interleave */
+    }
+    va_end(ap);
 }

@@ -22,6 +22,7 @@
 #ifndef KUMI_TRANSPORT_H
 #define KUMI_TRANSPORT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -112,13 +113,13 @@ struct kumi_tp_params {
      * thread of kumi exists. Others use the range as it is. */
     void       *data_base;
     size_t      data_size;
-    volatile const uint32_t *job_failed; /* nonzero once the job fails; may be NULL */
     double      connect_timeout; /* seconds to wait for peers at start-up  */
     /* The job's failure word and status (the launcher's control segment,
      * or the runtime's own pair when there is none): a transport that
      * detects a failure itself (tcp: a lost connection, a bad frame)
      * stores 1 + PE and a status here, first writer wins (kumi_tp_fail).
-     * Never NULL when the runtime opens a transport. */
+     * The one failure flag: *failed nonzero once the job fails. Never NULL
+     * when the runtime opens a transport. */
     volatile uint32_t *failed;
     volatile int32_t  *fail_status;
     /* How PEs meet: the exchange, the node map. A transport never reads
@@ -221,7 +222,6 @@ struct kumi_tp {
     int    rank, size;
     size_t seg_size[KUMI_SEG_COUNT];
     void  *local[KUMI_SEG_COUNT];             /* my own LLCM, heap, data    */
-    volatile const uint32_t *job_failed;
     volatile uint32_t *failed;                /* writable pair, see params   */
     volatile int32_t  *fail_status;
     /* waits call progress() when (iteration & progress_mask) == 0: shm
@@ -246,8 +246,86 @@ struct kumi_tp {
     void  *priv;
 };
 
+/* ------------------------------------------------------- the calls
+ * Every op through one wrapper; tp->ops is a registered table (no NULL
+ * op: kumi_tp_builtin). */
+static inline int kumi_tp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
+{
+    return tp->ops->open(tp, p);
+}
+static inline int kumi_tp_connect(struct kumi_tp *tp)
+{
+    return tp->ops->connect(tp);
+}
+static inline void kumi_tp_close(struct kumi_tp *tp)
+{
+    tp->ops->close(tp);
+}
+static inline int kumi_tp_kick(struct kumi_tp *tp, int pe, size_t llcm_off, uint64_t val,
+                               size_t len)
+{
+    return tp->ops->kick(tp, pe, llcm_off, val, len);
+}
+static inline int kumi_tp_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                              const void *src, size_t n)
+{
+    return tp->ops->put(tp, pe, seg, off, src, n);
+}
+static inline int kumi_tp_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg,
+                              size_t off, size_t n)
+{
+    return tp->ops->get(tp, dst, pe, seg, off, n);
+}
+static inline int kumi_tp_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                                 enum kumi_amo op, size_t width, uint64_t operand,
+                                 uint64_t compare, uint64_t *old)
+{
+    return tp->ops->atomic(tp, pe, seg, off, op, width, operand, compare, old);
+}
+static inline int kumi_tp_am_send(struct kumi_tp *tp, int pe, unsigned handler,
+                                  const void *payload, size_t len)
+{
+    return tp->ops->am_send(tp, pe, handler, payload, len);
+}
+static inline int kumi_tp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler,
+                                   const void *hdr, size_t hlen, const void *payload,
+                                   size_t len)
+{
+    return tp->ops->am_sendv(tp, pe, handler, hdr, hlen, payload, len);
+}
+static inline int kumi_tp_fence(struct kumi_tp *tp)
+{
+    return tp->ops->fence(tp);
+}
+static inline int kumi_tp_quiet(struct kumi_tp *tp)
+{
+    return tp->ops->quiet(tp);
+}
+static inline int kumi_tp_progress(struct kumi_tp *tp)
+{
+    return tp->ops->progress(tp);
+}
+static inline void *kumi_tp_peer_ptr(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off)
+{
+    return tp->ops->peer_ptr(tp, pe, seg, off);
+}
+static inline void kumi_tp_idle(struct kumi_tp *tp, int sleeping)
+{
+    tp->ops->idle(tp, sleeping);
+}
+static inline void kumi_tp_settle(struct kumi_tp *tp)
+{
+    tp->ops->settle(tp);
+}
+static inline int kumi_tp_exit_job(struct kumi_tp *tp, int status)
+{
+    return tp->ops->exit_job(tp, status);
+}
+
 /* The transports built into this library (transports.h), in the order
- * KUMI_TRANSPORT lists them; NULL past the end. */
+ * KUMI_TRANSPORT lists them; NULL past the end. These are the registered
+ * tables: each op a transport left NULL is a stub (transport.c), so every
+ * op may be called, through the wrappers below. */
 const struct kumi_tp_ops *kumi_tp_builtin(int i);
 /* The built-in transport called name; NULL when there is none. */
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name);
@@ -286,16 +364,43 @@ struct kumi_tp_doorbell {
 
 /* Records that the job failed: failed is 1 + the PE at fault (or the
  * launcher's code), status the exit status to report (or
- * KUMI_TP_STATUS_UNKNOWN). The first failure recorded wins, except that a
- * verdict with a status replaces one without. */
+ * KUMI_TP_STATUS_UNKNOWN). The first failure recorded wins, with its
+ * status, except that a verdict with a status replaces one without. The
+ * writers of one process take turns, so a failure that loses the race
+ * never leaves its status behind the winner's flag. */
 void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status);
 /* status of a failure seen on a wire (a connection lost) before kumirun's
  * verdict: kumi_tp_fail lets a later verdict with a status replace it */
 #define KUMI_TP_STATUS_UNKNOWN INT32_MIN
 
+/* ------------------------------------------------ clock and futexes */
+/* The one clock of kumi's deadlines, timeouts and kumi_wtime:
+ * CLOCK_MONOTONIC, in seconds. */
+double kumi_tp_now(void);
+/* Sleeps while *w == v, for timeout_ns at most (or until woken).
+ * shared: the word lives in memory several processes map (a doorbell);
+ * else the cheaper process-private futex. */
+void kumi_tp_futex_wait(uint32_t *w, uint32_t v, long timeout_ns, int shared);
+/* Wakes every sleeper on w (whoever changed *w first). */
+void kumi_tp_futex_wake(uint32_t *w, int shared);
+
 /* Wakes every sleeper of db if there is one (full fence first). */
 void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);
 /* Sleeps until db->seq differs from seq or timeout_ns passes. */
 void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns);
+
+/* ------------------------------------------------------------ messages */
+/* A transport reports through the runtime's log, never straight to
+ * stderr: kumi_tp_log(level, "tcp", ...) comes out as the runtime's
+ * "kumi[rank]: tcp: message" line, filtered by KUMI_LOG. The runtime
+ * installs its function (kumi_tp_set_log) from a constructor; without
+ * one the line goes to stderr as "kumi: tcp: message". Levels are the
+ * runtime's KUMI_LOG_* (runtime/config.h). A transport does not name its
+ * caller (kumi_init, a wait): it may be called from anywhere. */
+enum { KUMI_TP_LOG_ERROR, KUMI_TP_LOG_WARN, KUMI_TP_LOG_INFO, KUMI_TP_LOG_DEBUG };
+typedef void kumi_tp_log_fn(int level, const char *who, const char *fmt, va_list ap);
+void kumi_tp_set_log(kumi_tp_log_fn *fn);
+void kumi_tp_log(int level, const char *who, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 
 #endif /* KUMI_TRANSPORT_H */

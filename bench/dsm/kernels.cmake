@@ -40,13 +40,13 @@ function(kumi_bench_kernels_setup)
         COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1
                 ${_kumicc} -O2 -g -w -DKK_SUFFIX=_x -I${_dir} -c ${_dir}/${k}.c -o ${_out}/${k}_x.o
         DEPENDS ${_dir}/${k}.c ${_dir}/kernel.h kumi kumi-translate
-                ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+                ${PROJECT_SOURCE_DIR}/launcher/kumicc.in
         COMMENT "kumicc (translated) bench/dsm/${k}.c")
       add_custom_command(OUTPUT ${_out}/${k}_p.o
         COMMAND ${CMAKE_COMMAND} -E make_directory ${_out}
         COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=0 --unset=KUMICC_CC
                 ${_kumicc} -O2 -g -w -DKK_SUFFIX=_p -I${_dir} -c ${_dir}/${k}.c -o ${_out}/${k}_p.o
-        DEPENDS ${_dir}/${k}.c ${_dir}/kernel.h kumi ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+        DEPENDS ${_dir}/${k}.c ${_dir}/kernel.h kumi ${PROJECT_SOURCE_DIR}/launcher/kumicc.in
         COMMENT "kumicc (KUMI_TRANSLATE=0) bench/dsm/${k}.c")
       list(APPEND _objs ${_out}/${k}_x.o ${_out}/${k}_p.o)
       list(APPEND _kernels_built ${k})

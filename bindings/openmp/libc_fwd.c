@@ -124,7 +124,7 @@ const struct kumi_omp_io_msg *kumi_omp_io_call(const char *call, uint32_t op, FI
     if (len > 0)
         memcpy(m.data, data, len);
     __atomic_store_n(&io.done, 0, __ATOMIC_RELAXED);
-    int rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, 0, KUMI_RT_AM_OMP, &m, sizeof m.h + len);
+    int rc = kumi_tp_am_send(&kumi_rt.tp, 0, KUMI_RT_AM_OMP, &m, sizeof m.h + len);
     if (rc != KUMI_OK)
         kumi_omp_fail(call, "cannot send the request to PE 0 (where the program's streams "
                       "are): %s", kumi_strerror(rc));
@@ -243,7 +243,7 @@ static void serve_one(int src, const struct kumi_omp_io_msg *q)
         errno = ENOSYS;
     }
     r.h.err = errno;
-    int rc = kumi_rt.tp.ops->am_send(&kumi_rt.tp, src, KUMI_RT_AM_OMP, &r, sizeof r.h + r.h.len);
+    int rc = kumi_tp_am_send(&kumi_rt.tp, src, KUMI_RT_AM_OMP, &r, sizeof r.h + r.h.len);
     if (rc != KUMI_OK)
         kumi_rt_error(rc, "libkumi-omp stdio", "cannot reply to PE %d", src);
 }

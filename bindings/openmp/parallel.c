@@ -690,10 +690,7 @@ void omp_get_schedule(omp_sched_t *kind, int *chunk)
 
 double omp_get_wtime(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return kumi_wtime();
 }
 
 double omp_get_wtick(void)

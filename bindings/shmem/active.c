@@ -119,8 +119,8 @@ static int kumi_shmem_aset_make(const char *call, int start, int log_stride, int
 static inline int kumi_shmem_aset_add(const struct kumi_shmem_aset *a, int i, int w, uint64_t v)
 {
     struct kumi_tp *tp = &kumi_rt.tp;
-    return tp->ops->atomic(tp, kumi_shmem_aset_pe(a, i), a->seg, a->off + (size_t)w * 8,
-                           KUMI_AMO_ADD, 8, v, 0, NULL);
+    return kumi_tp_atomic(tp, kumi_shmem_aset_pe(a, i), a->seg, a->off + (size_t)w * 8,
+                          KUMI_AMO_ADD, 8, v, 0, NULL);
 }
 
 /* Waits until my word w has counted n, then takes the n off. */
@@ -159,7 +159,7 @@ static int kumi_shmem_aset_signal(const struct kumi_shmem_aset *a, int nsend, in
                                   int expect)
 {
     struct kumi_tp *tp = &kumi_rt.tp;
-    int             rc = nsend > 0 ? tp->ops->fence(tp) : KUMI_OK;
+    int             rc = nsend > 0 ? kumi_tp_fence(tp) : KUMI_OK;
 
     for (int k = 0; k < nsend && rc == KUMI_OK; k++) {
         int i = (first + k) % a->size;
@@ -205,7 +205,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     if (kumi_shmem_aset_make(call, PE_start, logPE_stride, PE_size, pSync, 2, &a) != 0)
         return;
     /* my puts complete before anyone leaves */
-    rc = tp->ops->quiet(tp);
+    rc = kumi_tp_quiet(tp);
     if (rc == KUMI_OK)
         rc = kumi_shmem_aset_barrier(&a);
     kumi_shmem_aset_done(&a, rc);
@@ -269,8 +269,8 @@ static void kumi_shmem_aset_broadcast(const char *call, void *dest, const void *
         return;
     if (a.me == root) {
         for (int k = 1; k < a.size && rc == KUMI_OK && n != 0; k++)
-            rc = tp->ops->put(tp, kumi_shmem_aset_pe(&a, (root + k) % a.size), seg, off,
-                              source, n);
+            rc = kumi_tp_put(tp, kumi_shmem_aset_pe(&a, (root + k) % a.size), seg, off,
+                             source, n);
         if (rc == KUMI_OK)
             rc = kumi_shmem_aset_signal(&a, a.size, root + 1, 0);
     } else {
@@ -310,8 +310,8 @@ static void kumi_shmem_aset_fcollect(const char *call, void *dest, const void *s
         if (kumi_shmem_sym(call, dest, all, &seg, &off) != 0)
             return;
         for (int k = 1; k < a.size && rc == KUMI_OK; k++)
-            rc = tp->ops->put(tp, kumi_shmem_aset_pe(&a, (a.me + k) % a.size), seg,
-                              off + (size_t)a.me * n, source, n);
+            rc = kumi_tp_put(tp, kumi_shmem_aset_pe(&a, (a.me + k) % a.size), seg,
+                             off + (size_t)a.me * n, source, n);
         memmove((char *)dest + (size_t)a.me * n, source, n);
     }
     if (rc == KUMI_OK && a.size > 1)
@@ -379,11 +379,11 @@ static void kumi_shmem_aset_alltoalls(const char *call, void *dest, const void *
                     memcpy(blk + i * size, src + i * (size_t)sst * size, size);
                 src = blk;
             }
-            rc = tp->ops->put(tp, pe, seg, off + out * size, src, n);
+            rc = kumi_tp_put(tp, pe, seg, off + out * size, src, n);
         } else {
             for (size_t i = 0; i < nelems && rc == KUMI_OK; i++)
-                rc = tp->ops->put(tp, pe, seg, off + (out + i) * (size_t)dst * size,
-                                  src + i * (size_t)sst * size, size);
+                rc = kumi_tp_put(tp, pe, seg, off + (out + i) * (size_t)dst * size,
+                                 src + i * (size_t)sst * size, size);
         }
     }
     free(blk);
@@ -454,13 +454,13 @@ static void kumi_shmem_aset_collect(const char *call, void *dest, const void *so
             at += n;
             continue;
         }
-        rc = tp->ops->get(tp, &c, pe, a.seg, a.off + KUMI_SHMEM_PS_COUNT * 8, 8);
+        rc = kumi_tp_get(tp, &c, pe, a.seg, a.off + KUMI_SHMEM_PS_COUNT * 8, 8);
         /* source is symmetric: member i's has its c bytes at my source's
          * place (a bad one is reported, and the others see it alike) */
         if (rc == KUMI_OK && c != 0 && kumi_shmem_sym(call, source, (size_t)c, &sseg, &soff) != 0)
             bad = 1;
         if (rc == KUMI_OK && c != 0 && !bad)
-            rc = tp->ops->get(tp, (char *)dest + at, pe, sseg, soff, (size_t)c);
+            rc = kumi_tp_get(tp, (char *)dest + at, pe, sseg, soff, (size_t)c);
         at += (size_t)c;
     }
     /* nobody reads my source and COUNT after this (entered after a bad
@@ -527,7 +527,7 @@ void kumi_shmem_to_all(const char *call, void *dest, const void *source, int nre
         for (int i = 0; i < a.size && rc == KUMI_OK; i++) {
             const char *v = (const char *)source + o;
             if (i != a.me) {
-                rc = tp->ops->get(tp, tmp, kumi_shmem_aset_pe(&a, i), sseg, soff + o, c);
+                rc = kumi_tp_get(tp, tmp, kumi_shmem_aset_pe(&a, i), sseg, soff + o, c);
                 v  = tmp;
             }
             if (i == 0)

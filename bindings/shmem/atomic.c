@@ -54,8 +54,8 @@ kumi_shmem_amo(const char *call, shmem_ctx_t ctx, const void *dest, size_t width
                          width);
         return 0;
     }
-    rc = kumi_rt.tp.ops->atomic(&kumi_rt.tp, t.pe, t.seg, t.off, op, width, operand, compare,
-                                kumi_tp_amo_fetches(op) ? &old : NULL);
+    rc = kumi_tp_atomic(&kumi_rt.tp, t.pe, t.seg, t.off, op, width, operand, compare,
+                        kumi_tp_amo_fetches(op) ? &old : NULL);
     if (KUMI_SHMEM_UNLIKELY(rc != KUMI_OK)) {
         kumi_shmem_status(call, rc);
         return 0;

@@ -124,7 +124,7 @@ int kumi_shmem_collect(const char *call, shmem_team_t team, void *dest,
         /* staggered: member r starts with r + 1 */
         for (int k = 1; k < t->n_pes && rc == KUMI_OK; k++) {
             int r = (t->my_pe + k) % t->n_pes;
-            rc    = tp->ops->put(tp, kumi_team_pe(t->kt, r), seg, off + at, source, n);
+            rc    = kumi_tp_put(tp, kumi_team_pe(t->kt, r), seg, off + at, source, n);
         }
         memmove((char *)dest + at, source, n);
     }

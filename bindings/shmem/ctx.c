@@ -79,7 +79,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     }
     /* destroying completes the context's operations (an implicit quiet) */
-    kumi_shmem_status(call, kumi_rt.tp.ops->quiet(&kumi_rt.tp));
+    kumi_shmem_status(call, kumi_tp_quiet(&kumi_rt.tp));
     if (ctx->team != SHMEM_TEAM_WORLD)
         kumi_shmem_team_ctx_gone(ctx);   /* its team stops tracking it */
     free(ctx);
@@ -112,7 +112,7 @@ static inline void kumi_shmem_order(const char *call, shmem_ctx_t ctx, int quiet
             kumi_shmem_error(KUMI_ERR_INVALID, call, "ctx is SHMEM_CTX_INVALID");
         return;
     }
-    int rc = quiet ? kumi_rt.tp.ops->quiet(&kumi_rt.tp) : kumi_rt.tp.ops->fence(&kumi_rt.tp);
+    int rc = quiet ? kumi_tp_quiet(&kumi_rt.tp) : kumi_tp_fence(&kumi_rt.tp);
     if (KUMI_SHMEM_UNLIKELY(rc != KUMI_OK))
         kumi_shmem_status(call, rc);
 }

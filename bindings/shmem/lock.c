@@ -56,9 +56,9 @@ static int kumi_shmem_lock_amo(const char *call, const struct kumi_shmem_target 
                                uint32_t *old)
 {
     uint64_t o = 0;
-    int      rc = kumi_rt.tp.ops->atomic(&kumi_rt.tp, pe, t->seg, t->off + 4 * (size_t)word,
-                                         op, 4, operand, compare,
-                                         kumi_tp_amo_fetches(op) ? &o : NULL);
+    int      rc = kumi_tp_atomic(&kumi_rt.tp, pe, t->seg, t->off + 4 * (size_t)word,
+                                 op, 4, operand, compare,
+                                 kumi_tp_amo_fetches(op) ? &o : NULL);
 
     if (KUMI_SHMEM_UNLIKELY(rc != KUMI_OK))
         return kumi_shmem_status(call, rc);
@@ -124,7 +124,7 @@ static int kumi_shmem_queue_release(const char *call, long *lock,
 {
     uint32_t *node = (uint32_t *)lock + KUMI_LOCK_NODE;
     uint32_t  me = (uint32_t)kumi_rt.rank + 1, next, old = 0;
-    int       rc = kumi_rt.tp.ops->quiet(&kumi_rt.tp);
+    int       rc = kumi_tp_quiet(&kumi_rt.tp);
 
     if (rc != KUMI_OK)
         return kumi_shmem_status(call, rc);

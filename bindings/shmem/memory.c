@@ -26,7 +26,7 @@ static void *kumi_shmem_alloc(const char *call, size_t size, size_t alignment, i
 
     if (kumi_shmem_check_init(call) != 0)
         return NULL;
-    kumi_shmem_status(call, kumi_rt.tp.ops->quiet(&kumi_rt.tp));
+    kumi_shmem_status(call, kumi_tp_quiet(&kumi_rt.tp));
     if (kumi_rt_agree(call, size, NULL, &hi) != KUMI_OK)
         return NULL;
     return kumi_rt_heap_alloc(call, (size_t)hi, alignment, zero);
@@ -76,7 +76,7 @@ static void kumi_shmem_release(const char *call, void *ptr)
 {
     if (kumi_shmem_check_init(call) != 0)
         return;
-    kumi_shmem_status(call, kumi_rt.tp.ops->quiet(&kumi_rt.tp));
+    kumi_shmem_status(call, kumi_tp_quiet(&kumi_rt.tp));
     kumi_rt_heap_free(call, ptr);
 }
 

@@ -85,7 +85,7 @@ KUMI_SHMEM_INLINE void kumi_shmem_p2p_wait(const char *call, int (*ready)(void *
  * on tcp the awaited update may be waiting in a socket. */
 static inline void kumi_shmem_p2p_progress(void)
 {
-    kumi_rt.tp.ops->progress(&kumi_rt.tp);
+    kumi_tp_progress(&kumi_rt.tp);
 }
 
 /* Where this thread's next _any scan starts (after the last element it

@@ -37,7 +37,7 @@ KUMI_SHMEM_INLINE void kumi_shmem_put(const char *call, shmem_ctx_t ctx, void *d
     }
     if (KUMI_SHMEM_UNLIKELY(kumi_shmem_check(call, ctx, dest, n, src, pe, &t) != 0))
         return;
-    rc = kumi_rt.tp.ops->put(&kumi_rt.tp, t.pe, t.seg, t.off, src, n);
+    rc = kumi_tp_put(&kumi_rt.tp, t.pe, t.seg, t.off, src, n);
     if (KUMI_SHMEM_UNLIKELY(rc != KUMI_OK))
         kumi_shmem_status(call, rc);
 }
@@ -55,7 +55,7 @@ KUMI_SHMEM_INLINE void kumi_shmem_get(const char *call, shmem_ctx_t ctx, void *d
     }
     if (KUMI_SHMEM_UNLIKELY(kumi_shmem_check(call, ctx, src, n, dest, pe, &t) != 0))
         return;
-    rc = kumi_rt.tp.ops->get(&kumi_rt.tp, dest, t.pe, t.seg, t.off, n);
+    rc = kumi_tp_get(&kumi_rt.tp, dest, t.pe, t.seg, t.off, n);
     if (KUMI_SHMEM_UNLIKELY(rc != KUMI_OK))
         kumi_shmem_status(call, rc);
 }
@@ -109,8 +109,8 @@ static void kumi_shmem_strided(const char *call, shmem_ctx_t ctx, int is_put, vo
     /* mapped peer memory (shm, no doorbells to ring): plain loads/stores,
      * exactly what the transport's own put and get do there */
     char *peer = NULL;
-    if (kumi_rt.tp.kicks_publish && !kumi_rt.tp.doorbells && kumi_rt.tp.ops->peer_ptr != NULL)
-        peer = kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, t.pe, t.seg, off0);
+    if (kumi_rt.tp.kicks_publish && !kumi_rt.tp.doorbells)
+        peer = kumi_tp_peer_ptr(&kumi_rt.tp, t.pe, t.seg, off0);
     if (peer != NULL) {
         for (size_t i = 0; i < nelems; i++, peer += sstep, loc += lstep) {
             if (is_put)
@@ -123,7 +123,7 @@ static void kumi_shmem_strided(const char *call, shmem_ctx_t ctx, int is_put, vo
     if (!is_put && (span <= KUMI_SHMEM_IGET_SPAN || span / 4 <= nelems * size)) {
         char *tmp = malloc(span);
         if (tmp != NULL) {
-            rc = kumi_rt.tp.ops->get(&kumi_rt.tp, tmp, t.pe, t.seg, t.off, span);
+            rc = kumi_tp_get(&kumi_rt.tp, tmp, t.pe, t.seg, t.off, span);
             for (size_t i = 0; rc == KUMI_OK && i < nelems; i++, loc += lstep)
                 kumi_shmem_copy1(loc, tmp - lo + (ptrdiff_t)i * sstep, size);
             free(tmp);
@@ -134,8 +134,8 @@ static void kumi_shmem_strided(const char *call, shmem_ctx_t ctx, int is_put, vo
     }
     size_t off = off0;
     for (size_t i = 0; rc == KUMI_OK && i < nelems; i++, off += (size_t)sstep, loc += lstep)
-        rc = is_put ? kumi_rt.tp.ops->put(&kumi_rt.tp, t.pe, t.seg, off, loc, size)
-                    : kumi_rt.tp.ops->get(&kumi_rt.tp, loc, t.pe, t.seg, off, size);
+        rc = is_put ? kumi_tp_put(&kumi_rt.tp, t.pe, t.seg, off, loc, size)
+                    : kumi_tp_get(&kumi_rt.tp, loc, t.pe, t.seg, off, size);
     if (rc != KUMI_OK)
         kumi_shmem_status(call, rc);
 }

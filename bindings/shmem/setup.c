@@ -135,7 +135,7 @@ void shmem_finalize(void)
         kumi_shmem_state_error(call);
         return;
     }
-    kumi_shmem_status(call, kumi_rt.tp.ops->quiet(&kumi_rt.tp));
+    kumi_shmem_status(call, kumi_tp_quiet(&kumi_rt.tp));
     kumi_shmem_coll_fini();
     kumi_shmem.state = 2;
     kumi_finalize();   /* an agreement of every PE: the implicit barrier */
@@ -191,9 +191,7 @@ static void *kumi_shmem_ptr_world(const void *dest, int pe)
         return NULL;
     if (pe == kumi_shmem.my_pe)
         return (void *)dest;
-    if (kumi_rt.tp.ops->peer_ptr == NULL)
-        return NULL;
-    return kumi_rt.tp.ops->peer_ptr(&kumi_rt.tp, pe, seg, off);
+    return kumi_tp_peer_ptr(&kumi_rt.tp, pe, seg, off);
 }
 
 void *shmem_ptr(const void *dest, int pe)

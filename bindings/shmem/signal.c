@@ -39,9 +39,9 @@ static void kumi_shmem_put_signal(const char *call, shmem_ctx_t ctx, void *dest,
     }
     rc = kumi_shmem_check(call, ctx, dest, n, src, pe, &t);
     if (rc == 0) {
-        rc = kumi_rt.tp.ops->put(&kumi_rt.tp, t.pe, t.seg, t.off, src, n);
+        rc = kumi_tp_put(&kumi_rt.tp, t.pe, t.seg, t.off, src, n);
         if (rc == KUMI_OK)
-            rc = kumi_rt.tp.ops->fence(&kumi_rt.tp);
+            rc = kumi_tp_fence(&kumi_rt.tp);
         if (rc != KUMI_OK) {
             kumi_shmem_status(call, rc);
             return;
@@ -49,9 +49,9 @@ static void kumi_shmem_put_signal(const char *call, shmem_ctx_t ctx, void *dest,
     } else if (n != 0) {
         return;                          /* reported: no signal for data that was not put */
     }
-    rc = kumi_rt.tp.ops->atomic(&kumi_rt.tp, s.pe, s.seg, s.off,
-                                sig_op == SHMEM_SIGNAL_SET ? KUMI_AMO_SET : KUMI_AMO_ADD, 8,
-                                signal, 0, NULL);
+    rc = kumi_tp_atomic(&kumi_rt.tp, s.pe, s.seg, s.off,
+                        sig_op == SHMEM_SIGNAL_SET ? KUMI_AMO_SET : KUMI_AMO_ADD, 8,
+                        signal, 0, NULL);
     if (KUMI_SHMEM_UNLIKELY(rc != KUMI_OK))
         kumi_shmem_status(call, rc);
 }

@@ -182,7 +182,7 @@ static int kumi_shmem_maps_node(int me)
 
     for (int pe = 0; pe < kumi_rt.size; pe++)
         if (pe != me && kumi_pe_node(pe) == kumi_pe_node(me)
-            && (tp->ops->peer_ptr == NULL || tp->ops->peer_ptr(tp, pe, KUMI_SEG_HEAP, 0) == NULL))
+            && kumi_tp_peer_ptr(tp, pe, KUMI_SEG_HEAP, 0) == NULL)
             return 0;
     return 1;
 }

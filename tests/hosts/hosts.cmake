@@ -1,9 +1,10 @@
-# hosts.cmake -- the rendezvous (transport/tcp/rdv.c) and multi-host
+# hosts.cmake -- the rendezvous (runtime/rdv.c, launcher/rdv_server.c) and multi-host
 # launches: two "hosts" in network namespaces on this machine (label hosts,
 # hosts.sh; skipped unless root with ip netns). Included OPTIONALly from
 # tests/CMakeLists.txt, after kumi_unit_test and the pe_* targets.
 
 kumi_unit_test(rdv)                # join, table, rejects, silence, FAIL, BYE
+target_link_libraries(unit_rdv PRIVATE kumi_rdv_server)   # launcher/rdv_server.c
 
 add_executable(pe_loop ${CMAKE_CURRENT_LIST_DIR}/pe_loop.c)
 target_link_libraries(pe_loop PRIVATE kumi)

@@ -19,7 +19,7 @@ int main(void)
 
     BARRIER();
     if (me == 1)
-        CHECK(kumi_tcp_test_bad_frame(&kumi_rt.tp, 0) == 0, "test hook");
+        CHECK(kumi_tcp_test_bad_frame(&kumi_rt.tp, 0) == KUMI_OK, "test hook");
     t0 = kumi_wtime();
     while (kumi_wtime() - t0 < 20) {
         int rc = kumi_barrier(kumi_team_world());

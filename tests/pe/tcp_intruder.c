@@ -41,7 +41,8 @@ static void intrude(void)
                                 .size = (uint32_t)kumi_size() };
     uint8_t               junk[4096];
 
-    CHECK(kumi_tcp_endpoint(&kumi_rt.tp, 0, addr, sizeof(addr), &port) == 0, "endpoint of PE 0");
+    CHECK(kumi_tcp_endpoint(&kumi_rt.tp, 0, addr, sizeof(addr), &port) == KUMI_OK,
+          "endpoint of PE 0");
     memset(h.key, 0x5a, sizeof(h.key));                 /* not this job's key */
     fd = dial(addr, port);
     CHECK(write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h), "write hello");

@@ -133,7 +133,7 @@ static void *am_thread(void *arg)
                 for (size_t k = sizeof(h); k < len; k++)
                     buf[k] = pattern(me, t, seq, k);
             }
-            OK(tp->ops->am_send(tp, dst, AM_T, buf, len));
+            OK(kumi_tp_am_send(tp, dst, AM_T, buf, len));
         }
     OK(kumi_rt_wait_pred("threads_am", streams_done, &m));
     if (t == 0)

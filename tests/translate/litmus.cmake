@@ -24,12 +24,12 @@ set(_lit_plain ${CMAKE_CURRENT_BINARY_DIR}/litmus_plain)
 add_custom_command(OUTPUT ${_lit}
   COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=1
           ${_kumicc} -O2 -g -Wall -Wextra ${_tdir}/litmus.c -o ${_lit}
-  DEPENDS ${_tdir}/litmus.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+  DEPENDS ${_tdir}/litmus.c kumi kumi-translate ${PROJECT_SOURCE_DIR}/launcher/kumicc.in
   COMMENT "kumicc (translated) litmus.c")
 add_custom_command(OUTPUT ${_lit_plain}
   COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=0
           ${_kumicc} -O2 -Wall -Wextra ${_tdir}/litmus.c -o ${_lit_plain}
-  DEPENDS ${_tdir}/litmus.c kumi ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+  DEPENDS ${_tdir}/litmus.c kumi ${PROJECT_SOURCE_DIR}/launcher/kumicc.in
   COMMENT "kumicc (KUMI_TRANSLATE=0) litmus.c")
 add_custom_target(translate_litmus ALL DEPENDS ${_lit} ${_lit_plain})
 

@@ -42,7 +42,7 @@ function(_kumicc_prog out src tr)
   endif()
   add_custom_command(OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -E env KUMI_TRANSLATE=${tr} ${_kumicc} -O2 ${ARGN} ${_tdir}/${src} -o ${out}
-    DEPENDS ${_tdir}/${src} ${_deps} ${PROJECT_SOURCE_DIR}/runtime/kumicc.in
+    DEPENDS ${_tdir}/${src} ${_deps} ${PROJECT_SOURCE_DIR}/launcher/kumicc.in
     COMMENT "kumicc (${_what}) ${src}")
 endfunction()
 set(_e2e ${CMAKE_CURRENT_BINARY_DIR}/spmd_sum)

@@ -1,4 +1,4 @@
-/* rdv.c -- the rendezvous (runtime/rdv.c, rdv_server.c): a server on
+/* rdv.c -- the rendezvous (runtime/rdv.c, launcher/rdv_server.c): a server on
  * 127.0.0.1 in one thread, PEs as threads calling the client API, and raw
  * sockets playing strangers. Covers join and all-gather rounds (blobs of
  * different sizes, empty ones, several rounds), rejected keys and garbage
@@ -22,6 +22,7 @@
 
 #include "launch.h"
 #include "rdv.h"
+#include "rdv_server.h"
 
 #define MAXPE 8
 #define NEV   8     /* > every enum kumi_rdv_event */
@@ -48,7 +49,7 @@ static void on_event(void *arg, int rank, enum kumi_rdv_event ev, int value)
     /* called from kumi_rdv_server_service, under v->lock */
     assert_true(rank >= 0 && rank < MAXPE && ev >= 0 && ev < NEV);
     v->ev[rank][ev]++;
-    v->ev_at[rank][ev] = kumi_rdv_now();
+    v->ev_at[rank][ev] = kumi_tp_now();
     if (ev == KUMI_RDV_EV_BYE)
         v->fin[rank] = value;
     if (ev == KUMI_RDV_EV_EXIT) {
@@ -66,7 +67,7 @@ static void *srv_loop(void *arg)
         struct pollfd p = { .fd = kumi_rdv_server_fd(v->s), .events = POLLIN };
         poll(&p, 1, 20);
         pthread_mutex_lock(&v->lock);
-        kumi_rdv_server_service(v->s, kumi_rdv_now());
+        kumi_rdv_server_service(v->s, kumi_tp_now());
         pthread_mutex_unlock(&v->lock);
     }
     return NULL;
@@ -171,12 +172,12 @@ static void pes_free(struct pe *pes, int n)
 static int pe_service_for(struct kumi_rdv_client *c, double secs, uint32_t *failed,
                           int32_t *status)
 {
-    double end = kumi_rdv_now() + secs;
+    double end = kumi_tp_now() + secs;
 
-    while (kumi_rdv_now() < end) {
+    while (kumi_tp_now() < end) {
         struct pollfd p = { .fd = c->fd, .events = POLLIN };
         poll(&p, 1, 50);
-        if (kumi_rdv_service(c, kumi_rdv_now(), failed, status) != 0)
+        if (kumi_rdv_service(c, kumi_tp_now(), failed, status) != 0)
             return 1;
     }
     return 0;
@@ -247,12 +248,12 @@ static void test_parse_key(void **state)
     uint8_t k[KUMI_RDV_KEY_BYTES];
     (void)state;
 
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0B0c0D0e0F10", k), 0);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0B0c0D0e0F10", k), KUMI_OK);
     assert_memory_equal(k, key, sizeof(k));
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f1", k), -1);
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f100", k), -1);
-    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0fxx", k), -1);
-    assert_int_equal(kumi_rdv_parse_key(NULL, k), -1);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f1", k), KUMI_ERR_INVALID);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0f100", k), KUMI_ERR_INVALID);
+    assert_int_equal(kumi_rdv_parse_key("0102030405060708090a0b0c0d0e0fxx", k), KUMI_ERR_INVALID);
+    assert_int_equal(kumi_rdv_parse_key(NULL, k), KUMI_ERR_INVALID);
 }
 
 /* four PEs join, each gets everyone's blob; a second round with other
@@ -269,7 +270,7 @@ static void test_join_table_bye(void **state)
     srv_start(&v, 4);
     pes_join(&v, pes, 4, 4);
     for (int i = 0; i < 4; i++) {
-        assert_int_equal(pes[i].rc, 0);
+        assert_int_equal(pes[i].rc, KUMI_OK);
         assert_int_equal(pes[i].all.n, 4);
         for (int r = 0; r < 4; r++) {
             assert_int_equal(pes[i].all.len[r], blob_len(r));
@@ -282,7 +283,7 @@ static void test_join_table_bye(void **state)
     for (int i = 0; i < 4; i++)
         pthread_join(pes[i].thread, NULL);
     for (int i = 0; i < 4; i++) {
-        assert_int_equal(pes[i].rc, 0);
+        assert_int_equal(pes[i].rc, KUMI_OK);
         for (int r = 0; r < 4; r++) {
             assert_int_equal(pes[i].all.len[r], (uint32_t)r);
             assert_memory_equal(pes[i].all.data + pes[i].all.off[r], pes[r].mine, (size_t)r);
@@ -291,9 +292,9 @@ static void test_join_table_bye(void **state)
     }
     assert_int_equal(kumi_rdv_server_joined(v.s), 4);
     /* all four serviced in turn for longer than TEST_DEAD_S */
-    for (double end = kumi_rdv_now() + TEST_DEAD_S + 0.8; kumi_rdv_now() < end;) {
+    for (double end = kumi_tp_now() + TEST_DEAD_S + 0.8; kumi_tp_now() < end;) {
         for (int i = 0; i < 4; i++)
-            assert_int_equal(kumi_rdv_service(&pes[i].c, kumi_rdv_now(), &failed, &status), 0);
+            assert_int_equal(kumi_rdv_service(&pes[i].c, kumi_tp_now(), &failed, &status), 0);
         usleep(50000);
     }
     for (int i = 0; i < 4; i++)
@@ -329,22 +330,22 @@ static void test_rejects(void **state)
     bad.rdv = kumi_rdv_server_address(v.s);
     bad.rank = 1; bad.size = 2; bad.bad_key = 1;
     pe_join(&bad);
-    assert_int_equal(bad.rc, -1);
+    assert_int_equal(bad.rc, KUMI_ERR_PEER);
     assert_non_null(strstr(bad.err, "closed the connection"));
 
     pes_join(&v, pes, 2, 2);
-    assert_int_equal(pes[0].rc, 0);
-    assert_int_equal(pes[1].rc, 0);
+    assert_int_equal(pes[0].rc, KUMI_OK);
+    assert_int_equal(pes[1].rc, KUMI_OK);
 
     memset(&bad, 0, sizeof(bad));
     bad.rdv = kumi_rdv_server_address(v.s);
     bad.rank = 0; bad.size = 2;
     pe_join(&bad);                          /* PE 0 again, right key */
     kumi_rdv_all_free(&bad.all);
-    assert_int_equal(bad.rc, -1);
+    assert_int_equal(bad.rc, KUMI_ERR_PEER);
     bad.rank = 0; bad.size = 3;
     pe_join(&bad);
-    assert_int_equal(bad.rc, -1);
+    assert_int_equal(bad.rc, KUMI_ERR_PEER);
 
     assert_true(raw_closed_within(g1, 1.0));
     assert_true(raw_closed_within(g2, TEST_DEAD_S + 1.5)); /* the hello deadline */
@@ -379,8 +380,8 @@ static void test_silence_and_eof(void **state)
     srv_start(&v, 3);
     pes_join(&v, pes, 3, 3);
     for (int i = 0; i < 3; i++)
-        assert_int_equal(pes[i].rc, 0);
-    double t0 = kumi_rdv_now();
+        assert_int_equal(pes[i].rc, KUMI_OK);
+    double t0 = kumi_tp_now();
     close(pes[2].c.fd);                      /* PE 2 dies */
     pes[2].c.fd = -1;
     /* PE 0 keeps servicing; PE 1 goes quiet */
@@ -422,7 +423,7 @@ static void test_fail(void **state)
         assert_int_equal(status, 137);
         assert_int_equal(pes[i].c.fd, -1);
         /* closed: it keeps saying so */
-        assert_int_equal(kumi_rdv_service(&pes[i].c, kumi_rdv_now(), &failed, &status), 1);
+        assert_int_equal(kumi_rdv_service(&pes[i].c, kumi_tp_now(), &failed, &status), 1);
     }
     pes_free(pes, 3);
     srv_stop(&v);
@@ -432,7 +433,7 @@ static void test_fail(void **state)
     kumi_rdv_server_fail(v.s, KUMI_CTL_FAIL_LAUNCHER, 130);
     pthread_mutex_unlock(&v.lock);
     pes_join(&v, pes, 1, 2);
-    assert_int_equal(pes[0].rc, -1);
+    assert_int_equal(pes[0].rc, KUMI_ERR_PEER);
     assert_non_null(strstr(pes[0].err, "kumirun is ending the job (status 130)"));
     pes_free(pes, 3);
     srv_stop(&v);
@@ -473,10 +474,10 @@ static void test_server_gone(void **state)
     snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(a.sin_port));
     memset(&pes[0], 0, sizeof(pes[0]));
     pes[0].rdv = addr; pes[0].size = 2;
-    double t0 = kumi_rdv_now();
+    double t0 = kumi_tp_now();
     pe_join(&pes[0]);
-    assert_int_equal(pes[0].rc, -1);
-    assert_true(kumi_rdv_now() - t0 < TEST_DEAD_S + 1.0);
+    assert_int_equal(pes[0].rc, KUMI_ERR_PEER);
+    assert_true(kumi_tp_now() - t0 < TEST_DEAD_S + 1.0);
     assert_non_null(strstr(pes[0].err, addr));
     assert_non_null(strstr(pes[0].err, "silent"));
     close(lfd);
@@ -485,12 +486,12 @@ static void test_server_gone(void **state)
     memset(&pes[0], 0, sizeof(pes[0]));
     pes[0].rdv = addr; pes[0].size = 2;
     pe_join(&pes[0]);
-    assert_int_equal(pes[0].rc, -1);
+    assert_int_equal(pes[0].rc, KUMI_ERR_TRANSPORT);
     assert_non_null(strstr(pes[0].err, "cannot reach the rendezvous at"));
     memset(&pes[0], 0, sizeof(pes[0]));
     pes[0].rdv = "localhost"; pes[0].size = 2;
     pe_join(&pes[0]);
-    assert_int_equal(pes[0].rc, -1);
+    assert_int_equal(pes[0].rc, KUMI_ERR_INVALID);
     assert_non_null(strstr(pes[0].err, "not addr:port"));
 }
 
@@ -528,9 +529,9 @@ static void test_exit(void **state)
 
     srv_start(&v, 3);
     pes_join(&v, pes, 3, 3);
-    double t0 = kumi_rdv_now();
+    double t0 = kumi_tp_now();
     assert_int_equal(kumi_rdv_request_exit(&pes[1].c, 0, 2.0, &failed, &status), 1);
-    assert_true(kumi_rdv_now() - t0 < 0.5);
+    assert_true(kumi_tp_now() - t0 < 0.5);
     assert_int_equal(failed, KUMI_TP_FAIL_EXIT | 2);
     assert_true(kumi_tp_fail_is_exit(failed));
     assert_int_equal(status, 0);
@@ -562,9 +563,9 @@ static void test_exit(void **state)
     pes_join(&v, pes, 1, 1);
     v.stop = 1;
     pthread_join(v.thread, NULL);
-    t0 = kumi_rdv_now();
+    t0 = kumi_tp_now();
     assert_int_equal(kumi_rdv_request_exit(&pes[0].c, 3, 0.3, &failed, &status), 0);
-    assert_true(kumi_rdv_now() - t0 < 1.0);
+    assert_true(kumi_tp_now() - t0 < 1.0);
     assert_int_equal(pes[0].c.fd, -1);
     pes_free(pes, 1);
     kumi_rdv_server_close(v.s);

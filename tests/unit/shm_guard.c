@@ -38,7 +38,7 @@ static void __attribute__((noreturn)) pe0(const char *job, int own_handler)
                                       .local_size = 2, .job_id = job };
     struct kumi_tp_params    p = {
         .rank = 0, .size = 2, .job_id = job, .llcm_size = 64 << 10, .heap_size = 2 << 20,
-        .heap_align = 2 << 20, .job_failed = &failed, .connect_timeout = 20,
+        .heap_align = 2 << 20, .connect_timeout = 20,
         .failed = &failed, .fail_status = &status, .boot = &boot,
     };
 
@@ -46,9 +46,9 @@ static void __attribute__((noreturn)) pe0(const char *job, int own_handler)
         signal(SIGTERM, on_term);
     memset(&tp, 0, sizeof(tp));
     tp.ops = kumi_tp_lookup("shm");
-    if (tp.ops->open(&tp, &p) != KUMI_OK)
+    if (kumi_tp_open(&tp, &p) != KUMI_OK)
         _exit(3);
-    tp.ops->connect(&tp);   /* waits for PE 1: only the signal ends it */
+    kumi_tp_connect(&tp);   /* waits for PE 1: only the signal ends it */
     _exit(4);
 }
 

@@ -113,13 +113,6 @@ static size_t kumi_shm_round(size_t v, size_t a)
     return (v + a - 1) / a * a;
 }
 
-static double kumi_shm_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void kumi_shm_nap(void)
 {
     struct timespec ts = { 0, 50000 };
@@ -191,7 +184,7 @@ static int kumi_shm_page_zero(const uint8_t *pg, size_t len)
  * Raw system calls, not libc's: sanitizers intercept pwrite (and would
  * check the range, redzones included) and mmap (and would treat the range
  * as fresh memory, forgetting what they know of the globals in it). */
-static int kumi_shm_data_move(int fd, uint8_t *base, size_t len, size_t data_off, int rank)
+static int kumi_shm_data_move(int fd, uint8_t *base, size_t len, size_t data_off)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -205,9 +198,9 @@ static int kumi_shm_data_move(int fd, uint8_t *base, size_t len, size_t data_off
             if (w < 0 && errno == EINTR)
                 continue;
             if (w <= 0) {
-                fprintf(stderr, "kumi[%d]: kumi_init: cannot copy the static data (%zu bytes "
-                        "at %p) into shared memory: %s (is /dev/shm full?)\n", rank, len,
-                        (void *)base, w < 0 ? strerror(errno) : "short write");
+                kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "cannot copy the static data (%zu bytes "
+                            "at %p) into shared memory: %s (is /dev/shm full?)", len,
+                            (void *)base, w < 0 ? strerror(errno) : "short write");
                 return KUMI_ERR_TRANSPORT;
             }
             done += (size_t)w;
@@ -216,8 +209,8 @@ static int kumi_shm_data_move(int fd, uint8_t *base, size_t len, size_t data_off
     }
     if ((void *)syscall(SYS_mmap, base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
                         (off_t)data_off) != base) {
-        fprintf(stderr, "kumi[%d]: kumi_init: cannot map shared memory over the static data "
-                "(%zu bytes at %p): %s\n", rank, len, (void *)base, strerror(errno));
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "cannot map shared memory over the static data "
+                    "(%zu bytes at %p): %s", len, (void *)base, strerror(errno));
         return KUMI_ERR_TRANSPORT;
     }
     return KUMI_OK;
@@ -302,22 +295,22 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     kumi_shm_segname(name, sizeof(name), s->job, p->rank);
     s->fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (s->fd < 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: cannot create shared memory segment %s: %s\n",
-                p->rank, name, strerror(errno));
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "cannot create shared memory segment %s: %s", name,
+                    strerror(errno));
         goto err_tp;
     }
     s->linked = 1;
     kumi_shm_guard_set(name);
     if (ftruncate(s->fd, (off_t)s->total) != 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: cannot size %s to %zu bytes: %s "
-                "(is /dev/shm full? see KUMI_HEAP_SIZE)\n", p->rank, name, s->total,
-                strerror(errno));
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "cannot size %s to %zu bytes: %s "
+                    "(is /dev/shm full? see KUMI_HEAP_SIZE)", name, s->total,
+                    strerror(errno));
         goto err_tp;
     }
     s->base = kumi_shm_map_aligned(s->fd, s->total, p->heap_align);
     if (s->base == NULL) {
-        fprintf(stderr, "kumi[%d]: kumi_init: cannot map %s (%zu bytes): %s\n", p->rank, name,
-                s->total, strerror(errno));
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "cannot map %s (%zu bytes): %s", name,
+                    s->total, strerror(errno));
         goto err_tp;
     }
     s->hdr = (struct kumi_shm_hdr *)s->base;
@@ -330,14 +323,13 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         .data_off = data_off, .data_size = p->data_size, .total = s->total,
     };
     if (p->data_size != 0
-        && kumi_shm_data_move(s->fd, p->data_base, p->data_size, data_off, p->rank) != KUMI_OK)
+        && kumi_shm_data_move(s->fd, p->data_base, p->data_size, data_off) != KUMI_OK)
         goto err_tp;
     __atomic_store_n(&s->hdr->ready, 1, __ATOMIC_RELEASE);
 
     tp->priv                    = s;
     tp->rank                    = p->rank;
     tp->size                    = p->size;
-    tp->job_failed              = p->job_failed;
     tp->failed                  = p->failed;
     tp->fail_status             = p->fail_status;
     tp->progress_mask           = 63;   /* peers' stores need no progress */
@@ -371,7 +363,7 @@ err_tp:
 
 static int kumi_shm_failed(struct kumi_tp *tp)
 {
-    return tp->job_failed != NULL && *tp->job_failed != 0;
+    return tp->failed != NULL && __atomic_load_n(tp->failed, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* Says why peer pe's segment (fd, size bytes) differs from mine: the first
@@ -384,29 +376,29 @@ static void kumi_shm_mismatch(struct kumi_tp *tp, int pe, int fd, size_t size, d
 
     if (h != MAP_FAILED)
         while (!__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) && !kumi_shm_failed(tp)
-               && kumi_shm_now() < deadline)
+               && kumi_tp_now() < deadline)
             kumi_shm_nap();
     if (h == MAP_FAILED || !h->ready || h->magic != KUMI_SHM_MAGIC
         || h->version != KUMI_SHM_VERSION)
-        fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d is %zu bytes, mine %zu: mixed "
-                "kumi versions or settings?\n", tp->rank, pe, size, s->total);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "segment of PE %d is %zu bytes, mine %zu: mixed "
+                    "kumi versions or settings?", pe, size, s->total);
     else if (h->llcm_size != m->llcm_size)
-        fprintf(stderr, "kumi[%d]: kumi_init: PE %d has %llu bytes of LLCM, I have %llu: do all "
-                "PEs have the same KUMI_LLCM_SIZE?\n", tp->rank, pe,
-                (unsigned long long)h->llcm_size, (unsigned long long)m->llcm_size);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "PE %d has %llu bytes of LLCM, I have %llu: do all "
+                    "PEs have the same KUMI_LLCM_SIZE?", pe,
+                    (unsigned long long)h->llcm_size, (unsigned long long)m->llcm_size);
     else if (h->heap_size != m->heap_size)
-        fprintf(stderr, "kumi[%d]: kumi_init: PE %d has a heap segment of %llu bytes, I have "
-                "%llu: do all PEs have the same KUMI_HEAP_SIZE and KUMI_COLL_SCRATCH?\n",
-                tp->rank, pe, (unsigned long long)h->heap_size,
-                (unsigned long long)m->heap_size);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "PE %d has a heap segment of %llu bytes, I have "
+                    "%llu: do all PEs have the same KUMI_HEAP_SIZE and KUMI_COLL_SCRATCH?", pe,
+                    (unsigned long long)h->heap_size,
+                    (unsigned long long)m->heap_size);
     else if (h->data_size != m->data_size)
-        fprintf(stderr, "kumi[%d]: kumi_init: static data of PE %d is %llu bytes, mine %llu: "
-                "with KUMI_INIT_SYMMETRIC_DATA every PE must run the same executable (and "
-                "the same KUMI_SYMMETRIC_DATA)\n", tp->rank, pe,
-                (unsigned long long)h->data_size, (unsigned long long)m->data_size);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "static data of PE %d is %llu bytes, mine %llu: "
+                    "with KUMI_INIT_SYMMETRIC_DATA every PE must run the same executable (and "
+                    "the same KUMI_SYMMETRIC_DATA)", pe,
+                    (unsigned long long)h->data_size, (unsigned long long)m->data_size);
     else
-        fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d is %zu bytes, mine %zu: mixed "
-                "kumi versions or settings?\n", tp->rank, pe, size, s->total);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "segment of PE %d is %zu bytes, mine %zu: mixed "
+                    "kumi versions or settings?", pe, size, s->total);
     if (h != MAP_FAILED)
         munmap((void *)h, KUMI_SHM_HDR_SIZE);
 }
@@ -436,9 +428,9 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
                 goto err_errno;
             if (kumi_shm_failed(tp))
                 return KUMI_ERR_PEER;
-            if (kumi_shm_now() > deadline) {
-                fprintf(stderr, "kumi[%d]: kumi_init: PE %d did not create its segment %s "
-                        "within %.0f s (KUMI_STARTUP_TIMEOUT)\n", tp->rank, pe, name, s->timeout);
+            if (kumi_tp_now() > deadline) {
+                kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "PE %d did not create its segment %s "
+                            "within %.0f s (KUMI_STARTUP_TIMEOUT)", pe, name, s->timeout);
                 return KUMI_ERR_TIMEOUT;
             }
             kumi_shm_nap();
@@ -459,17 +451,17 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
     while (__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) == 0) {
         if (kumi_shm_failed(tp))
             return KUMI_ERR_PEER;
-        if (kumi_shm_now() > deadline) {
-            fprintf(stderr, "kumi[%d]: kumi_init: PE %d never finished describing its segment\n",
-                    tp->rank, pe);
+        if (kumi_tp_now() > deadline) {
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "PE %d never finished describing its segment",
+                        pe);
             return KUMI_ERR_TIMEOUT;
         }
         kumi_shm_nap();
     }
     if (h->magic != KUMI_SHM_MAGIC || h->version != KUMI_SHM_VERSION || h->rank != (uint32_t)pe
         || h->npes != (uint32_t)tp->size || h->total != s->total) {
-        fprintf(stderr, "kumi[%d]: kumi_init: segment of PE %d does not match mine "
-                "(version, size or job): mixed kumi versions or settings?\n", tp->rank, pe);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "segment of PE %d does not match mine "
+                    "(version, size or job): mixed kumi versions or settings?", pe);
         return KUMI_ERR_INVALID;
     }
     pp->hdr                = h;
@@ -484,15 +476,15 @@ static int kumi_shm_map_peer(struct kumi_tp *tp, int pe, double deadline)
     return KUMI_OK;
 
 err_errno:
-    fprintf(stderr, "kumi[%d]: kumi_init: cannot map the segment of PE %d: %s\n", tp->rank, pe,
-            strerror(errno));
+    kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "cannot map the segment of PE %d: %s", pe,
+                strerror(errno));
     return KUMI_ERR_TRANSPORT;
 }
 
 static int kumi_shm_connect(struct kumi_tp *tp)
 {
     struct kumi_shm     *s = kumi_tp_shm(tp);
-    double               deadline = kumi_shm_now() + s->timeout;
+    double               deadline = kumi_tp_now() + s->timeout;
     struct kumi_shm_hdr *h0;
     char                 name[128];
     int                  rc;
@@ -510,9 +502,9 @@ static int kumi_shm_connect(struct kumi_tp *tp)
     while (__atomic_load_n(&h0->boot_count, __ATOMIC_ACQUIRE) < (uint32_t)tp->size) {
         if (kumi_shm_failed(tp))
             return KUMI_ERR_PEER;
-        if (kumi_shm_now() > deadline) {
-            fprintf(stderr, "kumi[%d]: kumi_init: only %u of %d PEs started within %.0f s "
-                    "(KUMI_STARTUP_TIMEOUT)\n", tp->rank, h0->boot_count, tp->size, s->timeout);
+        if (kumi_tp_now() > deadline) {
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "only %u of %d PEs started within %.0f s "
+                        "(KUMI_STARTUP_TIMEOUT)", h0->boot_count, tp->size, s->timeout);
             return KUMI_ERR_TIMEOUT;
         }
         sched_yield();
@@ -734,8 +726,8 @@ static int kumi_shm_progress(struct kumi_tp *tp)
                 if (r->handler < KUMI_TP_AM_MAX_HANDLERS && tp->am[r->handler].fn != NULL)
                     tp->am[r->handler].fn(tp, src, r + 1, r->len, tp->am[r->handler].arg);
                 else
-                    fprintf(stderr, "kumi[%d]: active message for unregistered handler %u "
-                            "from PE %d dropped\n", tp->rank, r->handler, src);
+                    kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "active message for unregistered "
+                                "handler %u from PE %d dropped", r->handler, src);
                 handled++;
             }
             head += step;

@@ -47,7 +47,7 @@ static int kumi_frame_fits(uint64_t v, unsigned width)
 #define KUMI_FRAME_BAD(...)                    \
     do {                                       \
         snprintf(why, whylen, __VA_ARGS__);    \
-        return -1;                             \
+        return KUMI_ERR_INVALID;               \
     } while (0)
 
 int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limits *lim,
@@ -78,7 +78,7 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
                            h->seg, (unsigned long long)lim->seg_size[KUMI_SEG_LLCM]);
         if (h->op || h->len || h->cmp || h->tag || !kumi_frame_fits(h->val, h->width))
             KUMI_FRAME_BAD("kick with unused fields set");
-        return 0;
+        return KUMI_OK;
     case KUMI_TCP_PUT:
         if (h->seg >= KUMI_SEG_COUNT)
             KUMI_FRAME_BAD("put to segment %u", h->seg);
@@ -88,7 +88,7 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
                            (unsigned long long)lim->seg_size[h->seg]);
         if (h->width || h->op || h->val || h->cmp || h->tag)
             KUMI_FRAME_BAD("put with unused fields set");
-        return 0;
+        return KUMI_OK;
     case KUMI_TCP_GET_REQ:
         if (h->seg >= KUMI_SEG_COUNT)
             KUMI_FRAME_BAD("get from segment %u", h->seg);
@@ -103,13 +103,13 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
             KUMI_FRAME_BAD("get with unknown tag %u", h->tag);
         if (h->width || h->op || h->len || h->cmp)
             KUMI_FRAME_BAD("get request with unused fields set");
-        return 0;
+        return KUMI_OK;
     case KUMI_TCP_GET_REP:
         if (h->tag >= lim->tags)
             KUMI_FRAME_BAD("get reply with unknown tag %u", h->tag);
         if (h->seg || h->width || h->op || h->off || h->val || h->cmp)
             KUMI_FRAME_BAD("get reply with unused fields set");
-        return 0;
+        return KUMI_OK;
     case KUMI_TCP_AMO_REQ:
         if (h->width != 4 && h->width != 8)
             KUMI_FRAME_BAD("atomic of width %u", h->width);
@@ -124,13 +124,13 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
         if (h->len || !kumi_frame_fits(h->val, h->width) || !kumi_frame_fits(h->cmp, h->width)
             || (h->op != KUMI_AMO_CSWAP && h->cmp) || (h->op == KUMI_AMO_FETCH && h->val))
             KUMI_FRAME_BAD("atomic with unused fields set");
-        return 0;
+        return KUMI_OK;
     case KUMI_TCP_AMO_REP:
         if (h->tag >= lim->tags)
             KUMI_FRAME_BAD("atomic reply with unknown tag %u", h->tag);
         if (h->seg || h->width || h->op || h->len || h->off || h->cmp)
             KUMI_FRAME_BAD("atomic reply with unused fields set");
-        return 0;
+        return KUMI_OK;
     case KUMI_TCP_AM:
         if (h->seg >= lim->am_handlers)
             KUMI_FRAME_BAD("active message for handler %u (limit %u)", h->seg, lim->am_handlers);
@@ -139,11 +139,11 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
                            KUMI_TP_AM_MAX_PAYLOAD);
         if (h->width || h->op || h->off || h->val || h->cmp || h->tag)
             KUMI_FRAME_BAD("active message with unused fields set");
-        return 0;
+        return KUMI_OK;
     default: /* CREDIT, FIN: only credit may be set */
         if (h->seg || h->width || h->op || h->len || h->off || h->val || h->cmp || h->tag)
             KUMI_FRAME_BAD("%s with unused fields set", name);
-        return 0;
+        return KUMI_OK;
     }
 }
 
@@ -189,11 +189,11 @@ static int kumi_frame_done(struct kumi_frame_rx *rx)
         break;
     }
     if (rx->on_frame != NULL
-        && rx->on_frame(rx, h, h->type == KUMI_TCP_AM ? rx->am_buf : NULL, rx->arg) != 0) {
+        && rx->on_frame(rx, h, h->type == KUMI_TCP_AM ? rx->am_buf : NULL, rx->arg) != KUMI_OK) {
         kumi_frame_fail(rx);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
-    return 0;
+    return KUMI_OK;
 }
 
 /* A header is complete: validate, match replies, pick the destination. */
@@ -202,9 +202,9 @@ static int kumi_frame_header(struct kumi_frame_rx *rx)
     struct kumi_tcp_hdr   *h = &rx->hdr;
     struct kumi_frame_req *r;
 
-    if (kumi_frame_check(h, rx->lim, rx->err, sizeof(rx->err)) != 0) {
+    if (kumi_frame_check(h, rx->lim, rx->err, sizeof(rx->err)) != KUMI_OK) {
         kumi_frame_fail(rx);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
     rx->dst = NULL;
     if (h->type == KUMI_TCP_GET_REP || h->type == KUMI_TCP_AMO_REP) {
@@ -214,13 +214,13 @@ static int kumi_frame_header(struct kumi_frame_rx *rx)
             snprintf(rx->err, sizeof(rx->err), "%s for tag %u, which has no request pending",
                      kumi_frame_names[h->type], h->tag);
             kumi_frame_fail(rx);
-            return -1;
+            return KUMI_ERR_INVALID;
         }
         if (want == KUMI_REQ_GET && h->len != r->len) {
             snprintf(rx->err, sizeof(rx->err), "get reply of %u bytes for a request of %u "
                      "(tag %u)", h->len, r->len, h->tag);
             kumi_frame_fail(rx);
-            return -1;
+            return KUMI_ERR_INVALID;
         }
         rx->dst = r->dst;
     } else if (h->type == KUMI_TCP_PUT) {
@@ -232,7 +232,7 @@ static int kumi_frame_header(struct kumi_frame_rx *rx)
     if (h->len == 0)
         return kumi_frame_done(rx);
     rx->in_payload = 1;
-    return 0;
+    return KUMI_OK;
 }
 
 /* Copies put data into memory the target program may be polling at this
@@ -281,7 +281,7 @@ size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n)
             memcpy((uint8_t *)&rx->hdr + rx->have, p + used, k);
             rx->have += k;
             used += k;
-            if (rx->have == sizeof(rx->hdr) && kumi_frame_header(rx) != 0)
+            if (rx->have == sizeof(rx->hdr) && kumi_frame_header(rx) != KUMI_OK)
                 return used;
         } else {
             k = rx->hdr.len - rx->have;
@@ -293,7 +293,7 @@ size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n)
                 memcpy(rx->dst + rx->have, p + used, k);
             rx->have += k;
             used += k;
-            if (rx->have == rx->hdr.len && kumi_frame_done(rx) != 0)
+            if (rx->have == rx->hdr.len && kumi_frame_done(rx) != KUMI_OK)
                 return used;
         }
     }
@@ -303,7 +303,7 @@ size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n)
 size_t kumi_frame_rx_want(struct kumi_frame_rx *rx, void **buf)
 {
     if (rx->failed || !rx->in_payload || rx->hdr.type == KUMI_TCP_AM)
-        return 0;
+        return KUMI_OK;
     *buf = rx->dst + rx->have;
     return rx->hdr.len - rx->have;
 }
@@ -311,9 +311,9 @@ size_t kumi_frame_rx_want(struct kumi_frame_rx *rx, void **buf)
 int kumi_frame_rx_got(struct kumi_frame_rx *rx, size_t n)
 {
     if (rx->failed || !rx->in_payload || n > rx->hdr.len - rx->have)
-        return -1;
+        return KUMI_ERR_INVALID;
     rx->have += n;
     if (rx->have == rx->hdr.len)
         return kumi_frame_done(rx);
-    return 0;
+    return KUMI_OK;
 }

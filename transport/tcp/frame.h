@@ -45,8 +45,8 @@ struct kumi_frame_req {
 
 struct kumi_frame_rx;
 /* Called once per complete, applied frame; payload is the AM buffer for
- * KUMI_TCP_AM (else NULL). Returns 0, or -1 after writing a reason to
- * rx->err (the frame is then treated as malformed). */
+ * KUMI_TCP_AM (else NULL). Returns KUMI_OK, or an error (KUMI_ERR_*) after
+ * writing a reason to rx->err (the frame is then treated as malformed). */
 typedef int (*kumi_frame_fn)(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
                              const void *payload, void *arg);
 
@@ -72,7 +72,8 @@ void kumi_frame_rx_init(struct kumi_frame_rx *rx, const struct kumi_frame_limits
                         uint8_t *const seg[KUMI_SEG_COUNT], struct kumi_frame_req *req,
                         kumi_frame_fn on_frame, void *arg);
 
-/* 0 when h is a well-formed frame within lim, else -1 with a reason in why. */
+/* KUMI_OK when h is a well-formed frame within lim, else KUMI_ERR_INVALID
+ * with a reason in why. */
 int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limits *lim,
                      char *why, size_t whylen);
 
@@ -83,7 +84,8 @@ size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n);
 /* Where the next payload bytes may be received directly, and how many
  * (0 when in a header or an AM payload: feed() those). */
 size_t kumi_frame_rx_want(struct kumi_frame_rx *rx, void **buf);
-/* n bytes were written to want()'s buffer. 0, or -1 when it failed. */
+/* n bytes were written to want()'s buffer. KUMI_OK, or KUMI_ERR_INVALID
+ * when the frame failed. */
 int kumi_frame_rx_got(struct kumi_frame_rx *rx, size_t n);
 
 /* Is the decoder between frames (nothing partial)? */

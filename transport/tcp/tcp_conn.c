@@ -61,9 +61,11 @@ int kumi_tcp_sock_tune(int fd)
     int one = 1;
 
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0)
-        return -1;
+        return KUMI_ERR_TRANSPORT;
     /* small frames are coalesced by us; the kernel must not wait too */
-    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
+        return KUMI_ERR_TRANSPORT;
+    return KUMI_OK;
 }
 
 /* This host's address the other hosts reach: the first IPv4 address of
@@ -97,7 +99,7 @@ int kumi_tcp_setup_listen(struct kumi_tcp *s, const char *addr, char *err, size_
         (addr = kumi_tcp_host_addr(mine, sizeof(mine))) == NULL) {
         snprintf(err, errlen, "the job spans %d hosts, and this one has no network address "
                  "that is up (set KUMI_TCP_ADDR)", s->boot->nodes);
-        return -1;
+        return KUMI_ERR_TRANSPORT;
     }
     if (addr == NULL || *addr == '\0')
         addr = "127.0.0.1";
@@ -108,18 +110,18 @@ int kumi_tcp_setup_listen(struct kumi_tcp *s, const char *addr, char *err, size_
         s->mine.family = 6;
     } else {
         snprintf(err, errlen, "KUMI_TCP_ADDR=%s is not a numeric IPv4 or IPv6 address", addr);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
     sl = kumi_tcp_ep_sa(&s->mine, &ss);   /* port 0: ephemeral */
     s->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&ss, sl) != 0
         || listen(s->lfd, 128) != 0 || getsockname(s->lfd, (struct sockaddr *)&ss, &sl) != 0) {
         snprintf(err, errlen, "cannot listen on %s: %s", addr, strerror(errno));
-        return -1;
+        return KUMI_ERR_TRANSPORT;
     }
     s->mine.port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
                                                  : ((struct sockaddr_in6 *)&ss)->sin6_port);
-    return 0;
+    return KUMI_OK;
 }
 
 static void kumi_tcp_ep_encode(uint8_t *p, const struct kumi_tcp_ep *ep, const uint8_t *key)
@@ -137,12 +139,12 @@ static int kumi_tcp_ep_decode(const uint8_t *p, struct kumi_tcp_ep *ep)
     uint16_t port = (uint16_t)(p[2] | p[3] << 8);
 
     if ((p[0] != 4 && p[0] != 6) || p[1] != 0 || port == 0)
-        return -1;
+        return KUMI_ERR_INVALID;
     ep->family   = p[0];
     ep->reserved = 0;
     ep->port     = port;
     memcpy(ep->addr, p + 4, 16);
-    return 0;
+    return KUMI_OK;
 }
 
 int kumi_tcp_exchange(struct kumi_tcp *s)
@@ -154,8 +156,8 @@ int kumi_tcp_exchange(struct kumi_tcp *s)
     /* PE 0's key is the job's: nobody outside the job learns it (the
      * bootstrap's exchange is private to the job) */
     if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
-        fprintf(stderr, "kumi[%d]: kumi_init: tcp: cannot make a key: getrandom: %s\n",
-                s->rank, strerror(errno));
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "cannot make a key: getrandom: %s",
+                    strerror(errno));
         return KUMI_ERR_TRANSPORT;
     }
     kumi_tcp_ep_encode(mine, &s->mine, key);
@@ -164,9 +166,9 @@ int kumi_tcp_exchange(struct kumi_tcp *s)
         return KUMI_ERR_NOMEM;
     rc = b->allgather(b, mine, all, KUMI_TCP_BOOT_BYTES);
     for (int pe = 0; rc == KUMI_OK && pe < s->size; pe++)
-        if (kumi_tcp_ep_decode(all + (size_t)pe * KUMI_TCP_BOOT_BYTES, &s->table[pe]) != 0) {
-            fprintf(stderr, "kumi[%d]: kumi_init: tcp: PE %d published a malformed endpoint "
-                    "(through the %s bootstrap)\n", s->rank, pe, b->name);
+        if (kumi_tcp_ep_decode(all + (size_t)pe * KUMI_TCP_BOOT_BYTES, &s->table[pe]) != KUMI_OK) {
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "PE %d published a malformed endpoint "
+                        "(through the %s bootstrap)", pe, b->name);
             rc = KUMI_ERR_TRANSPORT;
         }
     if (rc == KUMI_OK)
@@ -176,7 +178,7 @@ int kumi_tcp_exchange(struct kumi_tcp *s)
     free(all);
     if (rc != KUMI_OK)
         return rc;
-    double now  = kumi_tcp_now();
+    double now  = kumi_tp_now();
     s->boot_on  = b->poll != NULL;
     __atomic_store(&s->boot_next, &now, __ATOMIC_RELAXED);
     return KUMI_OK;
@@ -197,14 +199,14 @@ int kumi_tcp_start_connects(struct kumi_tcp *s)
 
         kumi_tcp_sa_name(&ss, c->name, sizeof(c->name));
         c->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (c->fd < 0 || kumi_tcp_sock_tune(c->fd) != 0
+        if (c->fd < 0 || kumi_tcp_sock_tune(c->fd) != KUMI_OK
             || (connect(c->fd, (struct sockaddr *)&ss, sl) != 0 && errno != EINPROGRESS)) {
-            fprintf(stderr, "kumi[%d]: kumi_init: tcp: cannot connect to PE %d at %s: %s\n",
-                    s->rank, pe, c->name, strerror(errno));
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "cannot connect to PE %d at %s: %s", pe,
+                        c->name, strerror(errno));
             return KUMI_ERR_TRANSPORT;
         }
         memcpy(h.key, s->key, sizeof(h.key));
-        if (kumi_tcp_tx_append(c, &h, sizeof(h)) != 0)
+        if (kumi_tcp_tx_append(c, &h, sizeof(h)) != KUMI_OK)
             return KUMI_ERR_NOMEM;
         c->state = KUMI_TCP_CONNECTING;
         c->pollout = -1;
@@ -233,8 +235,8 @@ static void kumi_tcp_reject(struct kumi_tcp *s, int slot, const char *why)
     struct kumi_tcp_pend *p = &s->pend[slot];
 
     if (s->rejected++ < KUMI_TCP_REJECT_LOG)
-        fprintf(stderr, "kumi[%d]: tcp: rejected connection from %s: %s%s\n", s->rank, p->name,
-                why, s->rejected == KUMI_TCP_REJECT_LOG ? " (further rejections not logged)" : "");
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "rejected connection from %s: %s%s", p->name, why,
+                    s->rejected == KUMI_TCP_REJECT_LOG ? " (further rejections not logged)" : "");
     epoll_ctl(s->epfd, EPOLL_CTL_DEL, p->fd, NULL);
     close(p->fd);
     p->fd = -1;
@@ -256,15 +258,15 @@ void kumi_tcp_accept(struct kumi_tcp *s)
                 slot = i;
         if (slot < 0) {
             if (s->rejected++ < KUMI_TCP_REJECT_LOG)
-                fprintf(stderr, "kumi[%d]: tcp: rejected a connection: too many without a "
-                        "hello\n", s->rank);
+                kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "rejected a connection: too many without "
+                            "a hello");
             close(fd);
             continue;
         }
         struct kumi_tcp_pend *p = &s->pend[slot];
         p->fd       = fd;
         p->have     = 0;
-        p->deadline = kumi_tcp_now() + KUMI_TCP_HELLO_S;
+        p->deadline = kumi_tp_now() + KUMI_TCP_HELLO_S;
         kumi_tcp_sa_name(&ss, p->name, sizeof(p->name));
         kumi_tcp_sock_tune(fd);
         struct epoll_event ev = { .events = EPOLLIN, .data.u64 = KUMI_TCP_EV(KUMI_TCP_EV_PEND, slot) };
@@ -357,7 +359,7 @@ void kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final)
     failed = __atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE);
     if (__atomic_compare_exchange_n(&s->lost_state, &held, 3, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_RELAXED) && !kumi_tp_fail_is_exit(failed))
-        fprintf(stderr, "%s\n", s->lost_line);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "%s", s->lost_line);
 }
 
 /* The bootstrap's channel to the launcher (kumirun's rendezvous:

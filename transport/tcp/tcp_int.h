@@ -140,7 +140,6 @@ struct kumi_tcp {
     int                   corrupt_next;
 };
 
-double kumi_tcp_now(void);
 int    kumi_tcp_is_failed(struct kumi_tcp *s);
 /* Marks pe's connection lost (bad frame, EOF without FIN, error) and the
  * job failed; prints why once. */
@@ -168,9 +167,77 @@ void   kumi_tcp_boot_tick(struct kumi_tcp *s, double now);
 void   kumi_tcp_lost_report(struct kumi_tcp *s, double now, int final);
 void   kumi_tcp_connecting_ready(struct kumi_tcp *s, struct kumi_tcp_conn *c);
 
-/* tcp.c */
-int    kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms);
+
+#define KUMI_TCP_SPIN_POLLS 2000   /* blocking ops busy-poll this often before sleeping */
+
+static inline struct kumi_tcp *kumi_tcp_of(struct kumi_tp *tp)
+{
+    return tp->priv;
+}
+
+static inline void kumi_tcp_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* "a caller polls": the progress thread stays parked. Any thread may bump
+ * it (KUMI_INIT_THREADS); an increment lost between two only means the
+ * count moved less, which the thread reads the same. */
+static inline void kumi_tcp_polled(struct kumi_tcp *s)
+{
+    __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+}
+
+/* A store to my own memory through kumi: wake my sleeping waiters (another
+ * thread of mine may wait for it), as shm rings for every store. */
+static inline void kumi_tcp_ring_self(struct kumi_tp *tp)
+{
+    if (__atomic_load_n(&tp->doorbells, __ATOMIC_RELAXED))
+        kumi_tp_doorbell_ring(tp->doorbell);
+}
+
+/* tcp.c: the engine lock (recursive per thread), open/connect/close */
+int kumi_tcp_trylock(struct kumi_tcp *s);
+void kumi_tcp_lock(struct kumi_tcp *s);
+void kumi_tcp_unlock(struct kumi_tcp *s);
+void kumi_tcp_conn_close(struct kumi_tcp *s, struct kumi_tcp_conn *c);
+int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p);
+int kumi_tcp_connect(struct kumi_tp *tp);
+void kumi_tcp_stop_thread(struct kumi_tcp *s);
+int kumi_tcp_exit_job(struct kumi_tp *tp, int status);
+void kumi_tcp_close(struct kumi_tp *tp);
+
+/* tcp_tx.c: the send side and requests */
 int    kumi_tcp_flush(struct kumi_tcp *s, struct kumi_tcp_conn *c);
 int    kumi_tcp_tx_append(struct kumi_tcp_conn *c, const void *p, size_t n);
+int kumi_tcp_tx_hdr(struct kumi_tcp *s, struct kumi_tcp_conn *c, struct kumi_tcp_hdr *h);
+void kumi_tcp_flush_dirty(struct kumi_tcp *s);
+int kumi_tcp_tx_direct(struct kumi_tcp *s, struct kumi_tcp_conn *c,
+                       struct kumi_tcp_hdr *h, const void *data, size_t len);
+int kumi_tcp_credit(struct kumi_tcp *s, struct kumi_tcp_conn *c);
+int kumi_tcp_await(struct kumi_tcp *s, volatile uint8_t *done, unsigned spins);
+int kumi_tcp_tag_get(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned *tag);
+void kumi_tcp_tag_put(struct kumi_tcp_conn *c, unsigned tag);
+int kumi_tcp_wait_req(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned tag);
+
+/* tcp_rx.c: the receive side, progress, the progress thread */
+int    kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms);
+int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
+                      const void *payload, void *arg);
+int kumi_tcp_progress_direct(struct kumi_tcp *s);
+void kumi_tcp_futex_wake(uint32_t *w);
+int kumi_tcp_boot_poll(struct kumi_tcp *s);
+void *kumi_tcp_thread(void *arg);
+
+/* tcp_ops.c: the operations and the ops table */
+extern const struct kumi_tp_ops kumi_tp_tcp_ops;
+int kumi_tcp_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
+                 const void *src, size_t n);
+int kumi_tcp_fence(struct kumi_tp *tp);
 
 #endif /* KUMI_TCP_INT_H */

@@ -319,7 +319,7 @@ static void kumi_run_check_exec(struct kumi_run_job *j, int fd)
         int ready = poll(p, 2, 100);
 
         if (j->rdv != NULL)
-            kumi_rdv_server_service(j->rdv, kumi_rdv_now());
+            kumi_rdv_server_service(j->rdv, kumi_tp_now());
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (ready < 0 && errno == EINTR)
             continue;   /* stopped and continued (Ctrl-Z, fg) */
@@ -689,7 +689,7 @@ static void kumi_run_wait_tick(struct kumi_run_job *j, int sfd)
             kumi_run_on_signal(j, sig);
     }
     if (j->rdv != NULL)
-        kumi_rdv_server_service(j->rdv, kumi_rdv_now());
+        kumi_rdv_server_service(j->rdv, kumi_tp_now());
 }
 
 int kumi_run_supervise(struct kumi_run_job *j)

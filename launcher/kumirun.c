@@ -569,7 +569,7 @@ static int kumi_run_rdv_setup(struct kumi_run_job *j)
     j->rdv_pe = calloc((size_t)j->npes, sizeof(*j->rdv_pe));
     if (j->rdv_pe == NULL ||
         kumi_rdv_server_open(&j->rdv, addr, j->npes, key, j->dead_s, kumi_run_on_rdv, j, err,
-                             sizeof(err)) != 0) {
+                             sizeof(err)) != KUMI_OK) {
         fprintf(stderr, "kumirun: %s\n", j->rdv_pe == NULL ? strerror(ENOMEM) : err);
         return -1;
     }

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "launch.h"
-#include "rdv.h"
+#include "rdv_server.h"
 #include "topology.h"
 
 #define KUMI_RUN_MAX_PES   4096

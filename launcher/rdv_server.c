@@ -3,6 +3,7 @@
  * rdv_wire.h): authenticates PEs, runs the all-gather rounds, keeps the
  * control channel (heartbeats, FAIL, BYE, EXIT) of every joined PE.
  */
+#include "rdv_server.h"
 #include "rdv_wire.h"
 
 #include <arpa/inet.h>
@@ -116,8 +117,8 @@ static void rdv_conn_lost(struct kumi_rdv_server *s, struct rdv_conn *k,
 }
 
 /* Writes what the socket takes: the control bytes queued before the ALL
- * owed, then the ALL, then the rest. 0, or -1 when the connection broke
- * (its reader will see EOF, or has). */
+ * owed, then the ALL, then the rest. KUMI_OK, or KUMI_ERR_PEER when the
+ * connection broke (its reader will see EOF, or has). */
 static int rdv_conn_write(struct kumi_rdv_server *s, struct rdv_conn *k)
 {
     for (;;) {
@@ -134,14 +135,14 @@ static int rdv_conn_write(struct kumi_rdv_server *s, struct rdv_conn *k)
             left = k->out_len - k->out_off;
         }
         if (left == 0)
-            return 0;
+            return KUMI_OK;
         ssize_t n = send(k->fd, p, left, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN)
-            return 0;
+            return KUMI_OK;
         if (n <= 0)
-            return -1;
+            return KUMI_ERR_PEER;
         if (k->all_sending) {
             k->all_off += (size_t)n;
             if (k->all_off == s->all_len)
@@ -156,7 +157,7 @@ static int rdv_conn_write(struct kumi_rdv_server *s, struct rdv_conn *k)
 
 static void rdv_conn_flush(struct kumi_rdv_server *s, struct rdv_conn *k)
 {
-    if (rdv_conn_write(s, k) != 0) {
+    if (rdv_conn_write(s, k) != KUMI_OK) {
         /* broken: nothing more goes out; its reader sees EOF */
         rdv_all_release(s, k);
         k->out_off = k->out_len = 0;
@@ -504,7 +505,7 @@ void kumi_rdv_server_service(struct kumi_rdv_server *s, double now)
 
 void kumi_rdv_server_fail(struct kumi_rdv_server *s, uint32_t failed, int32_t status)
 {
-    double now = kumi_rdv_now();
+    double now = kumi_tp_now();
 
     if (s == NULL || s->failing)
         return;
@@ -525,15 +526,16 @@ int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npe
     socklen_t               sl;
     char                    with_port[INET6_ADDRSTRLEN + 8];
     struct epoll_event      ev = { .events = EPOLLIN, .data.ptr = NULL };
+    int                     rc = KUMI_ERR_TRANSPORT;   /* unless said */
 
     if (npes < 1 || npes > KUMI_RDV_MAX_PES) {
         snprintf(err, errlen, "rendezvous: %d PEs is out of range", npes);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
     snprintf(with_port, sizeof(with_port), strchr(addr, ':') ? "[%s]:1" : "%s:1", addr);
-    if (kumi_rdv_parse_addr(with_port, &ss, &sl) != 0) {
+    if (kumi_rdv_parse_addr(with_port, &ss, &sl) != KUMI_OK) {
         snprintf(err, errlen, "rendezvous: '%s' is not a numeric IP address", addr);
-        return -1;
+        return KUMI_ERR_INVALID;
     }
     ((struct sockaddr_in *)&ss)->sin_port = 0;   /* same offset in sockaddr_in6 */
     s = calloc(1, sizeof(*s));
@@ -544,6 +546,7 @@ int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npe
         (s->blob = calloc((size_t)npes, sizeof(*s->blob))) == NULL ||
         (s->blob_len = calloc((size_t)npes, sizeof(*s->blob_len))) == NULL) {
         snprintf(err, errlen, "rendezvous: out of memory");
+        rc = KUMI_ERR_NOMEM;
         goto fail;
     }
     s->npes   = npes;
@@ -565,10 +568,10 @@ int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npe
     }
     kumi_rdv_format_addr(&ss, s->addr, sizeof(s->addr));
     *out = s;
-    return 0;
+    return KUMI_OK;
 fail:
     kumi_rdv_server_close(s);
-    return -1;
+    return rc;
 }
 
 const char *kumi_rdv_server_address(const struct kumi_rdv_server *s)
