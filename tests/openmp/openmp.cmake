@@ -118,4 +118,4 @@ add_test(NAME omp.layout_check COMMAND sh ${KUMI_OMP_TEST_SH} layout
 set_tests_properties(omp.layout_check PROPERTIES LABELS openmp FIXTURES_REQUIRED omp_exit_status
   SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
-include(${CMAKE_CURRENT_LIST_DIR}/libc.cmake OPTIONAL)   # omp-libc+tasks
+include(${CMAKE_CURRENT_LIST_DIR}/libc.cmake)   # omp-libc+tasks
