@@ -83,4 +83,8 @@ if(NOT DEFINED BUILD_TESTING OR BUILD_TESTING)
            COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/compare.py
                    ${CMAKE_BINARY_DIR}/bin/kumi-compare)
   set_tests_properties(bench.compare.rounds PROPERTIES LABELS "bench" TIMEOUT 300)
+  # ... and compare.py's checks can fail: wrong records must be rejected
+  add_test(NAME bench.compare.selftest
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/compare.py --self-test)
+  set_tests_properties(bench.compare.selftest PROPERTIES LABELS "bench" TIMEOUT 60)
 endif()
