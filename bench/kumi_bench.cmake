@@ -92,4 +92,8 @@ if(NOT DEFINED BUILD_TESTING OR BUILD_TESTING)
                    ${CMAKE_CURRENT_BINARY_DIR}/compare-plot)
   set_tests_properties(bench.compare.plot PROPERTIES LABELS "bench" TIMEOUT 120
                        SKIP_RETURN_CODE 77)
+  # ... and compare.py's checks can fail: wrong records must be rejected
+  add_test(NAME bench.compare.selftest
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/../tests/bench/compare.py --self-test)
+  set_tests_properties(bench.compare.selftest PROPERTIES LABELS "bench" TIMEOUT 60)
 endif()

@@ -93,6 +93,8 @@ struct kumi_run_job {
     int              exit_code;      /* kumirun's exit status                 */
     struct timespec  deadline;       /* --timeout, if any                     */
     struct timespec  term_at;        /* when the PEs' notice ends: SIGTERM    */
+    struct timespec  report_until;   /* ... at the latest, while PEs in kumi
+                                        may still be reporting (PE failure) */
     struct timespec  kill_at;        /* when SIGTERM turns into SIGKILL       */
 };
 

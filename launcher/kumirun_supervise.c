@@ -11,9 +11,15 @@
  * Ending a job: the first failure (a PE that exits non-zero, is killed, or
  * exits after kumi_init without kumi_finalize) is reported once and written
  * into the control segment, where every waiting PE sees it and returns
- * KUMI_ERR_PEER; after a short notice (0.3 s, so PEs blocked in kumi calls
- * can say where they were and exit on their own) SIGTERM to the group,
- * SIGKILL 1 s later. An interrupt or --timeout gives no notice. Deaths
+ * KUMI_ERR_PEER; after a notice (so PEs blocked in kumi calls can say
+ * where they were and exit on their own) SIGTERM to the group, SIGKILL 1 s
+ * later. The notice is 0.3 s, but lasts while a PE of this host that
+ * called kumi_init and not kumi_finalize is still alive, up to
+ * KUMI_HEARTBEAT_TIMEOUT after the failure: such a PE sees the failure in
+ * its next kumi call and leaves by itself, unless it gets no CPU (a loaded
+ * machine) or computes outside kumi; the heartbeat timeout is how long kumi
+ * waits for a silent peer anyway. A job whose PEs all left ends at once,
+ * whatever the notice. An interrupt or --timeout gives no notice. Deaths
  * caused by that are consequences, not reported as failures.
  *
  * A PE may also end the job on purpose (kumi_global_exit): it records its
@@ -139,12 +145,43 @@ static void kumi_run_end(struct kumi_run_job *j, uint32_t failed, int status)
     __atomic_store_n(&j->ctl->failed, failed, __ATOMIC_RELEASE);  /* status first */
     kumi_rdv_server_fail(j->rdv, failed, status);   /* for PEs without the segment */
     clock_gettime(CLOCK_MONOTONIC, &j->term_at);
-    if (kumi_tp_fail_is_exit(failed))
+    j->report_until = j->term_at;
+    if (kumi_tp_fail_is_exit(failed)) {
         kumi_run_ts_add(&j->term_at, KUMI_RUN_EXIT_NOTICE_NS * 1e-9);
-    else if (failed != KUMI_CTL_FAIL_LAUNCHER)
+        j->report_until = j->term_at;
+    } else if (failed != KUMI_CTL_FAIL_LAUNCHER) {
+        kumi_run_ts_add(&j->report_until, j->dead_s > 0 ? (double)j->dead_s : 10.0);
         kumi_run_ts_add(&j->term_at, KUMI_RUN_NOTICE_NS * 1e-9);
+    }
     j->kill_at = j->term_at;
     j->kill_at.tv_sec += KUMI_RUN_GRACE_S;
+}
+
+/* Is a PE of this host still in kumi (initialized, not finalized, not
+ * reaped)? It will see the failure in its next kumi call and leave by
+ * itself; the notice waits for it (up to report_until). */
+static int kumi_run_pes_in_kumi(const struct kumi_run_job *j)
+{
+    for (int r = 0; r < j->npes; r++)
+        if (j->pids[r] > 0 && !kumi_run_is_remote(j, r)
+            && __atomic_load_n(&j->ctl->pe[r].state, __ATOMIC_ACQUIRE) == KUMI_PE_INITIALIZED)
+            return 1;
+    return 0;
+}
+
+/* The notice is over at term_at, or later while PEs are in kumi (never
+ * after report_until): SIGTERM then, and SIGKILL a grace later. */
+static int kumi_run_notice_over(struct kumi_run_job *j, const struct timespec *now)
+{
+    if (j->termed)
+        return 0;
+    if (!kumi_run_ts_reached(now, &j->term_at))
+        return 0;
+    if (!kumi_run_ts_reached(now, &j->report_until) && kumi_run_pes_in_kumi(j))
+        return 0;
+    j->kill_at = *now;
+    j->kill_at.tv_sec += KUMI_RUN_GRACE_S;
+    return 1;
 }
 
 /* A PE asked the job to end with status (kumi_global_exit): rank >= 0
@@ -710,9 +747,9 @@ int kumi_run_supervise(struct kumi_run_job *j)
         /* a request whose PE is slow to exit (atexit handlers, a full
          * pipe) ends the job all the same */
         kumi_run_exit_request(j, -1, 0);
-        if (j->ending && kumi_run_ts_reached(&now, &j->term_at))
+        if (j->ending && kumi_run_notice_over(j, &now))
             kumi_run_term(j);
-        if (j->ending && kumi_run_ts_reached(&now, &j->kill_at))
+        if (j->ending && j->termed && kumi_run_ts_reached(&now, &j->kill_at))
             kumi_run_kill(j);
         if (!j->ending && j->timeout > 0 && kumi_run_ts_reached(&now, &j->deadline)) {
             fprintf(stderr, "kumirun: job exceeded --timeout %u s; terminating the job\n",

@@ -20,13 +20,18 @@ kumi_pe_test(dsm_api_exhaust dsm_api.c NPES 1 2 4 TCP_NPES 2 ARGS exhaust INTERN
 
 # Litmus tests of sequential consistency: dsm_litmus TEST MAX_ITERS SECONDS.
 # 2 PEs play the roles; with 4 (shm) or 3 (tcp) PEs the others are homes
-# too, so misses are forwarded (3 hops). IRIW needs 4 PEs.
+# too, so misses are forwarded (3 hops). IRIW needs 4 PEs. Each run prints
+# its outcome histogram and fails under 640 iterations or when it saw too
+# few distinct outcomes (see dsm_litmus.c).
 foreach(t mp sb lb 2+2w corr cowr)
   kumi_pe_test(dsm_litmus.${t} dsm_litmus.c NPES 2 4 TCP_NPES 2 3
     ARGS ${t} 20000 1.5 TCP_ARGS ${t} 4000 1.5 INTERNAL)
 endforeach()
 kumi_pe_test(dsm_litmus.iriw dsm_litmus.c NPES 4 ARGS iriw 20000 1.5
   TCP_ARGS iriw 4000 1.5 INTERNAL)
+# the negative control: 100 iterations are too few to prove anything
+kumi_pe_test(dsm_litmus.too_few dsm_litmus.c NPES 2 ARGS mp 100 1.5 INTERNAL SHM_ONLY
+  EXPECT_RC 1 EXPECT_REGEX "mp: only [0-9]+ iterations .*at least 640 needed")
 
 # Stress: counters under DSM and heap mutexes, lock fairness, whole-block
 # slots never torn, a random mix with false sharing; each part at most

@@ -2,16 +2,22 @@
 """Checks kumi-compare's rounds with kumi alone (tests never need the peers).
 
     compare.py KUMI_COMPARE
+    compare.py --self-test
 
 Runs `kumi-compare -n 2 --impls kumi --rounds 3` on barrier and allreduce
-and checks its JSON: one record per op, rounds 3, kumi's time the median
-of its three rounds (so one of the rounds' own figures), limit_ratio a
-positive number, the peers' fields null, `--from` those records printing
-the very same table, and nothing but its own
-messages on stderr (no progress: stderr is not a terminal); that with
-stderr on a terminal (a pty) it shows its progress there ("[1/1]
-barrier on kumi"); and that a round count of 0 is refused with a usage
-error (exit 2).
+and checks its JSON: one record per op, rounds 3, three per-round figures
+for kumi (avg_us_rounds), kumi's time the median of them (the middle one
+of the three, so one of the rounds' own figures), limit_ratio a positive
+number, the peers' fields null, `--from` those records printing the very
+same table, and nothing but its own messages on stderr (no progress:
+stderr is not a terminal); that with stderr on a terminal (a pty) it
+shows its progress there ("[1/1] barrier on kumi"); and that a round
+count of 0 is refused with a usage error (exit 2).
+
+--self-test feeds check_record() records that are wrong in one way each
+(a mean or the fastest round instead of the median, a figure no round
+had, a round missing, ...) and fails unless every one is rejected and a
+right one accepted: the checks can fail.
 """
 import json
 import math
@@ -20,6 +26,80 @@ import pty
 import subprocess
 import tempfile
 import sys
+
+ROUNDS = 3
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def check_record(r, rounds=ROUNDS):
+    """The problems of one kumi-only record of kumi-compare (empty: ok)."""
+    errs = []
+    op = r.get("op")
+    if r.get("rounds") != rounds:
+        errs.append(f"{op}: rounds {r.get('rounds')!r}, want {rounds}")
+    k = r.get("kumi_avg_us")
+    if not is_num(k) or k <= 0:
+        errs.append(f"{op}: kumi_avg_us {k!r}")
+        return errs
+    if (r.get("kumi") or {}).get("avg_us") != k:
+        errs.append(f"{op}: the record's time {k} is not its kumi row's")
+    per = (r.get("avg_us_rounds") or {}).get("kumi")
+    if not isinstance(per, list) or len(per) != rounds or not all(is_num(x) and x > 0 for x in per):
+        errs.append(f"{op}: kumi's per-round times {per!r}, want {rounds} positive numbers")
+    else:
+        # the lower middle round (kumi-compare's median_row): with 3 rounds
+        # the middle one, a figure a round really had
+        med = sorted(per)[(len(per) - 1) // 2]
+        if k != med:
+            errs.append(f"{op}: kumi_avg_us {k} is not the median {med} of its rounds {per}")
+    lim = r.get("limit_ratio")
+    if not is_num(lim) or lim <= 0:
+        errs.append(f"{op}: limit_ratio {lim!r}")
+    for key in ("mpi_avg_us", "oshmem_avg_us", "kumi_over_mpi", "kumi_over_oshmem"):
+        if r.get(key) is not None:
+            errs.append(f"{op}: {key} {r[key]!r} without the peers")
+    return errs
+
+
+def self_test():
+    def rec(k, per, **kw):
+        r = {"op": "barrier", "rounds": 3, "kumi_avg_us": k, "kumi": {"avg_us": k},
+             "avg_us_rounds": {"kumi": per}, "limit_ratio": 1.5, "mpi_avg_us": None,
+             "oshmem_avg_us": None, "kumi_over_mpi": None, "kumi_over_oshmem": None}
+        r.update(kw)
+        return r
+    good = rec(2.0, [3.0, 1.0, 2.0])
+    bad = {
+        "the fastest round": rec(1.0, [3.0, 1.0, 2.0]),
+        "the slowest round": rec(3.0, [3.0, 1.0, 2.0]),
+        "the mean, no round's figure": rec(2.5, [4.5, 1.0, 2.0]),
+        "a figure no round had": rec(2.1, [3.0, 1.0, 2.0]),
+        "a round missing": rec(2.0, [3.0, 2.0]),
+        "no per-round times": rec(2.0, None),
+        "a round without a time": rec(2.0, [3.0, None, 2.0]),
+        "rounds 2": rec(2.0, [3.0, 1.0, 2.0], rounds=2),
+        "the kumi row differs": rec(2.0, [3.0, 1.0, 2.0], kumi={"avg_us": 3.0}),
+        "limit_ratio 0": rec(2.0, [3.0, 1.0, 2.0], limit_ratio=0),
+        "a peer's time without peers": rec(2.0, [3.0, 1.0, 2.0], mpi_avg_us=1.0),
+    }
+    fails = 0
+    errs = check_record(good)
+    if errs:
+        print(f"FAIL: a right record rejected: {errs}")
+        fails += 1
+    for what, r in bad.items():
+        errs = check_record(r)
+        if errs:
+            print(f"ok   {what}: rejected ({errs[0]})")
+        else:
+            print(f"FAIL {what}: accepted")
+            fails += 1
+    if fails:
+        sys.exit(f"FAIL: {fails} self-test case(s)")
+    print(f"compare.py self-test: {len(bad)} wrong records rejected, the right one accepted")
 
 
 def progress_on_tty(cmd):
@@ -50,9 +130,12 @@ def progress_on_tty(cmd):
 
 
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+        return
     compare = sys.argv[1]
     cmd = [compare, "-n", "2", "--impls", "kumi", "--ops", "barrier,allreduce",
-           "--rounds", "3", "--iters", "2000", "--json", "-", "--timeout", "120"]
+           "--rounds", str(ROUNDS), "--iters", "2000", "--json", "-", "--timeout", "120"]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=300)
     if p.returncode != 0:
@@ -61,20 +144,11 @@ def main():
     if sorted(r["op"] for r in recs) != ["allreduce", "barrier"]:
         sys.exit(f"FAIL: records {[r['op'] for r in recs]}, expected barrier and allreduce")
     for r in recs:
-        if r["rounds"] != 3:
-            sys.exit(f"FAIL: {r['op']}: rounds {r['rounds']}")
-        k = r["kumi_avg_us"]
-        if not isinstance(k, (int, float)) or not math.isfinite(k) or k <= 0:
-            sys.exit(f"FAIL: {r['op']}: kumi_avg_us {k!r}")
-        if r["kumi"]["avg_us"] != k:
-            sys.exit(f"FAIL: {r['op']}: the record's time {k} is not its kumi row's")
-        lim = r["limit_ratio"]
-        if not isinstance(lim, (int, float)) or lim <= 0:
-            sys.exit(f"FAIL: {r['op']}: limit_ratio {lim!r}")
-        for key in ("mpi_avg_us", "oshmem_avg_us", "kumi_over_mpi", "kumi_over_oshmem"):
-            if r[key] is not None:
-                sys.exit(f"FAIL: {r['op']}: {key} {r[key]!r} without the peers")
-        print(f"{r['op']}: {k:.4f} us, x_limit {lim:.3f} (median of 3 rounds)")
+        errs = check_record(r)
+        if errs:
+            sys.exit("FAIL: " + "; ".join(errs))
+        print(f"{r['op']}: {r['kumi_avg_us']:.4f} us, x_limit {r['limit_ratio']:.3f} "
+              f"(median of rounds {r['avg_us_rounds']['kumi']})")
     if "kumi-compare: [" in p.stderr:
         sys.exit(f"FAIL: progress on stderr, which is not a terminal:\n{p.stderr}")
     # --from the records just written prints the same table

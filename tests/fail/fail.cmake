@@ -20,6 +20,9 @@ if(NOT KUMI_SANITIZE)
   add_test(NAME install.consumers
     COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/check.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
   set_tests_properties(install.consumers PROPERTIES LABELS "install" TIMEOUT 300)
+else()
+  kumi_skipped_test(install.consumers "install"
+    "a sanitizer build (KUMI_SANITIZE=${KUMI_SANITIZE}): the consumers are built without the sanitizer")
 endif()
 
 # The Debian package (`make test-package`, label package, not in `make

@@ -2,7 +2,9 @@
 # Failure handling of real kumi jobs under kumirun (issue: "Failure").
 # usage: fail.sh KUMIRUN PE_FAIL NPES
 # Each case: the job's exit status, kumirun's one-line report naming the PE,
-# the whole job gone within 5 s, no PE processes left, nothing in /dev/shm.
+# the whole job gone (a watchdog SIGKILLs it after 30 s: then the status is
+# wrong), no PE processes left, nothing in /dev/shm. The time each took is
+# printed, not judged (a loaded machine may take long).
 set -u
 kumirun=$1 prog=$2 n=$3
 # in the sanitizer build a SIGSEGV must stay a signal, not an ASan report
@@ -10,6 +12,29 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 fails=0 cases=0
 
 shm_of() { ls /dev/shm 2>/dev/null | grep -c "^kumi-$1-" ; }
+
+# gone TOKEN: waits (at most 5 s) until no process carries TOKEN; 1 if
+# some still do then. kumirun has exited by then, but its PEs may still be
+# on their way out.
+gone() {
+  local i
+  for i in $(seq 100); do
+    pgrep -f "$1" >/dev/null || return 0
+    sleep 0.05
+  done
+  ! pgrep -f "$1" >/dev/null
+}
+
+# lines_in FILE COUNT REGEX: waits (at most 20 s) until FILE has COUNT
+# lines matching REGEX; 1 if not by then.
+lines_in() {
+  local i
+  for i in $(seq 400); do
+    [ "$(grep -Ec "$3" "$1" 2>/dev/null)" -ge "$2" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
 
 # watchdog SECONDS PID...: SIGKILLs the PIDs after SECONDS; $! is its pid.
 # Its output goes nowhere, so it never holds CTest's pipe open, and a TERM
@@ -38,9 +63,7 @@ run_case() {
   [ "$status" = "$want" ] || bad="$bad status=$status(want $want)"
   [ -z "$regex" ] || grep -Eq "$regex" "$out" || bad="$bad no-message"
   [ -z "$regex2" ] || grep -Eq "$regex2" "$out" || bad="$bad no-message2"
-  [ "$ms" -lt 5000 ] || bad="$bad took=${ms}ms"
-  sleep 0.2
-  if pgrep -f "$tok" >/dev/null; then bad="$bad orphans:$(pgrep -f "$tok" | tr '\n' ' ')"; pkill -9 -f "$tok"; fi
+  if ! gone "$tok"; then bad="$bad orphans:$(pgrep -f "$tok" | tr '\n' ' ')"; pkill -9 -f "$tok"; fi
   # kumirun's pid is the first field of its job id
   [ "$(shm_of $pid)" = 0 ] || bad="$bad shm-left:$(ls /dev/shm | grep "^kumi-$pid-" | tr '\n' ' ')"
   if [ -n "$bad" ]; then
@@ -63,18 +86,25 @@ run_case nofinalize nofinalize $v  1   "PE $v \(pid [0-9]+\) exited without call
 # SIGINT to kumirun while the job runs: clean, status 130
 cases=$((cases + 1))
 tok="pefail-$$-int"
-"$kumirun" -n "$n" "$prog" ok 0 "$tok" >/dev/null 2>&1 &
+out=$(mktemp)
+# hold: every PE says it runs, then waits to be ended; SIGINT once all did
+"$kumirun" -n "$n" "$prog" hold 0 "$tok" >"$out" 2>&1 &
 pid=$!
-sleep 0.15
+watchdog 60 $pid; dog=$!
+running=yes
+lines_in "$out" "$n" '^pe_fail\[[0-9]+\]: running$' || running=no
 kill -INT $pid
 wait $pid; status=$?
-sleep 0.2
-if [ "$status" = 130 ] && ! pgrep -f "$tok" >/dev/null && [ "$(shm_of $pid)" = 0 ]; then
+kill $dog 2>/dev/null; wait $dog 2>/dev/null
+if [ $running = yes ] && [ "$status" = 130 ] && gone "$tok" && [ "$(shm_of $pid)" = 0 ]; then
   echo "ok   sigint (n=$n, status 130)"
 else
-  echo "FAIL sigint (n=$n): status=$status orphans=$(pgrep -f "$tok" | wc -l) shm=$(shm_of $pid)"
+  echo "FAIL sigint (n=$n): all running=$running status=$status orphans=$(pgrep -f "$tok" | wc -l) shm=$(shm_of $pid)"
+  sed 's/^/    | /' "$out"
   pkill -9 -f "$tok"; fails=$((fails + 1))
 fi
+rm -f "$out"
+
 
 # two healthy jobs and a failing one at once: isolated from each other
 cases=$((cases + 1))
@@ -85,8 +115,7 @@ tok="pefail-$$-two"
 watchdog 60 $a $b $c; dog=$!
 wait $a; sa=$?; wait $b; sb=$?; wait $c; sc=$?
 kill $dog 2>/dev/null; wait $dog 2>/dev/null
-sleep 0.2
-if [ "$sa$sb$sc" = "00137" ] && ! pgrep -f "$tok" >/dev/null \
+if [ "$sa$sb$sc" = "00137" ] && gone "$tok" \
    && [ "$(shm_of $a)$(shm_of $b)$(shm_of $c)" = 000 ]; then
   echo "ok   three jobs at once (n=$n, status $sa $sb $sc)"
 else

@@ -12,7 +12,10 @@
  * The other PEs keep waiting; a wait that returns KUMI_ERR_PEER prints
  * "pe_fail[r]: saw KUMI_ERR_PEER" and exits 1 (kumirun reports the victim,
  * not them). TOKEN only marks the processes so the script can look for
- * orphans. MODE "ok" runs the loop to the end on every PE.
+ * orphans. MODE "ok" runs the loop to the end on every PE. MODE "hold"
+ * prints "pe_fail[r]: running" on every PE once all have started, then
+ * loops until the job is ended from outside (at most 60 s, then exit 1),
+ * for fail.sh's SIGINT case.
  */
 #include <kumi.h>
 #include <signal.h>
@@ -35,6 +38,20 @@ int main(int argc, char **argv)
     int me = kumi_rank(), n = kumi_size();
     size_t flag = kumi_llcm_alloc(8);
     volatile uint64_t *mine = kumi_llcm(flag);
+
+    if (strcmp(mode, "hold") == 0) {
+        if (kumi_barrier(kumi_team_world()) != KUMI_OK)
+            return 1;
+        printf("pe_fail[%d]: running\n", me);
+        fflush(stdout);
+        for (double t0 = kumi_wtime(); kumi_wtime() - t0 < 60;)
+            if (kumi_barrier(kumi_team_world()) != KUMI_OK)
+                return 1;
+            else
+                usleep(1000);   /* pacing, not waiting for anything */
+        fprintf(stderr, "pe_fail[%d]: hold: nobody ended the job in 60 s\n", me);
+        return 1;
+    }
 
     for (uint64_t round = 1; round <= 200; round++) {
         if (round == 20 && me == victim) {

@@ -1,6 +1,6 @@
 # hosts.cmake -- the rendezvous (runtime/rdv.c, launcher/rdv_server.c) and multi-host
 # launches: two "hosts" in network namespaces on this machine (label hosts,
-# hosts.sh; skipped unless root with ip netns). Included OPTIONALly from
+# hosts.sh; skipped unless root with ip netns). Included from
 # tests/CMakeLists.txt, after kumi_unit_test and the pe_* targets.
 
 kumi_unit_test(rdv)                # join, table, rejects, silence, FAIL, BYE

@@ -14,4 +14,7 @@ if(NOT KUMI_SANITIZE)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mpi/autoconf/run.sh ${CMAKE_BINARY_DIR}/bin)
   set_tests_properties(mpi.autoconf PROPERTIES LABELS mpi TIMEOUT 180 PROCESSORS 2
     SKIP_RETURN_CODE 77)
+else()
+  kumi_skipped_test(mpi.autoconf "mpi"
+    "a sanitizer build (KUMI_SANITIZE=${KUMI_SANITIZE}): mpicc's programs cannot load a sanitized libkumi")
 endif()

@@ -6,7 +6,8 @@
 # omp.<name>.build, a fixture of the runs): clang-14 -fopenmp with libomp
 # (the reference) and kumicc -fopenmp; each run compares the two at N
 # threads / N PEs: same stdout, same exit status.
-#   omp.<name>.shm.n<N>, omp.<name>.tcp.n<N>
+#   omp.<name>.shm.n<N>, omp.<name>.tcp.n<N> (omp.<name>.tcp_nosock.n1 at
+#   one PE: the tcp engine opens no socket for one PE)
 # Label openmp (in `make test`): shm at 1, 2, 4 PEs and tcp at 2.
 # Label openmp-full (`ctest -L openmp-full`): shm at 3, tcp at 1, 3, 4,
 # and omp.<name>.shm.n4t2: 4 PEs, OMP_NUM_THREADS=2.
@@ -63,9 +64,14 @@ function(kumi_omp_test NAME)
     list(GET r 0 tp)
     list(GET r 1 n)
     list(GET r 2 label)
-    add_test(NAME omp.${NAME}.${tp}.n${n}
+    set(test omp.${NAME}.${tp}.n${n})
+    # one PE over tcp opens no socket: named for what it checks
+    if(tp STREQUAL "tcp" AND n EQUAL 1)
+      set(test omp.${NAME}.tcp_nosock.n1)
+    endif()
+    add_test(NAME ${test}
       COMMAND sh ${KUMI_OMP_TEST_SH} run ${dir} ${KUMI_OMP_KUMIRUN} ${n} ${tp} ${A_ENV})
-    set_tests_properties(omp.${NAME}.${tp}.n${n} PROPERTIES
+    set_tests_properties(${test} PROPERTIES
       LABELS "${label}" FIXTURES_REQUIRED omp_${NAME} TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
   endforeach()
 endfunction()
@@ -118,4 +124,4 @@ add_test(NAME omp.layout_check COMMAND sh ${KUMI_OMP_TEST_SH} layout
 set_tests_properties(omp.layout_check PROPERTIES LABELS openmp FIXTURES_REQUIRED omp_exit_status
   SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
-include(${CMAKE_CURRENT_LIST_DIR}/libc.cmake OPTIONAL)   # omp-libc+tasks
+include(${CMAKE_CURRENT_LIST_DIR}/libc.cmake)   # omp-libc+tasks

@@ -8,10 +8,13 @@
  *
  * PE 1 is the victim in every case. It sets things up, enters a barrier
  * with the others, kicks every survivor (its last kumi call: from then on
- * it serves no request), sleeps 200 ms and kills itself. A survivor waits
- * for that kick, then makes its DSM call, which therefore needs the
- * victim and is blocked when it dies (over tcp a PE that exits at once
- * could take its last messages with it).
+ * it serves no request), waits until every survivor has left a mark (a
+ * file: pe_test_mark, no kumi call) and kills itself. A survivor waits for
+ * that kick, marks and makes its DSM call at once, which therefore needs
+ * the victim; whether the request is on its way or not yet sent when the
+ * victim dies, the call must fail with KUMI_ERR_PEER. (Over tcp a PE that
+ * exits at once could take its last messages with it: the kick is read
+ * before the mark, and the victim sends nothing after it.)
  *   owner       PE 1 wrote the blocks (holds them exclusive); their home
  *               is PE 0 (2 PEs) or PE 2 (3 PEs: the read is forwarded,
  *               3 hops). PE 0 reads them with kumi_dsm_read.
@@ -44,29 +47,31 @@
 
 static int me, npes;
 
-static size_t quiet_flag;   /* LLCM word: the victim serves no more */
+static size_t          quiet_flag;   /* LLCM word: the victim serves no more */
+static pe_test_marks_t marks;        /* the survivors reached their calls */
 
 /* The victim's last kumi call tells every survivor that it will serve no
  * more requests (a survivor that left the barrier first could otherwise
- * be served while the victim is still in the barrier); then it sleeps
- * and dies. */
+ * be served while the victim is still in the barrier); then it waits for
+ * every survivor's mark, without a kumi call, and dies. */
 static _Noreturn void die_later(void)
 {
     uint64_t one = 1;
     for (int pe = 0; pe < npes; pe++)
         if (pe != me)
             OK(kumi_kick(pe, quiet_flag, &one, 8));
-    struct timespec ts = { 0, 200 * 1000000L };
-    nanosleep(&ts, NULL);
+    pe_test_wait_marks(&marks, me, 60);
     raise(SIGKILL);
     for (;;)
         pause();
 }
 
-/* A survivor waits until the victim has stopped serving. */
+/* A survivor waits until the victim has stopped serving, then marks: its
+ * call needing the victim comes next. */
 static void victim_gone_quiet(void)
 {
     OK(kumi_wait_until_u64(kumi_llcm(quiet_flag), KUMI_CMP_GE, 1));
+    pe_test_mark(&marks);
 }
 
 static _Noreturn void survived(const char *call, int rc)
@@ -80,6 +85,7 @@ static _Noreturn void survived(const char *call, int rc)
 /* The others (not the victim, not the actor) wait in a barrier. */
 static _Noreturn void bystander(void)
 {
+    pe_test_mark(&marks);
     int rc = kumi_barrier(kumi_team_world());
     survived("kumi_barrier", rc);
 }
@@ -198,6 +204,7 @@ int main(int argc, char **argv)
     CHECK(npes >= 2, "dsm_fail needs at least 2 PEs");
     quiet_flag = kumi_llcm_alloc(8);
     CHECK(quiet_flag != (size_t)-1, "kumi_llcm_alloc");
+    pe_test_marks_begin(&marks);
     if (strcmp(c, "owner") == 0)
         case_owner(0);
     else if (strcmp(c, "owner_load") == 0)

@@ -37,10 +37,13 @@
  *
  * Observations go to PE 0 by a reduction after each set; PE 0 prints the
  * outcome histogram (one line per outcome, forbidden ones marked) and
- * the test fails on any forbidden outcome. For sb and mp a run that saw
- * only one outcome did not exercise races: it prints a WARNING (not a
- * failure). The run ends after MAX_ITERS iterations (default 20000) or
- * SECONDS (default 3) on PE 0's clock, whichever comes first.
+ * the test fails on any forbidden outcome. It also fails when the run
+ * proves too little: fewer than MIN_ITERS iterations, or fewer distinct
+ * allowed outcomes than the test's min_outcomes (a run that saw one
+ * outcome only did not race the roles against each other). The run ends
+ * after MAX_ITERS iterations (default 20000) or SECONDS (default 3) on PE
+ * 0's clock, whichever comes first; past SECONDS it goes on to MIN_ITERS
+ * iterations (a loaded machine), but never past 10 x SECONDS.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +56,14 @@
 #define SETLEN 32   /* iterations per allocation of the variables */
 #define NSLOT  8    /* observation words per iteration: 0..5 reads, 6..7 finals */
 #define MAXVAR 2
+/* fewer iterations than this prove nothing (20 sets of variables); the
+ * allowed outcomes each test must show are seen within a few dozen
+ * iterations on a quiet machine (the histogram on stdout) */
+#define MIN_ITERS (20 * SETLEN)
+/* min_outcomes below: 2 (one outcome only: the roles never overlapped or
+ * always ran in the same order), 3 for iriw (4 roles in any serial order
+ * already give several). On a quiet machine every allowed outcome shows up
+ * (>= 10% each for the 2-role tests), so 640 iterations cannot miss two. */
 
 static int me, npes;
 
@@ -244,12 +255,13 @@ struct litmus {
     int         nroles, nvars, nfinal;
     void (*role)(int r, uint64_t k, var_t *v, uint64_t *s);
     int (*judge)(uint64_t k, const uint64_t *s, char *label, size_t n);
+    int min_outcomes;   /* distinct allowed outcomes a run must see */
 };
 static const struct litmus tests[] = {
-    { "mp", 2, 2, 0, mp_role, mp_judge },       { "sb", 2, 2, 0, sb_role, sb_judge },
-    { "lb", 2, 2, 0, lb_role, lb_judge },       { "iriw", 4, 2, 0, iriw_role, iriw_judge },
-    { "2+2w", 2, 2, 2, w22_role, w22_judge },   { "corr", 2, 1, 0, corr_role, corr_judge },
-    { "cowr", 2, 1, 1, cowr_role, cowr_judge },
+    { "mp", 2, 2, 0, mp_role, mp_judge, 2 },       { "sb", 2, 2, 0, sb_role, sb_judge, 2 },
+    { "lb", 2, 2, 0, lb_role, lb_judge, 2 },       { "iriw", 4, 2, 0, iriw_role, iriw_judge, 3 },
+    { "2+2w", 2, 2, 2, w22_role, w22_judge, 2 },   { "corr", 2, 1, 0, corr_role, corr_judge, 2 },
+    { "cowr", 2, 1, 1, cowr_role, cowr_judge, 2 },
 };
 
 /* ------------------------------------------------------------- histogram */
@@ -309,8 +321,10 @@ int main(int argc, char **argv)
 
     for (uint64_t set = 0;; set++) {
         uint64_t stop = 0;
-        if (me == 0)
-            stop = k >= max_iters || kumi_wtime() - t0 > seconds;
+        if (me == 0) {
+            double el = kumi_wtime() - t0;
+            stop = k >= max_iters || (el > seconds && k >= MIN_ITERS) || el > 10 * seconds;
+        }
         OK(kumi_broadcast(kumi_team_world(), &stop, sizeof stop, 0));
         if (stop)
             break;
@@ -402,10 +416,6 @@ int main(int argc, char **argv)
         for (int i = 0; i < nhist; i++)
             printf("  %-32s %8llu%s\n", hist[i].label, (unsigned long long)hist[i].count,
                    hist[i].forbidden ? "   FORBIDDEN" : "");
-        if (nhist == 1 && (strcmp(t->name, "sb") == 0 || strcmp(t->name, "mp") == 0))
-            printf("dsm_litmus %s: WARNING: only one outcome in %llu iterations: the run did "
-                   "not exercise races (the test proves little this time)\n", t->name,
-                   (unsigned long long)k);
         if (forbidden == 0)
             printf("dsm_litmus %s: no forbidden outcome\n", t->name);
         fflush(stdout);
@@ -414,6 +424,15 @@ int main(int argc, char **argv)
     CHECK(forbidden == 0, "%s: %llu forbidden outcomes in %llu iterations (histogram on PE 0's "
           "stdout)", t->name, (unsigned long long)forbidden, (unsigned long long)k);
     CHECK(k > 0 && tot[0] > 0 && tot[1] > 0, "%s: nothing ran or nothing missed", t->name);
+    int allowed = 0;
+    for (int i = 0; i < nhist; i++)
+        allowed += !hist[i].forbidden;
+    CHECK(k >= MIN_ITERS, "%s: only %llu iterations in %.2f s (at least %d needed to prove "
+          "anything; MAX_ITERS %llu)", t->name, (unsigned long long)k, elapsed, MIN_ITERS,
+          (unsigned long long)max_iters);
+    CHECK(allowed >= t->min_outcomes, "%s: only %d distinct allowed outcome(s) in %llu iterations "
+          "(at least %d needed: the roles did not race; histogram on PE 0's stdout)", t->name,
+          allowed, (unsigned long long)k, t->min_outcomes);
     free(slots);
     free(all);
     OK(kumi_finalize());

@@ -20,9 +20,13 @@
  *            size (the same range again): zero everywhere, each part read
  *            by its home without a miss.
  *   stencil  an OpenMP-like pattern: PE 0 allocates two arrays of N
- *            doubles, each PE initializes its static chunk, then 6 sweeps
+ *            doubles, each PE initializes its chunk, then 6 sweeps
  *            b[i] = (a[i-1] + a[i] + a[i+1]) / 3 over its chunk, a barrier
- *            after each. Once with the arrays homed at PE 0
+ *            after each. The chunks are the parts a distributed allocation
+ *            of that size homes at each PE (as an owner-computes loop
+ *            would split it), so no coherence block is written by two PEs
+ *            in one sweep and the message counts do not depend on how the
+ *            PEs interleave. Once with the arrays homed at PE 0
  *            (kumi_dsm_malloc_block, what kumi_dsm_malloc did before) and
  *            once distributed; prints misses and messages per PE for both
  *            and checks the result against a private computation and that
@@ -239,6 +243,43 @@ static void part_calloc(void)
 
 #define ST_SWEEPS 6
 static long st_n = 1 << 17;   /* doubles: 1 MiB; the second argument */
+static long st_lo, st_hi;     /* this PE's chunk: the part it homes */
+
+/* The chunk of each PE: the indices of an array of st_n doubles that a
+ * distributed allocation homes at it (homes rise with the index; a PE
+ * may have none). With chunks of ceil(st_n / P) doubles instead, a 4 KiB
+ * block straddling two chunks is written by both PEs in the same sweep:
+ * it bounces between them as often as their writes interleave, and the
+ * message counts vary from run to run (3.8x instead of >= 4x once under
+ * ASan, tcp, 3 PEs). */
+static void st_partition(void)
+{
+    double *p = me == 0 ? kumi_dsm_malloc_dist(st_n * sizeof(double)) : NULL;
+    p = bcast_ptr(p, 0);
+    CHECK(p != NULL, "stencil: kumi_dsm_malloc_dist(%ld doubles)", st_n);
+    long lo = 0, hi = st_n;   /* first index homed at >= me, then at > me */
+    while (lo < hi) {
+        long m = lo + (hi - lo) / 2;
+        if (kumi_dsm_home(&p[m]) < me)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    st_lo = lo;
+    hi    = st_n;
+    while (lo < hi) {
+        long m = lo + (hi - lo) / 2;
+        if (kumi_dsm_home(&p[m]) <= me)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    st_hi = lo;
+    BARRIER();
+    if (me == 0)
+        kumi_dsm_free(p);
+    BARRIER();
+}
 
 struct st_count {
     uint64_t misses, sent, received;
@@ -284,8 +325,10 @@ static struct st_count st_placement(int dist)
     a = bcast_ptr(a, 0);
     b = bcast_ptr(b, 0);
     CHECK(a != NULL && b != NULL, "stencil allocation failed");
-    long chunk = (st_n + npes - 1) / npes;
-    long lo = (long)me * chunk, hi = lo + chunk < st_n ? lo + chunk : st_n;
+    long lo = st_lo, hi = st_hi;
+    if (dist && lo < hi)
+        CHECK(kumi_dsm_home(&a[lo]) == me && kumi_dsm_home(&b[hi - 1]) == me,
+              "stencil: chunk [%ld, %ld) is not homed here", lo, hi);
 
     BARRIER();
     kumi_dsm_stats_t s0, s1;
@@ -328,6 +371,7 @@ static void part_stencil(void)
     struct st_count *all = malloc(2 * (size_t)npes * sizeof *all);
 
     CHECK(all != NULL, "malloc");
+    st_partition();
     c[0] = st_placement(0);
     c[1] = st_placement(1);
     OK(kumi_allgather(kumi_team_world(), all, c, sizeof c));

@@ -5,7 +5,8 @@
  *
  *   msg_fail recv|wait|send
  *
- * PE 1 is the victim: after a barrier it sleeps 200 ms and kills itself.
+ * PE 1 is the victim: after a barrier it waits (no kumi call) until every
+ * survivor has marked that it left the barrier, and kills itself.
  *   recv  every survivor is in kumi_recv from PE 1
  *   wait  every survivor waits (kumi_waitall) on a receive from PE 1 and
  *         a receive from ANY_SOURCE
@@ -32,12 +33,14 @@ int main(int argc, char **argv)
     int me = kumi_rank(), npes = kumi_size();
     kumi_team_t world = kumi_team_world();
     CHECK(npes >= 2, "msg_fail needs at least 2 PEs");
+    pe_test_marks_t marks;
+    pe_test_marks_begin(&marks);
     BARRIER();
-    if (me == 1) {
-        struct timespec ts = { 0, 200 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
+    if (me == 1) {   /* dies once every other PE left the barrier (its mark) */
+        pe_test_wait_marks(&marks, me, 60);
         raise(SIGKILL);
     }
+    pe_test_mark(&marks);
     if (strcmp(c, "recv") == 0) {
         rc = kumi_recv(buf, 64, 1, 0, world, NULL);
     } else if (strcmp(c, "wait") == 0) {

@@ -503,17 +503,20 @@ static void test_peer(int victim_is_consumer)
     int         rc = KUMI_OK;
 
     CHECK(npes == 2, "peer_* parts run with 2 PEs");
+    pe_test_marks_t marks;
+    pe_test_marks_begin(&marks);
     OK(kumi_ring_create(0, 1, 4096, &r));
     BARRIER();
     if (me == (victim_is_consumer ? 1 : 0)) {
-        /* let the survivor leave the barrier and block in the ring first:
-         * over tcp a PE that dies at once may take its last barrier kick
-         * with it (an exit with unread data resets the connection, and the
-         * reset drops what the survivor had not read yet) */
-        struct timespec ts = { 0, 200 * 1000000L };
-        nanosleep(&ts, NULL);
+        /* let the survivor leave the barrier first (it marks when it has,
+         * and goes on into the ring): over tcp a PE that dies at once may
+         * take its last barrier kick with it (an exit with unread data
+         * resets the connection, and the reset drops what the survivor had
+         * not read yet). The wait is no kumi call: nothing more is served. */
+        pe_test_wait_marks(&marks, me, 60);
         _exit(3);
     }
+    pe_test_mark(&marks);
     for (long k = 0; k < 1000000 && rc == KUMI_OK; k++)
         rc = victim_is_consumer ? kumi_ring_push(r, buf, sizeof(buf))
                                 : kumi_ring_pop(r, buf, sizeof(buf), &got);

@@ -16,7 +16,8 @@
 #                                    patterns read as data, PEs that disagree
 #                                    on a final value)
 if(NOT DEFINED _kumicc OR NOT DEFINED _kumirun)
-  return()
+  message(FATAL_ERROR "tests/translate/litmus.cmake: include it from translate.cmake "
+    "(after _kumicc and _kumirun are set)")
 endif()
 
 set(_lit ${CMAKE_CURRENT_BINARY_DIR}/litmus)

@@ -45,4 +45,7 @@ if(NOT KUMI_SANITIZE)
     COMMAND sh -c "out=$('${CMAKE_BINARY_DIR}/bin/kumirun' -n 2 --timeout 30 '${_omp_e2e_dir}/omp_e2e.plain' 2>&1); case \"$out\" in *'omp_e2e: ok'*) echo \"untranslated, it passed: $out\"; exit 1;; esac; echo 'untranslated: fails as it should'")
   set_tests_properties(translate.omp.e2e.plain.n2 PROPERTIES LABELS "translate;openmp" TIMEOUT 60
     FIXTURES_REQUIRED omp_e2e_plain)
+else()
+  kumi_skipped_test(translate.omp.e2e.skipped "translate;openmp"
+    "a sanitizer build (KUMI_SANITIZE=${KUMI_SANITIZE}): kumicc links without the sanitizer runtime")
 endif()

@@ -12,6 +12,9 @@
  * PE 1 pauses 0.5 ms after each round (polling), so PE 0 scans both
  * while a round is written and between rounds.
  * Prints "version: PE 0: N scans, M mixed, 0 bad ok"; "BAD" on a failure.
+ * Every PE checks its kumi calls and ends with "version: PE p of n: exit
+ * S", S its exit status (version_check.sh wants one per PE, all 0, and
+ * kumirun's status 0).
  * Built with KUMI_TRANSLATE=0 it reads stale copies and fails (the
  * negative control).
  */
@@ -61,9 +64,16 @@ int main(void)
         if (b == NULL) { fprintf(stderr, "version: BAD: kumi_dsm_malloc failed\n"); return 1; }
         fill(b, N, 0);
     }
-    kumi_broadcast(kumi_team_world(), &b, sizeof b, np > 1 ? 1 : 0);
-    kumi_barrier(kumi_team_world());
     long bad = 0, scans = 0, mixed = 0;
+    int  rc;
+    if ((rc = kumi_broadcast(kumi_team_world(), &b, sizeof b, np > 1 ? 1 : 0)) != KUMI_OK) {
+        fprintf(stderr, "version: BAD: PE %d: kumi_broadcast: %s\n", me, kumi_strerror(rc));
+        return 1;
+    }
+    if ((rc = kumi_barrier(kumi_team_world())) != KUMI_OK) {
+        fprintf(stderr, "version: BAD: PE %d: kumi_barrier: %s\n", me, kumi_strerror(rc));
+        return 1;
+    }
     if (np == 1) {   /* no writer: the rounds one after the other */
         for (long r = 1; r <= ROUNDS; r++) {
             long f, l;
@@ -88,12 +98,23 @@ int main(void)
         }
         if (l != ROUNDS) { fprintf(stderr, "version: BAD: PE 0 never saw round %ld\n", ROUNDS); bad++; }
     }
-    kumi_barrier(kumi_team_world());
+    if ((rc = kumi_barrier(kumi_team_world())) != KUMI_OK) {
+        fprintf(stderr, "version: BAD: PE %d: kumi_barrier: %s\n", me, kumi_strerror(rc));
+        bad++;
+    }
     if (me == 0)
         printf("version: PE 0: %ld scans, %ld mixed, %ld bad %s\n", scans, mixed, bad, bad ? "BAD" : "ok");
-    kumi_barrier(kumi_team_world());
+    if ((rc = kumi_barrier(kumi_team_world())) != KUMI_OK) {
+        fprintf(stderr, "version: BAD: PE %d: kumi_barrier: %s\n", me, kumi_strerror(rc));
+        bad++;
+    }
     if (b != NULL && (me == 1 || np == 1))
         kumi_dsm_free(b);
-    kumi_finalize();
+    if ((rc = kumi_finalize()) != KUMI_OK) {
+        fprintf(stderr, "version: BAD: PE %d: kumi_finalize: %s\n", me, kumi_strerror(rc));
+        bad++;
+    }
+    printf("version: PE %d of %d: exit %d\n", me, np, bad != 0);
+    fflush(stdout);
     return bad != 0;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -35,6 +36,9 @@ struct srv {
     struct kumi_rdv_server *s;
     pthread_t               thread;
     pthread_mutex_t         lock;
+    pthread_cond_t          pass;             /* broadcast after each service pass */
+    long                    passes;           /* service passes made */
+    int                     bad_events;       /* on_event's arguments out of range */
     volatile int            stop;
     int                     ev[MAXPE][NEV];   /* count per (rank, event) */
     int                     fin[MAXPE];
@@ -46,8 +50,13 @@ static void on_event(void *arg, int rank, enum kumi_rdv_event ev, int value)
 {
     struct srv *v = arg;
 
-    /* called from kumi_rdv_server_service, under v->lock */
-    assert_true(rank >= 0 && rank < MAXPE && ev >= 0 && ev < NEV);
+    /* called from kumi_rdv_server_service in the server's thread, under
+     * v->lock: no cmocka assertion here (they belong to the test's own
+     * thread); srv_stop checks bad_events */
+    if (!(rank >= 0 && rank < MAXPE && ev >= 0 && ev < NEV)) {
+        v->bad_events++;
+        return;
+    }
     v->ev[rank][ev]++;
     v->ev_at[rank][ev] = kumi_tp_now();
     if (ev == KUMI_RDV_EV_BYE)
@@ -68,6 +77,8 @@ static void *srv_loop(void *arg)
         poll(&p, 1, 20);
         pthread_mutex_lock(&v->lock);
         kumi_rdv_server_service(v->s, kumi_tp_now());
+        v->passes++;
+        pthread_cond_broadcast(&v->pass);
         pthread_mutex_unlock(&v->lock);
     }
     return NULL;
@@ -79,6 +90,7 @@ static void srv_start(struct srv *v, int npes)
 
     memset(v, 0, sizeof(*v));
     pthread_mutex_init(&v->lock, NULL);
+    pthread_cond_init(&v->pass, NULL);
     assert_int_equal(kumi_rdv_server_open(&v->s, "127.0.0.1", npes, key, TEST_DEAD_S, on_event, v,
                                           err, sizeof(err)), 0);
     assert_non_null(strstr(kumi_rdv_server_address(v->s), "127.0.0.1:"));
@@ -90,12 +102,34 @@ static void srv_stop(struct srv *v)
     v->stop = 1;
     pthread_join(v->thread, NULL);
     kumi_rdv_server_close(v->s);
+    pthread_cond_destroy(&v->pass);
     pthread_mutex_destroy(&v->lock);
+    assert_int_equal(v->bad_events, 0);
 }
 
 static int srv_count(struct srv *v, int rank, enum kumi_rdv_event ev)
 {
     pthread_mutex_lock(&v->lock);
+    int n = v->ev[rank][ev];
+    pthread_mutex_unlock(&v->lock);
+    return n;
+}
+
+/* Waits until the server has counted `want` events ev of rank (at most
+ * 10 s), then for two more service passes, so that whatever would follow
+ * those events (an EOF after a BYE) has been read as well. Returns the
+ * count then. */
+static int srv_await(struct srv *v, int rank, enum kumi_rdv_event ev, int want)
+{
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end);
+    end.tv_sec += 10;
+    pthread_mutex_lock(&v->lock);
+    while (v->ev[rank][ev] < want && pthread_cond_timedwait(&v->pass, &v->lock, &end) == 0)
+        ;
+    long p0 = v->passes;
+    while (v->passes < p0 + 2 && pthread_cond_timedwait(&v->pass, &v->lock, &end) == 0)
+        ;
     int n = v->ev[rank][ev];
     pthread_mutex_unlock(&v->lock);
     return n;
@@ -302,9 +336,8 @@ static void test_join_table_bye(void **state)
     for (int i = 0; i < 4; i++)
         kumi_rdv_leave(&pes[i].c, i != 2);
     assert_int_equal(pes[0].c.fd, -1);
-    usleep(300000);
     for (int i = 0; i < 4; i++) {
-        assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_BYE), 1);
+        assert_int_equal(srv_await(&v, i, KUMI_RDV_EV_BYE, 1), 1);
         assert_int_equal(v.fin[i], i != 2);
         assert_int_equal(srv_count(&v, i, KUMI_RDV_EV_EOF), 0);
     }
@@ -506,8 +539,7 @@ static void test_invalid_after_join(void **state)
     srv_start(&v, 2);
     pes_join(&v, pes, 2, 2);
     assert_int_equal(write(pes[1].c.fd, junk, sizeof(junk)), 8);
-    usleep(200000);
-    assert_int_equal(srv_count(&v, 1, KUMI_RDV_EV_INVALID), 1);
+    assert_int_equal(srv_await(&v, 1, KUMI_RDV_EV_INVALID, 1), 1);
     assert_int_equal(srv_count(&v, 0, KUMI_RDV_EV_INVALID), 0);
     kumi_rdv_leave(&pes[0].c, 1);
     close(pes[1].c.fd);
@@ -543,9 +575,8 @@ static void test_exit(void **state)
     assert_int_equal(kumi_rdv_request_exit(&pes[2].c, 255, 2.0, &failed, &status), 1);
     assert_int_equal(failed, KUMI_TP_FAIL_EXIT | 2);
     assert_int_equal(status, 0);
-    usleep(100000);
-    assert_int_equal(srv_count(&v, 1, KUMI_RDV_EV_EXIT), 1);
-    assert_int_equal(srv_count(&v, 2, KUMI_RDV_EV_EXIT), 1);
+    assert_int_equal(srv_await(&v, 1, KUMI_RDV_EV_EXIT, 1), 1);
+    assert_int_equal(srv_await(&v, 2, KUMI_RDV_EV_EXIT, 1), 1);
     assert_int_equal(v.exit_status[2], 255);
     for (int i = 0; i < 3; i++) {
         /* PE 0 closes after FAIL as after any: its EOF is the owner's to
