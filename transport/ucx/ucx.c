@@ -11,10 +11,6 @@
 
 #include "ucx_int.h"
 
-/* set while this thread runs a kumi AM handler: progress then drives the
- * worker but applies nothing, so handlers never nest */
-static __thread int kumi_ucx_in_rx;
-
 double kumi_ucx_now(void)
 {
     struct timespec ts;
@@ -30,13 +26,6 @@ int kumi_ucx_is_failed(struct kumi_ucx *s)
 static struct kumi_ucx *kumi_ucx_of(struct kumi_tp *tp)
 {
     return tp->priv;
-}
-
-/* A store to my own memory: wake my sleeping waiters, as tcp does. */
-static void kumi_ucx_ring(struct kumi_tp *tp)
-{
-    if (__atomic_load_n(&tp->doorbells, __ATOMIC_RELAXED))
-        kumi_tp_doorbell_ring(tp->doorbell);
 }
 
 /* ------------------------------------------------------ requests, waits */
@@ -104,148 +93,45 @@ static int kumi_ucx_order(struct kumi_ucx *s, int pe)
     return kumi_ucx_failed_op(s, pe, kumi_ucx_wait(s, ucp_ep_flush_nbx(p->ep, &rp)));
 }
 
-/* ------------------------------------------------- the message queue */
-
-/* Queues one message for progress to apply: [hdr][u32 len][payload],
- * 8-byte aligned entries. */
-static int kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
-                            size_t alen, const void *b, size_t blen)
+/* The converse: puts sent to pe as messages are applied (a probe's round
+ * trip) before an RMA to it, which could otherwise overtake them. */
+static int kumi_ucx_order_rma(struct kumi_ucx *s, int pe)
 {
-    size_t   len = alen + blen, need = (sizeof(*h) + 8 + len + 7) & ~(size_t)7;
-    uint32_t l32 = (uint32_t)len;
+    if (!__atomic_load_n(&s->peer[pe].am_puts, __ATOMIC_ACQUIRE))
+        return KUMI_OK;
+    return kumi_ucx_probe(s, pe);
+}
 
-    pthread_mutex_lock(&s->qlock);
-    if (s->qlen + need > s->qcap) {
-        size_t   cap = (s->qlen + need) * 2;
-        uint8_t *q = realloc(s->q, cap);
-        if (q == NULL) {
-            pthread_mutex_unlock(&s->qlock);
-            return KUMI_ERR_NOMEM;
-        }
-        s->q = q;
-        s->qcap = cap;
+static int kumi_ucx_probe_send(struct kumi_ucx *s, int pe, uint64_t *seq)
+{
+    struct kumi_ucx_peer *p = &s->peer[pe];
+
+    __atomic_store_n(&p->msgs, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->am_puts, 0, __ATOMIC_RELEASE);
+    *seq = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
+    struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE, .val = *seq };
+    return kumi_ucx_send(s, pe, &h, NULL, 0, NULL, 0);
+}
+
+static int kumi_ucx_probe_wait(struct kumi_ucx *s, int pe, uint64_t seq)
+{
+    for (unsigned i = 0; __atomic_load_n(&s->peer[pe].probe_ack, __ATOMIC_ACQUIRE) < seq; i++) {
+        int rc = kumi_ucx_live(s, pe);
+        if (rc != KUMI_OK)
+            return rc;
+        kumi_ucx_progress_(s);
+        if (s->threads && (i & 255) == 255)
+            sched_yield();
     }
-    uint8_t *e = s->q + s->qlen;
-    memcpy(e, h, sizeof(*h));
-    memcpy(e + sizeof(*h), &l32, 4);
-    if (alen != 0)
-        memcpy(e + sizeof(*h) + 8, a, alen);
-    if (blen != 0)
-        memcpy(e + sizeof(*h) + 8 + alen, b, blen);
-    s->qlen += need;
-    pthread_mutex_unlock(&s->qlock);
     return KUMI_OK;
 }
 
-/* UCP's AM callback (inside ucp_worker_progress): validate, then queue.
- * Applying here would run kumi handlers inside UCP's callback, where they
- * could not send and wait. */
-ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *data, size_t len,
-                            const ucp_am_recv_param_t *param)
+int kumi_ucx_probe(struct kumi_ucx *s, int pe)
 {
-    struct kumi_ucx     *s = arg;
-    struct kumi_ucx_hdr  h;
-    const char          *bad = NULL;
+    uint64_t seq;
+    int      rc = kumi_ucx_probe_send(s, pe, &seq);
 
-    if (hlen != sizeof(h)) {
-        fprintf(stderr, "kumi[%d]: ucx: message with a %zu-byte header\n", s->rank, hlen);
-        return UCS_OK;
-    }
-    memcpy(&h, header, sizeof(h));
-    if (h.src >= (uint32_t)s->size)
-        bad = "sender out of range";
-    else if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
-        bad = "rendezvous message (kumi sends eager only)";
-    else if (h.kind == KUMI_UCX_KICK
-             && ((h.width != 1 && h.width != 2 && h.width != 4 && h.width != 8) || (h.off & (h.width - 1))
-                 || h.off > s->tp->seg_size[KUMI_SEG_LLCM] - h.width || len != 0))
-        bad = "kick outside the LLCM";
-    else if (h.kind == KUMI_UCX_AM && (h.handler >= KUMI_TP_AM_MAX_HANDLERS
-                                       || len > KUMI_TP_AM_MAX_PAYLOAD))
-        bad = "active message beyond the limits";
-    else if (h.kind != KUMI_UCX_KICK && h.kind != KUMI_UCX_AM && h.kind != KUMI_UCX_FIN)
-        bad = "unknown kind";
-    if (bad != NULL) {
-        fprintf(stderr, "kumi[%d]: ucx: bad message from PE %u: %s\n", s->rank, h.src, bad);
-        kumi_tp_fail(s->tp, h.src < (uint32_t)s->size ? 1u + h.src : KUMI_TP_FAIL_LAUNCHER,
-                     KUMI_TP_STATUS_UNKNOWN);
-        return UCS_OK;
-    }
-    if (kumi_ucx_enqueue(s, &h, data, len, NULL, 0) != KUMI_OK)
-        kumi_tp_fail(s->tp, 1u + (uint32_t)s->rank, KUMI_TP_STATUS_UNKNOWN);
-    return UCS_OK;
-}
-
-static void kumi_ucx_store(void *p, unsigned width, uint64_t v)
-{
-    switch (width) {
-    case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_RELEASE); break;
-    case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELEASE); break;
-    case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELEASE); break;
-    default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE); break;
-    }
-}
-
-/* Applies the queued messages in arrival order; one thread at a time, and
- * never inside a handler. Handlers may queue more (to myself): the loop
- * takes those too. */
-static int kumi_ucx_drain(struct kumi_ucx *s)
-{
-    struct kumi_tp *tp = s->tp;
-    int             n = 0;
-
-    /* closing: the runtime is done with handlers (teardown still drives
-     * the worker) */
-    if (kumi_ucx_in_rx || __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)
-        || __atomic_exchange_n(&s->draining, 1, __ATOMIC_ACQUIRE))
-        return 0;
-    for (;;) {
-        pthread_mutex_lock(&s->qlock);
-        uint8_t *q = s->q;
-        size_t   qlen = s->qlen;
-        s->q = NULL;
-        s->qlen = s->qcap = 0;
-        pthread_mutex_unlock(&s->qlock);
-        if (qlen == 0) {
-            free(q);
-            break;
-        }
-        for (size_t at = 0; at < qlen;) {
-            struct kumi_ucx_hdr h;
-            uint32_t            len;
-            memcpy(&h, q + at, sizeof(h));
-            memcpy(&len, q + at + sizeof(h), 4);
-            const uint8_t *payload = q + at + sizeof(h) + 8;
-            at += (sizeof(h) + 8 + len + 7) & ~(size_t)7;
-            n++;
-            if (h.kind == KUMI_UCX_KICK) {
-                kumi_ucx_store((uint8_t *)tp->local[KUMI_SEG_LLCM] + h.off, h.width, h.val);
-            } else if (h.kind == KUMI_UCX_AM) {
-                kumi_tp_am_fn fn = __atomic_load_n(&tp->am[h.handler].fn, __ATOMIC_ACQUIRE);
-                if (fn != NULL) {
-                    kumi_ucx_in_rx = 1;
-                    fn(tp, (int)h.src, len ? payload : NULL, len,
-                       __atomic_load_n(&tp->am[h.handler].arg, __ATOMIC_RELAXED));
-                    kumi_ucx_in_rx = 0;
-                }
-            } else {
-                __atomic_store_n(&s->peer[h.src].fin_rx, 1, __ATOMIC_RELEASE);
-            }
-        }
-        free(q);
-    }
-    __atomic_store_n(&s->draining, 0, __ATOMIC_RELEASE);
-    if (n > 0)
-        kumi_ucx_ring(tp);
-    return n;
-}
-
-int kumi_ucx_progress_(struct kumi_ucx *s)
-{
-    if (s->worker != NULL)
-        while (ucp_worker_progress(s->worker) != 0) {
-        }
-    return kumi_ucx_drain(s);
+    return rc != KUMI_OK ? rc : kumi_ucx_probe_wait(s, pe, seq);
 }
 
 /* ------------------------------------------------------------ messages */
@@ -272,6 +158,11 @@ int kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h, cons
         memcpy(buf + alen, b, blen);
         data = buf;
     }
+    if (h->kind == KUMI_UCX_KICK || h->kind == KUMI_UCX_AM || h->kind == KUMI_UCX_PUT
+        || h->kind == KUMI_UCX_AMO)
+        __atomic_store_n(&s->peer[pe].msgs, 1, __ATOMIC_RELEASE);
+    if (h->kind == KUMI_UCX_PUT || h->kind == KUMI_UCX_AMO)
+        __atomic_store_n(&s->peer[pe].am_puts, 1, __ATOMIC_RELEASE);
     rc = kumi_ucx_wait(s, ucp_am_send_nbx(s->peer[pe].ep, KUMI_UCX_AM_ID, h, sizeof(*h), data,
                                           len, &rp));
     return kumi_ucx_failed_op(s, pe, rc);
@@ -327,6 +218,13 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
     }
     if ((rc = kumi_ucx_live(s, pe)) != KUMI_OK)
         return rc;
+    if (n <= KUMI_UCX_PUT_AM_MAX) {
+        struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PUT,
+                                  .handler = (uint16_t)seg, .off = off };
+        return kumi_ucx_send(s, pe, &h, src, n, NULL, 0);
+    }
+    if ((rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
+        return rc;
     __atomic_store_n(&p->rma_pending, 1, __ATOMIC_RELEASE);
     /* local completion only (src reusable); remote completion is quiet's */
     rc = kumi_ucx_wait(s, ucp_put_nbx(p->ep, src, n, p->base[seg] + off, p->rkey[seg], &rp));
@@ -345,7 +243,8 @@ static int kumi_ucx_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
         memcpy(dst, (uint8_t *)tp->local[seg] + off, n);
         return KUMI_OK;
     }
-    if ((rc = kumi_ucx_live(s, pe)) != KUMI_OK || (rc = kumi_ucx_order(s, pe)) != KUMI_OK)
+    if ((rc = kumi_ucx_live(s, pe)) != KUMI_OK || (rc = kumi_ucx_order(s, pe)) != KUMI_OK
+        || (rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
         return rc;
     rc = kumi_ucx_wait(s, ucp_get_nbx(p->ep, dst, n, p->base[seg] + off, p->rkey[seg], &rp));
     return kumi_ucx_failed_op(s, pe, rc);
@@ -392,6 +291,18 @@ static int kumi_ucx_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     }
     if ((rc = kumi_ucx_live(s, pe)) != KUMI_OK)
         return rc;
+    if (!kumi_tp_amo_fetches(op)) {
+        /* no reply wanted: a message, in order with puts and kicks (a
+         * signal after its data costs no round trip), applied at the
+         * target with CPU atomics (UCP has no atomic store at all) */
+        struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_AMO,
+                                  .width = (uint8_t)width,
+                                  .handler = (uint16_t)(seg | (unsigned)op << 8), .off = off,
+                                  .val = width == 4 ? operand & 0xffffffffull : operand };
+        return kumi_ucx_send(s, pe, &h, NULL, 0, NULL, 0);
+    }
+    if ((rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
+        return rc;
     if (reply) {
         /* a fetched value must reflect the puts before it */
         if ((rc = kumi_ucx_order(s, pe)) != KUMI_OK)
@@ -427,10 +338,27 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
 
     if (s->worker == NULL)
         return KUMI_OK;
+    uint64_t  few[16], *seq = s->size <= 16 ? few : calloc((size_t)s->size, sizeof(*seq));
+    int       rc = seq != NULL ? KUMI_OK : KUMI_ERR_NOMEM;
+
+    /* a probe to every peer messaged since its last one: its answer comes
+     * once everything before it was applied (messages are applied by the
+     * target's progress, after UCX delivered them) */
+    for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++) {
+        seq[pe] = 0;
+        if (pe != s->rank && __atomic_load_n(&s->peer[pe].msgs, __ATOMIC_ACQUIRE))
+            rc = kumi_ucx_probe_send(s, pe, &seq[pe]);
+    }
     /* cleared first: a put another thread issues meanwhile sets it again */
     for (int pe = 0; pe < s->size; pe++)
         __atomic_store_n(&s->peer[pe].rma_pending, 0, __ATOMIC_RELEASE);
-    int rc = kumi_ucx_wait(s, ucp_worker_flush_nbx(s->worker, &rp));
+    if (rc == KUMI_OK)
+        rc = kumi_ucx_wait(s, ucp_worker_flush_nbx(s->worker, &rp));
+    for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++)
+        if (seq[pe] != 0)
+            rc = kumi_ucx_probe_wait(s, pe, seq[pe]);
+    if (seq != few)
+        free(seq);
     if (rc == KUMI_OK && kumi_ucx_is_failed(s))
         rc = KUMI_ERR_PEER;
     return rc;
@@ -445,6 +373,20 @@ static int kumi_ucx_progress(struct kumi_tp *tp)
     __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
     return kumi_ucx_progress_(s);
+}
+
+/* A barrier completed: every message since its quiet was the barrier's
+ * own, consumed by its target before that target could leave, so the next
+ * quiet need not probe for them (tcp's settle, same argument). */
+static void kumi_ucx_settle(struct kumi_tp *tp)
+{
+    struct kumi_ucx *s = kumi_ucx_of(tp);
+
+    if (s->threads)
+        return;      /* other threads may have sent during the barrier */
+    for (int pe = 0; s->peer != NULL && pe < s->size; pe++)
+        if (!__atomic_load_n(&s->peer[pe].am_puts, __ATOMIC_ACQUIRE))
+            __atomic_store_n(&s->peer[pe].msgs, 0, __ATOMIC_RELEASE);
 }
 
 static void kumi_ucx_idle(struct kumi_tp *tp, int sleeping)
@@ -605,6 +547,7 @@ const struct kumi_tp_ops kumi_tp_ucx_ops = {
     .progress = kumi_ucx_progress,
     .peer_ptr = kumi_ucx_peer_ptr,
     .idle     = kumi_ucx_idle,
+    .settle   = kumi_ucx_settle,
     .exit_job = kumi_ucx_exit_job,
     .am_sendv = kumi_ucx_am_sendv,
     /* below tcp (10): auto never picks ucx (README: why); ask for it with

@@ -96,7 +96,9 @@ int kumi_ucx_setup(struct kumi_ucx *s, const struct kumi_tp_params *p)
     }
     ucp_am_handler_param_t hp = {
         .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
-                      | UCP_AM_HANDLER_PARAM_FIELD_ARG,
+                      | UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+        /* a put of 128 KiB is many eager fragments: one call for all */
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
         .id = KUMI_UCX_AM_ID, .cb = kumi_ucx_am_cb, .arg = s,
     };
     st = ucp_worker_set_am_recv_handler(s->worker, &hp);

@@ -24,7 +24,22 @@
 #define KUMI_UCX_BYE_S   2.0
 #define KUMI_UCX_EXIT_S  0.2
 
-enum kumi_ucx_kind { KUMI_UCX_KICK = 1, KUMI_UCX_AM = 2, KUMI_UCX_FIN = 3 };
+/* puts up to this size travel as messages, in order with kicks and AMs
+ * (no flush before the kick that follows: README, ordering) */
+#define KUMI_UCX_PUT_AM_MAX (128u << 10)
+
+enum kumi_ucx_kind {
+    KUMI_UCX_KICK = 1,     /* val (width bytes) -> LLCM[off]                 */
+    KUMI_UCX_AM,           /* kumi AM: handler, payload                      */
+    KUMI_UCX_FIN,          /* orderly end: the sender closes                 */
+    KUMI_UCX_PUT,          /* payload -> segment handler at off              */
+    KUMI_UCX_PROBE,        /* reply PROBE_ACK with val once everything
+                              before it is applied                           */
+    KUMI_UCX_PROBE_ACK,    /* val: the probe answered                        */
+    KUMI_UCX_AMO,          /* non-fetching atomic: handler = seg | op << 8,
+                              width, off, operand val; applied at the target
+                              with CPU atomics                               */
+};
 
 /* The UCP AM header of every message (the payload, if any, is the UCP
  * AM's data). Validated by the receiver like a tcp frame. */
@@ -32,9 +47,9 @@ struct kumi_ucx_hdr {
     uint32_t src;          /* sender's PE                                */
     uint8_t  kind;         /* enum kumi_ucx_kind                         */
     uint8_t  width;        /* KICK: 1, 2, 4, 8                           */
-    uint16_t handler;      /* AM: kumi handler id                        */
-    uint64_t off;          /* KICK: LLCM offset                          */
-    uint64_t val;          /* KICK: value                                */
+    uint16_t handler;      /* AM: kumi handler id; PUT: the segment      */
+    uint64_t off;          /* KICK: LLCM offset; PUT: segment offset     */
+    uint64_t val;          /* KICK: value; PROBE, PROBE_ACK: sequence    */
 };
 
 struct kumi_ucx_peer {
@@ -44,6 +59,11 @@ struct kumi_ucx_peer {
     /* puts and atomics issued to it since its last flush: a message (kick,
      * AM) or get that follows must see them applied (README: ordering) */
     uint32_t   rma_pending;
+    /* messages sent to it since its last probe (quiet covers them), and
+     * of them puts (an RMA that follows waits for a probe) */
+    uint32_t   msgs, am_puts;
+    uint64_t   probe_seq;              /* probes sent                         */
+    uint64_t   probe_ack;              /* highest probe it answered           */
     uint32_t   fin_rx;                 /* it said goodbye: its end is orderly */
     uint32_t   lost;                   /* its endpoint failed                 */
     struct kumi_ucx *s;
@@ -97,6 +117,22 @@ ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *da
 /* Sends one message (ucx.c); FIN carries nothing. */
 int    kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h,
                      const void *a, size_t alen, const void *b, size_t blen);
+
+/* Sends pe a probe and waits for its answer: every message sent to pe
+ * before it has been applied (ucx.c). */
+int    kumi_ucx_probe(struct kumi_ucx *s, int pe);
+
+/* ucx_am.c */
+int    kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
+                        size_t alen, const void *b, size_t blen);
+void   kumi_ucx_store(void *p, unsigned width, uint64_t v);
+
+/* A store to my own memory: wake my sleeping waiters, as tcp does. */
+static inline void kumi_ucx_ring(struct kumi_tp *tp)
+{
+    if (__atomic_load_n(&tp->doorbells, __ATOMIC_RELAXED))
+        kumi_tp_doorbell_ring(tp->doorbell);
+}
 
 /* ucx_conn.c */
 int    kumi_ucx_thread_start(struct kumi_ucx *s);
