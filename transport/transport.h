@@ -1,7 +1,7 @@
 /*
  * transport.h -- the seam between kumi's runtime and its networks.
  *
- * Every transport (shm/, later tcp/ and ucx/) fills one struct kumi_tp_ops.
+ * Every transport (shm/, tcp/, ucx/) fills one struct kumi_tp_ops.
  * Collectives, rings and the DSM use only this table plus the runtime, so
  * they run unchanged on every transport. A transport knows nothing of the
  * layers above it.

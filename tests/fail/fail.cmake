@@ -7,6 +7,18 @@ foreach(n 2 4 8)
             $<TARGET_FILE:pe_fail> ${n})
   set_tests_properties(fail.job.n${n} PROPERTIES LABELS "fail" TIMEOUT 120)
 endforeach()
+# the same over the ucx transport (UCX's tcp): a PE killed, exiting 3,
+# crashing, leaving without kumi_finalize: the others get KUMI_ERR_PEER,
+# the job ends within 5 s, no orphans, nothing in /dev/shm
+if(UCX_FOUND)
+  foreach(n 2 3)
+    add_test(NAME fail.job.ucx.n${n}
+      COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/fail.sh ${CMAKE_BINARY_DIR}/bin/kumirun
+              $<TARGET_FILE:pe_fail> ${n})
+    set_tests_properties(fail.job.ucx.n${n} PROPERTIES LABELS "fail;ucx" TIMEOUT 120
+      ENVIRONMENT "KUMI_TRANSPORT=ucx;UCX_TLS=tcp,self")
+  endforeach()
+endif()
 
 # Installation: headers, libraries, kumicc, kumirun, kumi.pc, CMake package
 # (not in sanitizer builds: the consumers are built without the sanitizer)
