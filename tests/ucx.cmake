@@ -1,6 +1,6 @@
 # tests/ucx.cmake -- the ucx transport (label ucx). Every pe test that runs
-# over tcp also runs over ucx at 2..4 PEs (kumi_pe_test: pe.NAME.ucx.nN,
-# UCX_TLS=tcp,self), the failure tests (msg_fail, dsm_fail: a PE killed)
+# over tcp also runs over ucx (kumi_pe_test: pe.NAME.ucx.nN,
+# UCX_TLS=tcp,self; 2 and 3 PEs), the failure tests (msg_fail, dsm_fail: a PE killed)
 # included. These add runs over UCX's shared-memory transports
 # (pe.NAME.ucxsm.nN, UCX_TLS=sm,self: posix, sysv and cma in this VM),
 # which reach a peer only without UCX's peer-failure handling (README).
@@ -28,5 +28,5 @@ kumi_ucx_sm_test(put_get    pe_put_get    NPES 2 3)
 kumi_ucx_sm_test(atomics    pe_atomics    NPES 2 3)
 kumi_ucx_sm_test(kick_order pe_kick_order NPES 2 ARGS 2000)
 kumi_ucx_sm_test(am         pe_am         NPES 2 3)
-kumi_ucx_sm_test(barrier    pe_barrier    NPES 2 4)
+kumi_ucx_sm_test(barrier    pe_barrier    NPES 2 3)
 kumi_ucx_sm_test(ring       pe_ring       NPES 3 ARGS neighbours)
