@@ -1,6 +1,6 @@
 # tests/ucx.cmake -- the ucx transport (label ucx). Every pe test that runs
 # over tcp also runs over ucx (kumi_pe_test: pe.NAME.ucx.nN,
-# UCX_TLS=tcp,self; 2 and 3 PEs), the failure tests (msg_fail, dsm_fail: a PE killed)
+# UCX_TLS=tcp,self; 2 PEs, 3 for the basic ones), the failure tests (msg_fail, dsm_fail: a PE killed)
 # included. These add runs over UCX's shared-memory transports
 # (pe.NAME.ucxsm.nN, UCX_TLS=sm,self: posix, sysv and cma in this VM),
 # which reach a peer only without UCX's peer-failure handling (README).
