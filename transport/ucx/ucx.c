@@ -97,25 +97,39 @@ static int kumi_ucx_order(struct kumi_ucx *s, int pe)
  * trip) before an RMA to it, which could otherwise overtake them. */
 static int kumi_ucx_order_rma(struct kumi_ucx *s, int pe)
 {
-    if (!__atomic_load_n(&s->peer[pe].am_puts, __ATOMIC_ACQUIRE))
+    struct kumi_ucx_peer *p = &s->peer[pe];
+
+    if (__atomic_load_n(&p->pdone, __ATOMIC_ACQUIRE) >= __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE))
         return KUMI_OK;
     return kumi_ucx_probe(s, pe);
 }
 
-static int kumi_ucx_probe_send(struct kumi_ucx *s, int pe, uint64_t *seq)
+struct kumi_ucx_probe { uint64_t seq, mupto, pupto; };
+
+static void kumi_ucx_max(uint64_t *w, uint64_t v)
+{
+    uint64_t o = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    while (o < v && !__atomic_compare_exchange_n(w, &o, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    }
+}
+
+static int kumi_ucx_probe_send(struct kumi_ucx *s, int pe, struct kumi_ucx_probe *pr)
 {
     struct kumi_ucx_peer *p = &s->peer[pe];
 
-    __atomic_store_n(&p->msgs, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&p->am_puts, 0, __ATOMIC_RELEASE);
-    *seq = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
-    struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE, .val = *seq };
+    /* read before the probe is issued: it covers at least these */
+    pr->mupto = __atomic_load_n(&p->mseq, __ATOMIC_ACQUIRE);
+    pr->pupto = __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE);
+    pr->seq = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
+    struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE, .val = pr->seq };
     return kumi_ucx_send(s, pe, &h, NULL, 0, NULL, 0);
 }
 
-static int kumi_ucx_probe_wait(struct kumi_ucx *s, int pe, uint64_t seq)
+static int kumi_ucx_probe_wait(struct kumi_ucx *s, int pe, const struct kumi_ucx_probe *pr)
 {
-    for (unsigned i = 0; __atomic_load_n(&s->peer[pe].probe_ack, __ATOMIC_ACQUIRE) < seq; i++) {
+    struct kumi_ucx_peer *p = &s->peer[pe];
+
+    for (unsigned i = 0; __atomic_load_n(&p->probe_ack, __ATOMIC_ACQUIRE) < pr->seq; i++) {
         int rc = kumi_ucx_live(s, pe);
         if (rc != KUMI_OK)
             return rc;
@@ -123,15 +137,17 @@ static int kumi_ucx_probe_wait(struct kumi_ucx *s, int pe, uint64_t seq)
         if (s->threads && (i & 255) == 255)
             sched_yield();
     }
+    kumi_ucx_max(&p->mdone, pr->mupto);
+    kumi_ucx_max(&p->pdone, pr->pupto);
     return KUMI_OK;
 }
 
 int kumi_ucx_probe(struct kumi_ucx *s, int pe)
 {
-    uint64_t seq;
-    int      rc = kumi_ucx_probe_send(s, pe, &seq);
+    struct kumi_ucx_probe pr;
+    int                   rc = kumi_ucx_probe_send(s, pe, &pr);
 
-    return rc != KUMI_OK ? rc : kumi_ucx_probe_wait(s, pe, seq);
+    return rc != KUMI_OK ? rc : kumi_ucx_probe_wait(s, pe, &pr);
 }
 
 /* ------------------------------------------------------------ messages */
@@ -158,13 +174,16 @@ int kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h, cons
         memcpy(buf + alen, b, blen);
         data = buf;
     }
+    ucs_status_ptr_t req = ucp_am_send_nbx(s->peer[pe].ep, KUMI_UCX_AM_ID, h, sizeof(*h), data,
+                                           len, &rp);
+    /* counted once issued (ordered after everything issued before), so a
+     * probe that read the count is behind this message */
     if (h->kind == KUMI_UCX_KICK || h->kind == KUMI_UCX_AM || h->kind == KUMI_UCX_PUT
         || h->kind == KUMI_UCX_AMO)
-        __atomic_store_n(&s->peer[pe].msgs, 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&s->peer[pe].mseq, 1, __ATOMIC_ACQ_REL);
     if (h->kind == KUMI_UCX_PUT || h->kind == KUMI_UCX_AMO)
-        __atomic_store_n(&s->peer[pe].am_puts, 1, __ATOMIC_RELEASE);
-    rc = kumi_ucx_wait(s, ucp_am_send_nbx(s->peer[pe].ep, KUMI_UCX_AM_ID, h, sizeof(*h), data,
-                                          len, &rp));
+        __atomic_add_fetch(&s->peer[pe].pseq, 1, __ATOMIC_ACQ_REL);
+    rc = kumi_ucx_wait(s, req);
     return kumi_ucx_failed_op(s, pe, rc);
 }
 
@@ -338,15 +357,17 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
 
     if (s->worker == NULL)
         return KUMI_OK;
-    uint64_t  few[16], *seq = s->size <= 16 ? few : calloc((size_t)s->size, sizeof(*seq));
-    int       rc = seq != NULL ? KUMI_OK : KUMI_ERR_NOMEM;
+    struct kumi_ucx_probe few[16], *seq = s->size <= 16 ? few : calloc((size_t)s->size,
+                                                                        sizeof(*seq));
+    int                   rc = seq != NULL ? KUMI_OK : KUMI_ERR_NOMEM;
 
     /* a probe to every peer messaged since its last one: its answer comes
      * once everything before it was applied (messages are applied by the
      * target's progress, after UCX delivered them) */
     for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++) {
-        seq[pe] = 0;
-        if (pe != s->rank && __atomic_load_n(&s->peer[pe].msgs, __ATOMIC_ACQUIRE))
+        seq[pe].seq = 0;
+        if (pe != s->rank && __atomic_load_n(&s->peer[pe].mdone, __ATOMIC_ACQUIRE)
+                                 < __atomic_load_n(&s->peer[pe].mseq, __ATOMIC_ACQUIRE))
             rc = kumi_ucx_probe_send(s, pe, &seq[pe]);
     }
     /* cleared first: a put another thread issues meanwhile sets it again */
@@ -355,8 +376,8 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
     if (rc == KUMI_OK)
         rc = kumi_ucx_wait(s, ucp_worker_flush_nbx(s->worker, &rp));
     for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++)
-        if (seq[pe] != 0)
-            rc = kumi_ucx_probe_wait(s, pe, seq[pe]);
+        if (seq[pe].seq != 0)
+            rc = kumi_ucx_probe_wait(s, pe, &seq[pe]);
     if (seq != few)
         free(seq);
     if (rc == KUMI_OK && kumi_ucx_is_failed(s))
@@ -385,8 +406,8 @@ static void kumi_ucx_settle(struct kumi_tp *tp)
     if (s->threads)
         return;      /* other threads may have sent during the barrier */
     for (int pe = 0; s->peer != NULL && pe < s->size; pe++)
-        if (!__atomic_load_n(&s->peer[pe].am_puts, __ATOMIC_ACQUIRE))
-            __atomic_store_n(&s->peer[pe].msgs, 0, __ATOMIC_RELEASE);
+        if (s->peer[pe].pdone >= s->peer[pe].pseq)
+            s->peer[pe].mdone = s->peer[pe].mseq;
 }
 
 static void kumi_ucx_idle(struct kumi_tp *tp, int sleeping)

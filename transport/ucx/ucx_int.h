@@ -59,9 +59,11 @@ struct kumi_ucx_peer {
     /* puts and atomics issued to it since its last flush: a message (kick,
      * AM) or get that follows must see them applied (README: ordering) */
     uint32_t   rma_pending;
-    /* messages sent to it since its last probe (quiet covers them), and
-     * of them puts (an RMA that follows waits for a probe) */
-    uint32_t   msgs, am_puts;
+    /* messages issued to it (mseq), and of them puts and atomics (pseq),
+     * counted after issue; *done: how many of each an answered probe
+     * proved applied. quiet probes while mdone < mseq, an RMA while
+     * pdone < pseq: a probe covers whatever any thread issued before it */
+    uint64_t   mseq, mdone, pseq, pdone;
     uint64_t   probe_seq;              /* probes sent                         */
     uint64_t   probe_ack;              /* highest probe it answered           */
     uint32_t   fin_rx;                 /* it said goodbye: its end is orderly */
