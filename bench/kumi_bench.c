@@ -7,14 +7,14 @@
  *
  * This file: the op table, options, the size sweep, and the collection of
  * every PE's time on PE 0. The loops are in kumi_bench_ops.c, the hardware
- * limits in kumi_bench_limit.c, the output in kumi_bench_out.c. The command
+ * limits in kumi_bench_limit.c, the output in kumi_bench_out.c, the helpers
+ * every op uses (failing, allocation, agreement) in kumi_bench_util.c. The command
  * line and the JSON are shared with bench/peers: see bench/README.md.
  */
 #include "kumi_bench.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,10 +37,13 @@ static const struct kb_op kb_ops[] = {
     /* KUMI_ALLTOALL is read at kumi_init, so `all` cannot include it */
     { "alltoall-naive", kb_op_alltoall,  KB_BW,    KB_REF_PIPELINE, 0,    0,    1,  0 },
     { "ring",           kb_op_ring,      KB_RATE,  KB_REF_PIPELINE, 0,    1,    2,  1 },
-    /* two-sided messages (kumi_bench_send.c); not in `all` yet (no twin) */
+    /* two-sided messages (kumi_bench_send.c; the same loops in
+     * bench/peers/bench_mpi.c); not in `all` */
     { "send-lat",       kb_op_send_lat,  KB_LAT,   KB_REF_PIPELINE, 8,    0,    2,  0 },
     { "send-bw",        kb_op_send_bw,   KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  0 },
+    { "send-bibw",      kb_op_send_bibw, KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  0 },
     { "send-rate",      kb_op_send_rate, KB_RATE,  KB_REF_PIPELINE, 0,    0,    2,  0 },
+    { "send-any",       kb_op_send_any,  KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  0 },
     { "limit",          NULL,            KB_LIMIT, KB_REF_PIPELINE, 0,    0,    1,  0 },
     /* the software DSM (kumi_bench_dsm.c); not in `all`: see bench/README.md */
     { "dsm-read2",      NULL,            KB_DSM,   KB_REF_PIPELINE, 64,   0,    2,  0 },
@@ -61,79 +64,9 @@ struct kb_opts {
     long                iters;       /* 0: the default                  */
     long                warmup;      /* -1: iters / 10                  */
     const char         *json, *plot;
+    int                 heap_bufs;   /* --buffers heap                  */
     struct kb_kernels_opts kernels;  /* the kernels op's options     */
 };
-
-/* ------------------------------------------------------------- failing */
-
-_Noreturn void kb_die(const char *op, const char *call, int rc)
-{
-    fprintf(stderr, "kumi-bench[%d]: %s: %s failed: %s\n", kb.me, op, call, kumi_strerror(rc));
-    exit(1);
-}
-
-_Noreturn void kb_wrong(const struct kb_run *run, const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "kumi-bench[%d]: %s %zu bytes: wrong result: ", kb.me, run->op->name,
-            run->bytes);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (no numbers reported)\n", stderr);
-    exit(1);
-}
-
-void kb_barrier(const char *op)
-{
-    int rc = kumi_barrier(kb.world);
-    if (rc != KUMI_OK)
-        kb_die(op, "kumi_barrier", rc);
-}
-
-void *kb_xmalloc(const char *op, size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (p == NULL) {
-        fprintf(stderr, "kumi-bench[%d]: %s: out of memory (%zu bytes)\n", kb.me, op, n);
-        exit(1);
-    }
-    return p;
-}
-
-void *kb_sym_alloc(const char *op, size_t n)
-{
-    void *p = kumi_malloc(n);   /* kumi itself names KUMI_HEAP_SIZE when full */
-    if (p == NULL)
-        kb_die(op, "kumi_malloc", KUMI_ERR_NOMEM);
-    return p;
-}
-
-/* Collective: every PE learns whether any PE got KUMI_ERR_UNSUPPORTED, so
- * all skip an op together instead of some waiting for the others forever.
- * Any other error ends the job here. Goes through put/get and barriers on
- * PE 0, never through a collective under test. */
-int kb_agree(const char *op, const char *call, int rc)
-{
-    static int64_t *all;
-    int64_t         mine = rc;
-
-    if (rc != KUMI_OK && rc != KUMI_ERR_UNSUPPORTED)
-        kb_die(op, call, rc);
-    if (all == NULL)
-        all = kb_xmalloc(op, (size_t)kb.n * sizeof *all);
-    if ((rc = kumi_put(&kb.agree[kb.me], &mine, sizeof mine, 0)) != KUMI_OK)
-        kb_die(op, "kumi_put", rc);
-    kb_barrier(op);
-    if ((rc = kumi_get(all, kb.agree, (size_t)kb.n * sizeof *all, 0)) != KUMI_OK)
-        kb_die(op, "kumi_get", rc);
-    kb_barrier(op);   /* nobody overwrites a word before everyone has read it */
-    for (int p = 0; p < kb.n; p++)
-        if (all[p] == KUMI_ERR_UNSUPPORTED)
-            return KUMI_ERR_UNSUPPORTED;
-    return KUMI_OK;
-}
 
 /* ------------------------------------------------------------- options */
 
@@ -144,6 +77,7 @@ static void kb_usage(FILE *f)
           "       kumi-bench --list-ops | --help\n"
           "OP: barrier pingpong atomic put get allreduce reduce broadcast allgather\n"
           "    alltoall alltoall-naive ring limit all\n"
+          "    send-lat send-bw send-bibw send-rate send-any (two-sided; not in `all`)\n"
           "    dsm-read2 dsm-read3 dsm-write dsm-upgrade dsm-false dsm-lock (the software\n"
           "    DSM; each row also shows this run's pingpong; not part of `all`)\n"
           "    kernels (the DSM kernels of bench/dsm, translated and plain; not in `all`)\n"
@@ -156,6 +90,8 @@ static void kb_usage(FILE *f)
           "  --json FILE|-    one JSON object per line and size; '-': stdout (the table\n"
           "                   then goes to stderr)\n"
           "  --plot FILE.png  avg_us against bytes, log-log (needs gnuplot)\n"
+          "  --buffers heap|private  where the collectives' buffers live: malloc\n"
+          "                   (private, the default) or the symmetric heap (kumi_malloc)\n"
           "  --list-ops       the ops, one a line\n"
           "Default size 8 bytes; ring: 8 bytes and 64 KiB; `all`: 8 bytes and 64 KiB.\n"
           "barrier (0), pingpong (8) and atomic (8) have one size.\n"
@@ -284,6 +220,13 @@ static int kb_parse(int argc, char **argv, struct kb_opts *o, char *err, size_t 
         }
         else if (strcmp(name, "--plot") == 0)
             o->plot = v;
+        else if (strcmp(name, "--buffers") == 0) {
+            if (strcmp(v, "heap") != 0 && strcmp(v, "private") != 0) {
+                snprintf(err, errlen, "--buffers wants heap or private, not '%s'", v);
+                return KB_PARSE_BAD;
+            }
+            o->heap_bufs = strcmp(v, "heap") == 0;
+        }
         else {
             snprintf(err, errlen, "unknown option '%s'", name);
             return KB_PARSE_BAD;
@@ -370,7 +313,7 @@ static long kb_iters_for(long base, size_t bytes)
 static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
                        const struct kb_limit *lim, double oneway_us, struct kb_row *row)
 {
-    double sum = 0, lo = INFINITY, hi = 0, ssum = 0;
+    double sum = 0, lo = INFINITY, hi = 0, ssum = 0, flt = 0;
     int    cnt = 0, scnt = 0, rc;
 
     if ((rc = kumi_put(&kb.samples[kb.me], mine, sizeof *mine, 0)) != KUMI_OK)
@@ -380,6 +323,7 @@ static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
         return;
     for (int p = 0; p < kb.n; p++) {
         const struct kb_sample *s = &kb.samples[p];
+        flt += s->minflt;
         if (s->ran == 0)
             continue;
         cnt++;
@@ -394,7 +338,7 @@ static void kb_collect(const struct kb_run *run, const struct kb_sample *mine,
     *row = (struct kb_row){
         .op = run->op->name, .bytes = run->bytes, .iters = run->iters,
         .avg_us = cnt ? sum / cnt : NAN, .min_us = cnt ? lo : NAN, .max_us = cnt ? hi : NAN,
-        .msgs_per_s = NAN, .mb_per_s = NAN,
+        .msgs_per_s = NAN, .mb_per_s = NAN, .minflt = flt,
     };
     if (run->op->kind == KB_BW)   /* bytes per microsecond is MB/s */
         row->mb_per_s = (double)run->bytes / (scnt ? ssum / scnt : row->avg_us);
@@ -441,13 +385,16 @@ static int kb_run_paired(const struct kb_run *run, const struct kb_limit *lim, i
 
         blk.iters  = run->iters / nb + (b == nb - 1 ? run->iters % nb : 0);
         blk.warmup = b == 0 ? run->warmup : run->warmup / nb;
+        kb.minflt  = 0;
         if (op->fn(&blk, &s) == KUMI_ERR_UNSUPPORTED)
             return KUMI_ERR_UNSUPPORTED;
+        s.minflt = (double)kb.minflt;
         double after = window ? kb_limit_oneway_now(lim) : NAN;
         double lim_b = isnan(before) || after < before ? after : before;
         mine->us += s.us * (double)blk.iters / (double)run->iters;
         mine->stream_us += s.stream_us * (double)blk.iters / (double)run->iters;
         mine->ran = s.ran;
+        mine->minflt += s.minflt;
         if (nb > 1) {
             kb_collect(&blk, &s, lim, lim_b, &r);
             ratio[b]  = r.ratio;
@@ -547,6 +494,7 @@ int main(int argc, char **argv)
     kb.me    = kumi_rank();
     kb.n     = kumi_size();
     kb.world = kumi_team_world();
+    kb.heap_bufs = parsed == KB_PARSE_OK && o.heap_bufs;
     /* usage is checked before kumi_init but printed after, by PE 0 alone */
     if (parsed != KB_PARSE_OK) {
         if (kb.me == 0 && parsed == KB_PARSE_BAD)

@@ -3,6 +3,7 @@
 add_executable(kumi-bench
   kumi_bench.c
   kumi_bench_ops.c
+  kumi_bench_util.c
   kumi_bench_send.c
   kumi_bench_limit.c
   kumi_bench_tcp.c
@@ -10,6 +11,9 @@ add_executable(kumi-bench
   kumi_bench_dsm.c
   kumi_bench_kernels.c)
 target_link_libraries(kumi-bench PRIVATE kumi m)
+# installed next to kumirun: kumi-compare and kumi-kernels run it from there
+set_target_properties(kumi-bench PROPERTIES INSTALL_RPATH "$ORIGIN/${_kumi_rel_lib}")
+install(TARGETS kumi-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # the DSM kernels of bench/dsm (the kernels op), their tests, kumi-kernels
 include(${CMAKE_CURRENT_SOURCE_DIR}/dsm/kernels.cmake)
@@ -54,6 +58,24 @@ if(NOT DEFINED BUILD_TESTING OR BUILD_TESTING)
                        $<TARGET_FILE:kumi-bench> all --iters 600)
       set_tests_properties(bench.all.${tp}.n${np} PROPERTIES LABELS "bench" TIMEOUT 150
                            FAIL_REGULAR_EXPRESSION "wrong|failed|not available")
+    endforeach()
+  endforeach()
+  # the two-sided ops (kumi_bench_send.c) on both transports: every op
+  # checks its messages once (send-any: each source exactly once, from
+  # KUMI_ANY_SOURCE, at 3 PEs), then a short timed loop; eager and
+  # rendezvous sizes
+  foreach(tp shm tcp)
+    foreach(spec send-lat:2:8 send-bw:2:8 send-bw:2:1m send-bibw:2:4k send-bibw:2:64k
+                 send-rate:2:8 send-any:2:8 send-any:3:16k)
+      string(REPLACE ":" ";" spec "${spec}")
+      list(GET spec 0 op)
+      list(GET spec 1 np)
+      list(GET spec 2 sz)
+      add_test(NAME bench.${op}.${tp}.n${np}.${sz}
+               COMMAND $<TARGET_FILE:kumirun> -n ${np} --transport ${tp} --timeout 120
+                       $<TARGET_FILE:kumi-bench> ${op} --bytes ${sz} --iters 200)
+      set_tests_properties(bench.${op}.${tp}.n${np}.${sz} PROPERTIES LABELS "bench;msg"
+                           TIMEOUT 150 FAIL_REGULAR_EXPRESSION "wrong|failed|not available")
     endforeach()
   endforeach()
   # kumi-compare --rounds with kumi alone (tests never need the peers)

@@ -58,6 +58,7 @@ struct kb_sample {
     double us;         /* per-iteration time of the latency loop          */
     double stream_us;  /* per-op time of the streaming loop, 0 if none     */
     double ran;        /* 1 if this PE ran the loop, 0 if it idled         */
+    double minflt;     /* minor page faults of this PE in its timed loops  */
 };
 
 struct kb_op;
@@ -93,6 +94,8 @@ struct kb_row {
     double      ratio;
     double      limit_us;   /* the one-way latency ratio used (latency rows) */
     int         blocks;     /* > 1: ratio and limit_us are medians of blocks */
+    double      minflt;     /* minor page faults in the timed loops, all PEs
+                               (-1: not measured) */
 };
 
 /* min / mean / max of one hardware figure over its trials */
@@ -129,6 +132,10 @@ struct kb_env {
     struct kb_sample *samples;  /* symmetric: n slots, read on PE 0       */
     int64_t          *agree;    /* symmetric: n status words on PE 0      */
     uint64_t         *scratch;  /* symmetric: 64-byte lines for checks    */
+    int               heap_bufs;/* --buffers heap: collectives' buffers in
+                                   the symmetric heap                      */
+    long              minflt;   /* minor page faults in kb_timed's loops,
+                                   added up; kumi_bench.c reads and resets it */
 };
 extern struct kb_env kb;
 
@@ -167,6 +174,8 @@ void     kb_expect_block(const struct kb_run *run, const void *buf, size_t n, ui
 int kb_op_send_lat(const struct kb_run *run, struct kb_sample *out);
 int kb_op_send_bw(const struct kb_run *run, struct kb_sample *out);
 int kb_op_send_rate(const struct kb_run *run, struct kb_sample *out);
+int kb_op_send_bibw(const struct kb_run *run, struct kb_sample *out);
+int kb_op_send_any(const struct kb_run *run, struct kb_sample *out);
 
 /* kumi_bench_limit.c */
 double kb_stat_mbs(const struct kb_stat *s);   /* bytes / best_us, NAN if none */

@@ -417,7 +417,7 @@ int kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[KB_LIMIT_ROWS])
             .op = names[i], .bytes = s->bytes, .iters = s->iters,
             .avg_us = s->avg_us, .min_us = s->best_us, .max_us = s->worst_us,
             .msgs_per_s = NAN, .mb_per_s = i == 0 || pattern ? NAN : kb_stat_mbs(s),
-            .ratio = pattern ? s->best_us / lim->oneway.best_us : 1,
+            .ratio = pattern ? s->best_us / lim->oneway.best_us : 1, .minflt = -1,
         };
         n++;
     }

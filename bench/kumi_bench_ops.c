@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* Warm-up, barrier, then `iters` timed steps and an optional `fin` inside
  * the timed region (the quiet that ends a stream). Collective; PEs with
@@ -24,9 +25,10 @@
 double kb_timed(const struct kb_run *run, const char *call, int runs, kb_step step, kb_step fin,
                 void *ctx)
 {
-    const char *op = run->op->name;
-    double      t0, t;
-    int         rc;
+    const char   *op = run->op->name;
+    double        t0, t;
+    int           rc;
+    struct rusage u0, u1;
 
     if (runs) {
         for (long i = 0; i < run->warmup; i++)
@@ -38,6 +40,7 @@ double kb_timed(const struct kb_run *run, const char *call, int runs, kb_step st
     kb_barrier(op);
     if (!runs)
         return 0;
+    getrusage(RUSAGE_SELF, &u0);
     t0 = kumi_wtime();
     for (long i = 0; i < run->iters; i++)
         if ((rc = step(ctx)) != KUMI_OK)
@@ -45,6 +48,8 @@ double kb_timed(const struct kb_run *run, const char *call, int runs, kb_step st
     if (fin != NULL && (rc = fin(ctx)) != KUMI_OK)
         kb_die(op, call, rc);
     t = kumi_wtime() - t0;
+    getrusage(RUSAGE_SELF, &u1);
+    kb.minflt += u1.ru_minflt - u0.ru_minflt;   /* where a large path faults */
     return t * 1e6 / (double)run->iters;
 }
 
@@ -135,6 +140,23 @@ int kb_op_barrier(const struct kb_run *run, struct kb_sample *out)
 
 /* ------------------------------------------------------------ collectives */
 
+/* The collectives' buffers: private (malloc, the default, as the Open MPI
+ * twin's) or, with --buffers heap, in the symmetric heap (kumi_malloc, as
+ * the OpenSHMEM twin's), where the large collectives read peers' data in
+ * place. Every PE allocates and frees the same sizes in the same order. */
+static void *kb_coll_buf(const char *op, size_t n)
+{
+    return kb.heap_bufs ? kb_sym_alloc(op, n) : kb_xmalloc(op, n);
+}
+
+static void kb_coll_free(void *p)
+{
+    if (kb.heap_bufs)
+        kumi_free(p);
+    else
+        free(p);
+}
+
 struct kb_coll {
     void  *dst, *src;
     size_t count;   /* doubles (reductions) */
@@ -161,7 +183,8 @@ static int kb_reduction(const struct kb_run *run, struct kb_sample *out, int all
     kb_step        step  = all ? kb_step_allreduce : kb_step_reduce;
     struct kb_coll c     = { .count = run->bytes / sizeof(double) };
     size_t         alloc = kb_max(c.count, 1) * sizeof(double);
-    double        *src = kb_xmalloc(run->op->name, alloc), *dst = kb_xmalloc(run->op->name, alloc);
+    double        *src = kb_coll_buf(run->op->name, alloc);
+    double        *dst = kb_coll_buf(run->op->name, alloc);
     double         ranks = (double)kb.n * (kb.n + 1) / 2;   /* 1 + 2 + ... + n */
     int            rc;
 
@@ -181,8 +204,8 @@ static int kb_reduction(const struct kb_run *run, struct kb_sample *out, int all
         out->us  = kb_timed(run, call, 1, step, NULL, &c);
         out->ran = 1;
     }
-    free(dst);
-    free(src);
+    kb_coll_free(dst);
+    kb_coll_free(src);
     return rc;
 }
 
@@ -208,7 +231,7 @@ int kb_op_broadcast(const struct kb_run *run, struct kb_sample *out)
     uint64_t       seed = kb_seed(run->bytes, 0);
     int            rc;
 
-    c.dst = kb_xmalloc(run->op->name, kb_max(run->bytes, 1));
+    c.dst = kb_coll_buf(run->op->name, kb_max(run->bytes, 1));
     if (kb.me == 0)
         kb_fill(c.dst, run->bytes, seed);
     else
@@ -219,7 +242,7 @@ int kb_op_broadcast(const struct kb_run *run, struct kb_sample *out)
         out->us  = kb_timed(run, "kumi_broadcast", 1, kb_step_broadcast, NULL, &c);
         out->ran = 1;
     }
-    free(c.dst);
+    kb_coll_free(c.dst);
     return rc;
 }
 
@@ -235,8 +258,8 @@ int kb_op_allgather(const struct kb_run *run, struct kb_sample *out)
     size_t         all = run->bytes * (size_t)kb.n;
     int            rc;
 
-    c.src = kb_xmalloc(run->op->name, kb_max(run->bytes, 1));
-    c.dst = kb_xmalloc(run->op->name, kb_max(all, 1));
+    c.src = kb_coll_buf(run->op->name, kb_max(run->bytes, 1));
+    c.dst = kb_coll_buf(run->op->name, kb_max(all, 1));
     kb_fill(c.src, run->bytes, kb_seed(run->bytes, (uint64_t)kb.me));
     memset(c.dst, 0, all);
     rc = kb_agree(run->op->name, "kumi_allgather", kb_step_allgather(&c));
@@ -250,8 +273,8 @@ int kb_op_allgather(const struct kb_run *run, struct kb_sample *out)
         out->us  = kb_timed(run, "kumi_allgather", 1, kb_step_allgather, NULL, &c);
         out->ran = 1;
     }
-    free(c.dst);
-    free(c.src);
+    kb_coll_free(c.dst);
+    kb_coll_free(c.src);
     return rc;
 }
 
@@ -270,8 +293,8 @@ int kb_op_alltoall(const struct kb_run *run, struct kb_sample *out)
     uint64_t       n = (uint64_t)kb.n, me = (uint64_t)kb.me;
     int            rc;
 
-    c.src = kb_xmalloc(run->op->name, kb_max(all, 1));
-    c.dst = kb_xmalloc(run->op->name, kb_max(all, 1));
+    c.src = kb_coll_buf(run->op->name, kb_max(all, 1));
+    c.dst = kb_coll_buf(run->op->name, kb_max(all, 1));
     for (uint64_t j = 0; j < n; j++)
         kb_fill((char *)c.src + j * run->bytes, run->bytes, kb_seed(run->bytes, me * n + j));
     memset(c.dst, 0, all);
@@ -286,8 +309,8 @@ int kb_op_alltoall(const struct kb_run *run, struct kb_sample *out)
         out->us  = kb_timed(run, "kumi_alltoall", 1, kb_step_alltoall, NULL, &c);
         out->ran = 1;
     }
-    free(c.dst);
-    free(c.src);
+    kb_coll_free(c.dst);
+    kb_coll_free(c.src);
     return rc;
 }
 

@@ -129,6 +129,10 @@ static void kb_out_json(const struct kb_out *o, const struct kb_row *r)
         kb_json_num(f, "limit_oneway_us", r->limit_us);
     if (r->blocks > 1)     /* paired blocks (kumi_bench.c: kb_run_paired) */
         fprintf(f, ",\"limit_blocks\":%d", r->blocks);
+    if (kb.heap_bufs)      /* --buffers heap */
+        fputs(",\"buffers\":\"heap\"", f);
+    if (r->minflt >= 0)    /* page faults in the timed loops, every PE */
+        fprintf(f, ",\"minflt\":%.0f", r->minflt);
     fputs("}\n", f);
     fflush(f);
 }

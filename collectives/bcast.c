@@ -4,14 +4,14 @@
  *
  * broadcast: small messages ride the eager tree from team rank 0 (one line
  * per edge, tree.c; another root hands its value to rank 0 first).
- * Otherwise a two-slot pipeline in the root's half A: the root copies block
- * i in and raises FLAG_A at every member; each member copies it out and
- * raises FLAG_B at the root, which reuses a slot only once every member has
- * acknowledged the block that was in it.
+ * Otherwise the root streams its buffer to every member (coll.h, streams):
+ * in place where it lies in the symmetric heap or static data (each member
+ * copies straight from the root's buffer), else block by block through the
+ * ring in the root's half A.
  * allgather: small blocks on teams of up to 8 go through the all-exchange
- * lines (tree.c); otherwise each member publishes its block in its half A;
- * after the FLAG_A exchange everyone copies everyone's block (staggered:
- * rank i starts with i+1); a FLAG_B exchange closes the block.
+ * lines (tree.c); otherwise every member streams its block to every other
+ * at once, block k of all before block k + 1 (staggered: rank i reads
+ * i + 1 first).
  * A team without a scratch area (coll.h) sends KUMI_COLL_SMALL-byte pieces
  * down the eager tree instead: broadcast as it is, allgather as one
  * broadcast from each member.
@@ -35,13 +35,45 @@ int kumi_coll_bcast_pieces(const char *call, struct kumi_team *t, struct kumi_co
     return rc;
 }
 
+/* The root streams buf to every other member (coll.h, streams): in place
+ * where buf lies in memory the others reach, else through its ring. */
+static int kumi_coll_bcast_stream(const char *call, struct kumi_team *t,
+                                  struct kumi_coll_team *st, void *buf, size_t n, int root)
+{
+    struct kumi_coll_stream s;
+    size_t                  blk = kumi_coll_stream_max_blk(st, KUMI_COLL_STREAM_BLOCK);
+    int                     rc  = KUMI_OK;
+
+    kumi_coll_stream_begin(st, &s, blk, (n + blk - 1) / blk);
+    if (t->rank == root) {
+        uint64_t desc = kumi_coll_desc(buf, n);
+        rc = kumi_coll_stream_publish(t, st, &s, desc);
+        for (size_t k = 0; desc == 0 && k < s.nb && rc == KUMI_OK; k++) {
+            size_t o = k * blk, c = n - o < blk ? n - o : blk, slot;
+            rc = kumi_coll_stream_slot(call, t, st, &s, k, &slot);
+            if (rc == KUMI_OK) {
+                memcpy(kumi_coll_heap(slot), (uint8_t *)buf + o, c);
+                rc = kumi_coll_stream_signal(t, st, &s, k);
+            }
+        }
+        return rc == KUMI_OK ? kumi_coll_stream_end(call, t, st, &s) : rc;
+    }
+    for (size_t k = 0; k < s.nb && rc == KUMI_OK; k++) {
+        size_t   o = k * blk, c = n - o < blk ? n - o : blk;
+        uint64_t desc;
+        rc = kumi_coll_stream_wait(call, t, st, &s, root, k, &desc);
+        if (rc == KUMI_OK)
+            rc = kumi_coll_stream_read(t, st, &s, root, desc, k, o, 0, (uint8_t *)buf + o, c);
+        if (rc == KUMI_OK)
+            rc = kumi_coll_stream_ack(t, st, &s, root, desc, k);
+    }
+    return rc;
+}
+
 int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
 {
     static const char call[] = "kumi_broadcast";
-    struct kumi_tp        *tp = &kumi_rt.tp;
     struct kumi_coll_team *st;
-    size_t                 blk, nb;
-    uint64_t               base;
     int                    rc = kumi_coll_check(call, team);
 
     if (rc != KUMI_OK)
@@ -70,49 +102,56 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
         return rc;
     if (st->data_bytes == 0)
         return kumi_coll_bcast_pieces(call, team, st, buf, n, root);
-    /* two slots in the root's half A: the root copies block i + 1 in
-     * while the others copy block i out */
-    blk = kumi_coll_block(st) / 2;
-    if (blk > kumi_coll_half(st) / 2)
-        blk = kumi_coll_half(st) / 2;
-    nb   = (n + blk - 1) / blk;
-    base = st->step;
-    st->step += nb;   /* every member: the same steps, one per block */
-    for (size_t i = 0; i < nb && rc == KUMI_OK; i++) {
-        size_t   o = i * blk, c = n - o < blk ? n - o : blk;
-        size_t   slot = st->data_off + (i & 1) * blk;
-        uint64_t s = base + i + 1;
-        if (team->rank == root) {
-            /* the slot's previous block (i - 2) must be out everywhere */
-            for (int k = 1; i >= 2 && k < team->size && rc == KUMI_OK; k++)
-                rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_B,
-                                         (root + k) % team->size, s - 2);
-            if (rc != KUMI_OK)
-                break;
-            memcpy(kumi_coll_heap(slot), (uint8_t *)buf + o, c);
-            for (int k = 1; k < team->size && rc == KUMI_OK; k++)
-                rc = kumi_coll_flag_set(team, st, KUMI_COLL_FLAG_A, (root + k) % team->size, s);
-        } else {
-            rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_A, root, s);
+    return kumi_coll_bcast_stream(call, team, st, buf, n, root);
+}
+
+/* Every member streams its block to every other (coll.h, streams), all
+ * at once, block k of everyone before block k + 1 of anyone; each member
+ * reads the others staggered (rank i starts with i + 1). */
+static int kumi_coll_allgather_stream(const char *call, struct kumi_team *t,
+                                      struct kumi_coll_team *st, void *dst, const void *src,
+                                      size_t n_each)
+{
+    struct kumi_coll_stream s;
+    size_t                  blk  = kumi_coll_stream_max_blk(st, KUMI_COLL_STREAM_BLOCK);
+    uint64_t                desc = kumi_coll_desc(src, n_each);
+    uint8_t                *mine = (uint8_t *)dst + (size_t)t->rank * n_each;
+    int                     rc;
+
+    kumi_coll_stream_begin(st, &s, blk, (n_each + blk - 1) / blk);
+    rc = kumi_coll_stream_publish(t, st, &s, desc);
+    for (size_t k = 0, w = 0; k < s.nb && rc == KUMI_OK; k++) {
+        size_t o = k * blk, c = n_each - o < blk ? n_each - o : blk;
+        /* through my ring: every block up to k, and ahead what fits (coll.h) */
+        for (; desc == 0 && rc == KUMI_OK && kumi_coll_stream_ahead(&s, w, k); w++) {
+            size_t wo = w * blk, wc = n_each - wo < blk ? n_each - wo : blk, slot;
+            rc = kumi_coll_stream_slot(call, t, st, &s, w, &slot);
+            if (rc == KUMI_OK) {
+                memcpy(kumi_coll_heap(slot), (const uint8_t *)src + wo, wc);
+                rc = kumi_coll_stream_signal(t, st, &s, w);
+            }
+        }
+        /* src may be my block of dst already (then this moves nothing) */
+        if (rc == KUMI_OK)
+            memmove(mine + o, (const uint8_t *)src + o, c);
+        for (int j = 1; j < t->size && rc == KUMI_OK; j++) {
+            int      r = (t->rank + j) % t->size;
+            uint64_t d;
+            rc = kumi_coll_stream_wait(call, t, st, &s, r, k, &d);
             if (rc == KUMI_OK)
-                rc = tp->ops->get(tp, (uint8_t *)buf + o, team->pes[root], KUMI_SEG_HEAP, slot, c);
+                rc = kumi_coll_stream_read(t, st, &s, r, d, k, o, 0,
+                                           (uint8_t *)dst + (size_t)r * n_each + o, c);
             if (rc == KUMI_OK)
-                rc = kumi_coll_flag_set(team, st, KUMI_COLL_FLAG_B, root, s);
+                rc = kumi_coll_stream_ack(t, st, &s, r, d, k);
         }
     }
-    /* the half-A rule: nobody reads the root's slots after it leaves */
-    for (int k = 1; team->rank == root && k < team->size && rc == KUMI_OK; k++)
-        rc = kumi_coll_flag_wait(call, team, st, KUMI_COLL_FLAG_B, (root + k) % team->size,
-                                 base + nb);
-    return rc;
+    return rc == KUMI_OK ? kumi_coll_stream_end(call, t, st, &s) : rc;
 }
 
 int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
 {
     static const char call[] = "kumi_allgather";
-    struct kumi_tp        *tp = &kumi_rt.tp;
     struct kumi_coll_team *st;
-    size_t                 half;
     int                    rc = kumi_coll_check(call, team);
 
     if (rc != KUMI_OK)
@@ -144,21 +183,5 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
                                         n_each, r);
         return rc;
     }
-    half = kumi_coll_block(st);
-    for (size_t o = 0; o < n_each && rc == KUMI_OK; o += half) {
-        size_t c = n_each - o < half ? n_each - o : half;
-        memcpy(kumi_coll_heap(st->data_off), (const uint8_t *)src + o, c);
-        rc = kumi_coll_exchange(call, team, st, KUMI_COLL_FLAG_A, ++st->step);
-        for (int k = 0; k < team->size && rc == KUMI_OK; k++) {
-            int      r   = (team->rank + k) % team->size;
-            uint8_t *out = (uint8_t *)dst + (size_t)r * n_each + o;
-            if (r == team->rank)
-                memmove(out, (const uint8_t *)src + o, c);
-            else
-                rc = tp->ops->get(tp, out, team->pes[r], KUMI_SEG_HEAP, st->data_off, c);
-        }
-        if (rc == KUMI_OK)
-            rc = kumi_coll_exchange(call, team, st, KUMI_COLL_FLAG_B, ++st->step);
-    }
-    return rc;
+    return kumi_coll_allgather_stream(call, team, st, dst, src, n_each);
 }

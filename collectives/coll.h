@@ -100,6 +100,8 @@ struct kumi_coll_team {
     uint64_t a2a_round;        /* all-to-all barrier rounds               */
     uint64_t word_round;       /* shared-word barrier rounds              */
     uint64_t step;             /* scratch flag values                     */
+    uint64_t ring;             /* streams: the next slot of the ring, counted
+                                  in blocks (kumi_coll_stream_begin)        */
     /* shm fast paths, decided once per team (kumi_coll_state) */
     volatile uint8_t *root_llcm; /* team rank 0's LLCM area where every member
                                     maps it (agreed), else NULL: the polled
@@ -111,7 +113,9 @@ struct kumi_coll_team {
     size_t   data_bytes;
 };
 
-enum { KUMI_COLL_FLAG_A, KUMI_COLL_FLAG_B, KUMI_COLL_NFLAGS };
+/* FLAG_A, FLAG_B: step values (monotone per pair); FLAG_D: where member
+ * r's source of the current stream lies (kumi_coll_desc), not monotone */
+enum { KUMI_COLL_FLAG_A, KUMI_COLL_FLAG_B, KUMI_COLL_FLAG_D, KUMI_COLL_NFLAGS };
 
 /* The team's state in *out, created (and the barrier measured) on first
  * use; errors are reported for call and returned. */
@@ -376,6 +380,109 @@ static inline int kumi_coll_release_for(const struct kumi_coll_team *st, int wan
     return want == KUMI_RELEASE_POLL && st->root_llcm != NULL ? KUMI_RELEASE_POLL
                                                               : KUMI_RELEASE_KICK;
 }
+
+/* ------------------------------------------------------------ streams
+ * How broadcast, allgather and alltoall move large data (team.c). A
+ * writer makes its data available to every other member (the readers) in
+ * nb blocks, one of two ways, chosen by the writer alone and told to the
+ * readers in FLAG_D:
+ *  - in place (desc != 0): the data lie in a segment peers can reach (the
+ *    symmetric heap or static data), so readers copy straight from the
+ *    writer's buffer (peer_ptr: one copy; tcp: one get, no staging). The
+ *    writer signals every block at once;
+ *  - through a ring (desc 0: private memory): block k goes into slot
+ *    (first + k) % nslots of the writer's half A, which the writer reuses
+ *    only once every reader has acknowledged the block that was in it.
+ *    The ring spans the whole half A, so a slot comes back only after
+ *    about that many bytes have passed: on this kind of machine, writing a
+ *    slot whose lines the reader still holds costs several times a copy
+ *    (1 MiB through 2 slots of 64 KiB: 125-165 us; through 16 or 32 slots,
+ *    the reader's copies long evicted: 31-45 us, quiet machine).
+ * Flags: the writer raises FLAG_A to base + k + 1 at every reader once
+ * block k is there; reader r acknowledges with FLAG_B = base + k + 1 at
+ * the writer; before it returns, a writer waits for every reader's last
+ * acknowledgement, so its buffer and slots are free again (the half-A
+ * rule) and a stream never meets the previous call's. */
+#define KUMI_COLL_STREAM_BLOCK ((size_t)64 << 10)   /* bytes of a slot */
+struct kumi_coll_stream {
+    uint64_t base;      /* flag values base + 1 .. base + nb               */
+    size_t   blk;       /* bytes of a slot                                 */
+    size_t   nslots;    /* slots in half A                                 */
+    size_t   first;     /* slot of block 0                                 */
+    size_t   nb;        /* blocks                                          */
+};
+
+/* Where buf (n bytes) lies, for readers on other members: (segment + 1)
+ * << 56 | offset where it is all inside my heap or static data, else 0. */
+static inline uint64_t kumi_coll_desc(const void *buf, size_t n)
+{
+    const struct kumi_tp *tp = &kumi_rt.tp;
+    const uintptr_t       p  = (uintptr_t)buf;
+
+    for (int seg = KUMI_SEG_HEAP; seg <= KUMI_SEG_DATA; seg++) {
+        uintptr_t lo = (uintptr_t)tp->local[seg];
+        if (tp->local[seg] != NULL && p >= lo && p - lo <= tp->seg_size[seg]
+            && n <= tp->seg_size[seg] - (p - lo))
+            return ((uint64_t)(seg + 1) << 56) | (uint64_t)(p - lo);
+    }
+    return 0;
+}
+
+/* A stream of nb blocks of up to blk bytes (blk is cut to a quarter of
+ * half A where that is smaller; the same on every member): takes nb steps
+ * and the ring's next nb slots. No communication. */
+void kumi_coll_stream_begin(struct kumi_coll_team *st, struct kumi_coll_stream *s, size_t blk,
+                            size_t nb);
+/* The largest slot a stream may ask for (a quarter of half A, 64-aligned) */
+static inline size_t kumi_coll_stream_max_blk(const struct kumi_coll_team *st, size_t want)
+{
+    size_t q = (kumi_coll_half(st) / 4) & ~(size_t)63;
+    return want < q ? want : q;
+}
+/* Writer: tells every reader desc, then, in place, signals all blocks. */
+int kumi_coll_stream_publish(struct kumi_team *t, struct kumi_coll_team *st,
+                             const struct kumi_coll_stream *s, uint64_t desc);
+/* Writer through the ring: waits until slot of block k is free, returns
+ * its heap offset in *off */
+int kumi_coll_stream_slot(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                          const struct kumi_coll_stream *s, size_t k, size_t *off);
+/* Writer through the ring that also reads (allgather, alltoall), before
+ * it reads block k: whether to write block w next -- every block up to k,
+ * and beyond that the blocks whose slots are free without waiting (w <
+ * nslots). A member whose readers are not running (PEs taking turns on
+ * cores, or a busy machine) thus leaves all that fits before it waits for
+ * anyone, so the readers find it there when they run, instead of one block
+ * per turn; it never waits ahead of k, where a reader might be waiting for
+ * it. */
+static inline int kumi_coll_stream_ahead(const struct kumi_coll_stream *s, size_t w, size_t k)
+{
+    return w < s->nb && (w <= k || w < s->nslots);
+}
+/* Writer through the ring: block k is in its slot */
+int kumi_coll_stream_signal(struct kumi_team *t, struct kumi_coll_team *st,
+                            const struct kumi_coll_stream *s, size_t k);
+/* Reader: waits for writer r's block k; its desc in *desc */
+int kumi_coll_stream_wait(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                          const struct kumi_coll_stream *s, int r, size_t k, uint64_t *desc);
+/* Reader: n bytes of writer r's block k into dst: in place from byte
+ * buf_at of its buffer, through the ring from byte slot_at of the slot */
+int kumi_coll_stream_read(struct kumi_team *t, const struct kumi_coll_team *st,
+                          const struct kumi_coll_stream *s, int r, uint64_t desc, size_t k,
+                          size_t buf_at, size_t slot_at, void *dst, size_t n);
+/* Reader: done with writer r's block k (in place: only the last counts) */
+int kumi_coll_stream_ack(struct kumi_team *t, struct kumi_coll_team *st,
+                         const struct kumi_coll_stream *s, int r, uint64_t desc, size_t k);
+/* Writer: waits for every reader's last acknowledgement */
+int kumi_coll_stream_end(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                         const struct kumi_coll_stream *s);
+
+/* Sets flag f of mine to v at every other member (one fence first). */
+int kumi_coll_flag_set_others(struct kumi_team *t, struct kumi_coll_team *st, int f, uint64_t v);
+
+/* Reads n bytes at byte at of member r's memory described by desc
+ * (kumi_coll_desc): in place where mapped, else a get into tmp. */
+const void *kumi_coll_peer_seg_data(struct kumi_team *t, int r, uint64_t desc, size_t at,
+                                    size_t n, void *tmp, int *rc);
 
 /* Reads n bytes at heap offset off of member r: in place where the
  * transport maps that member (nothing is copied), else a get into tmp

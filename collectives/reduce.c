@@ -9,10 +9,12 @@
  * oversubscribed teams of up to 8, the all-exchange (one step: each member
  * folds everyone's value itself). KUMI_REDUCE_SMALL chooses.
  * Large: reduce-scatter + allgather through the team's heap scratch, in
- * blocks of half the data area: every member publishes its block in its
- * half A; member r folds slice r of everyone's block in rank order (reading
- * peers' scratch in place where the transport maps it) into its half B;
- * then everyone collects the slices. Each element is computed once, by one
+ * blocks of half the data area: every member publishes its block -- in
+ * place where src lies in the symmetric heap or static data, else copied
+ * into its half A; member r folds slice r of everyone's block in rank
+ * order (reading peers' memory in place where the transport maps it) into
+ * its half B; then everyone collects the slices. Blocks smaller than half
+ * the area rotate through up to 4 places in the halves from call to call. Each element is computed once, by one
  * member, in one fixed order, so every member gets the same bits whatever
  * the arrival order. A team that has no scratch area (every one busy on
  * some member, coll.h) reduces in small-data pieces instead.
@@ -49,31 +51,41 @@ static inline size_t kumi_slice(size_t m, int r, int n)
 }
 
 /* Reduce-scatter of one block of m elements (at element e0 of src): I
- * publish in my half A only the slices the others fold (mine stays in src),
- * and fold slice `rank` of every member, in rank order, into my half B,
- * a sub-chunk at a time so the accumulator stays in cache. */
+ * make the slices the others fold available -- in place where src lies in
+ * memory they reach (its place in FLAG_D), else copied into my half A at
+ * a (mine stays in src) -- and fold slice `rank` of every member, in rank
+ * order, into my half B at b, a sub-chunk at a time so the accumulator
+ * stays in cache. */
 static int kumi_reduce_block(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
                              kumi_coll_op_fn fn, size_t es, const uint8_t *src, size_t m,
-                             void *tmp)
+                             void *tmp, size_t a, size_t b)
 {
-    const size_t a = st->data_off, b = st->data_off + kumi_coll_half(st);
-    const int    n = t->size, me = t->rank;
-    const size_t lo = kumi_slice(m, me, n), hi = kumi_slice(m, me + 1, n);
-    const size_t sub = KUMI_REDUCE_SUB / es;
-    int          rc;
+    const int      n = t->size, me = t->rank;
+    const size_t   lo = kumi_slice(m, me, n), hi = kumi_slice(m, me + 1, n);
+    const size_t   sub = KUMI_REDUCE_SUB / es;
+    const uint64_t desc = kumi_coll_desc(src, m * es);
+    const uint64_t *peer_desc = kumi_coll_heap(st->flags_off
+                                               + (size_t)KUMI_COLL_FLAG_D * (size_t)n * 8);
+    int            rc;
 
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; desc == 0 && r < n; r++) {
         size_t rlo = kumi_slice(m, r, n), rhi = kumi_slice(m, r + 1, n);
         if (r != me && rhi > rlo)
             memcpy(kumi_coll_heap(a + rlo * es), src + rlo * es, (rhi - rlo) * es);
     }
-    rc = kumi_coll_exchange(call, t, st, KUMI_COLL_FLAG_A, ++st->step);
+    /* FLAG_D before FLAG_A; a member rewrites it only in its next call,
+     * after everyone's FLAG_B of this one (I fold before I raise mine) */
+    rc = kumi_coll_flag_set_others(t, st, KUMI_COLL_FLAG_D, desc);
+    if (rc == KUMI_OK)
+        rc = kumi_coll_exchange(call, t, st, KUMI_COLL_FLAG_A, ++st->step);
     for (size_t x = lo; x < hi && rc == KUMI_OK; x += sub) {
         size_t   k   = hi - x < sub ? hi - x : sub;
         uint8_t *acc = kumi_coll_heap(b + x * es);
         for (int r = 0; r < n && rc == KUMI_OK; r++) {
+            uint64_t    d  = r == me ? 0 : __atomic_load_n(&peer_desc[r], __ATOMIC_ACQUIRE);
             const void *in = r == me ? src + x * es
-                                     : kumi_coll_peer_data(t, r, a + x * es, k * es, tmp, &rc);
+                             : d != 0 ? kumi_coll_peer_seg_data(t, r, d, x * es, k * es, tmp, &rc)
+                                      : kumi_coll_peer_data(t, r, a + x * es, k * es, tmp, &rc);
             if (rc != KUMI_OK)
                 break;
             if (r == 0)
@@ -88,10 +100,9 @@ static int kumi_reduce_block(const char *call, struct kumi_team *t, struct kumi_
 /* Copies the reduced slices of a block (half B of each member) into out;
  * root < 0: everyone collects; else only root does. */
 static int kumi_reduce_collect(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
-                               size_t es, size_t m, uint8_t *out, int root)
+                               size_t es, size_t m, uint8_t *out, int root, size_t b)
 {
     struct kumi_tp *tp = &kumi_rt.tp;
-    const size_t    b  = st->data_off + kumi_coll_half(st);
     int             rc = kumi_coll_exchange(call, t, st, KUMI_COLL_FLAG_B, ++st->step);
 
     if (rc != KUMI_OK || (root >= 0 && t->rank != root))
@@ -118,18 +129,26 @@ static int kumi_reduce_large(const char *call, struct kumi_team *t, struct kumi_
     void        *tmp = NULL;
     int          rc  = KUMI_OK;
 
-    if (!st->peers_mapped) {   /* some peers' sub-chunks are copied first */
-        tmp = malloc(KUMI_REDUCE_SUB);
-        if (tmp == NULL)
-            return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for a reduction buffer");
-    }
+    /* where a peer's memory is not mapped its sub-chunks are copied first
+     * (tcp; or static data some transport might not map) */
+    tmp = malloc(KUMI_REDUCE_SUB);
+    if (tmp == NULL)
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for a reduction buffer");
     /* dst == src works: a block's src is read (into scratch, or folded)
      * before the collect writes that block of dst */
     for (size_t e0 = 0; e0 < count && rc == KUMI_OK; e0 += per) {
         size_t m = count - e0 < per ? count - e0 : per;
-        rc = kumi_reduce_block(call, t, st, fn, es, (const uint8_t *)src + e0 * es, m, tmp);
+        /* where in the halves: blocks that fit more than once take the
+         * next of up to 4 places in turn, so what I write now lies where
+         * the others last read a few calls ago (their copies of those
+         * lines are gone: writing lines another core still holds costs
+         * several times a copy here) */
+        size_t span = (m * es + 63) & ~(size_t)63, fit = kumi_coll_half(st) / span;
+        size_t pos  = fit > 1 ? (size_t)(st->ring++ % (fit < 4 ? fit : 4)) * span : 0;
+        size_t a = st->data_off + pos, b = st->data_off + kumi_coll_half(st) + pos;
+        rc = kumi_reduce_block(call, t, st, fn, es, (const uint8_t *)src + e0 * es, m, tmp, a, b);
         if (rc == KUMI_OK)
-            rc = kumi_reduce_collect(call, t, st, es, m, (uint8_t *)dst + e0 * es, root);
+            rc = kumi_reduce_collect(call, t, st, es, m, (uint8_t *)dst + e0 * es, root, b);
     }
     free(tmp);
     return rc;

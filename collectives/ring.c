@@ -1,6 +1,6 @@
 /*
  * ring.c -- kumi_ring_*: the DIMMnet-1 LLCM producer-consumer ring
- * (section 4.2 of the seed paper; design/overview.md "Ring protocol").
+ * (the DIMMnet-1 LLCM ring protocol; docs/architecture.md, "Rings").
  * Built only on the transport ops table and the runtime's waits, so it runs
  * unchanged on every transport.
  *

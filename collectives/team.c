@@ -232,6 +232,137 @@ int kumi_coll_exchange(const char *call, struct kumi_team *t, struct kumi_coll_t
     return rc;
 }
 
+/* ------------------------------------------------------------ streams */
+
+void kumi_coll_stream_begin(struct kumi_coll_team *st, struct kumi_coll_stream *s, size_t blk,
+                            size_t nb)
+{
+    s->blk    = blk;
+    s->nslots = kumi_coll_half(st) / blk;
+    s->first  = (size_t)(st->ring % s->nslots);
+    s->nb     = nb;
+    s->base   = st->step;
+    st->step += nb;
+    st->ring += nb;
+}
+
+int kumi_coll_flag_set_others(struct kumi_team *t, struct kumi_coll_team *st, int f,
+                                     uint64_t v)
+{
+    struct kumi_tp *tp  = &kumi_rt.tp;
+    size_t          off = st->flags_off + ((size_t)f * (size_t)t->size + (size_t)t->rank) * 8;
+    int             rc  = tp->ops->fence(tp);
+
+    for (int k = 1; k < t->size && rc == KUMI_OK; k++)
+        rc = tp->ops->atomic(tp, t->pes[(t->rank + k) % t->size], KUMI_SEG_HEAP, off,
+                             KUMI_AMO_SWAP, 8, v, 0, NULL);
+    return rc;
+}
+
+int kumi_coll_stream_publish(struct kumi_team *t, struct kumi_coll_team *st,
+                             const struct kumi_coll_stream *s, uint64_t desc)
+{
+    int rc = kumi_coll_flag_set_others(t, st, KUMI_COLL_FLAG_D, desc);
+
+    /* in place, every block is there now; FLAG_A orders after FLAG_D */
+    return rc == KUMI_OK && desc != 0
+           ? kumi_coll_flag_set_others(t, st, KUMI_COLL_FLAG_A, s->base + s->nb) : rc;
+}
+
+static size_t kumi_coll_stream_slot_off(const struct kumi_coll_team *st,
+                                        const struct kumi_coll_stream *s, size_t k)
+{
+    return st->data_off + ((s->first + k) % s->nslots) * s->blk;
+}
+
+int kumi_coll_stream_slot(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                          const struct kumi_coll_stream *s, size_t k, size_t *off)
+{
+    int rc = KUMI_OK;
+
+    /* the block that was in this slot, k - nslots, must be out everywhere */
+    for (int j = 1; k >= s->nslots && j < t->size && rc == KUMI_OK; j++)
+        rc = kumi_coll_flag_wait(call, t, st, KUMI_COLL_FLAG_B, (t->rank + j) % t->size,
+                                 s->base + k - s->nslots + 1);
+    *off = kumi_coll_stream_slot_off(st, s, k);
+    return rc;
+}
+
+int kumi_coll_stream_signal(struct kumi_team *t, struct kumi_coll_team *st,
+                            const struct kumi_coll_stream *s, size_t k)
+{
+    return kumi_coll_flag_set_others(t, st, KUMI_COLL_FLAG_A, s->base + k + 1);
+}
+
+int kumi_coll_stream_wait(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                          const struct kumi_coll_stream *s, int r, size_t k, uint64_t *desc)
+{
+    int rc = kumi_coll_flag_wait(call, t, st, KUMI_COLL_FLAG_A, r, s->base + k + 1);
+
+    /* written before FLAG_A, rewritten only after my last acknowledgement */
+    *desc = __atomic_load_n((uint64_t *)kumi_coll_heap(
+                                st->flags_off + ((size_t)KUMI_COLL_FLAG_D * (size_t)t->size
+                                                 + (size_t)r) * 8),
+                            __ATOMIC_ACQUIRE);
+    return rc;
+}
+
+int kumi_coll_stream_read(struct kumi_team *t, const struct kumi_coll_team *st,
+                          const struct kumi_coll_stream *s, int r, uint64_t desc, size_t k,
+                          size_t buf_at, size_t slot_at, void *dst, size_t n)
+{
+    struct kumi_tp *tp  = &kumi_rt.tp;
+    enum kumi_seg   seg = KUMI_SEG_HEAP;
+    size_t          off = kumi_coll_stream_slot_off(st, s, k) + slot_at;
+    const void     *p;
+
+    if (desc != 0) {
+        seg = (enum kumi_seg)((desc >> 56) - 1);
+        off = (size_t)(desc & ((1ull << 56) - 1)) + buf_at;
+    }
+    if (n == 0)
+        return KUMI_OK;
+    if ((p = kumi_coll_peer_ptr(t, r, seg, off)) != NULL) {
+        memcpy(dst, p, n);
+        return KUMI_OK;
+    }
+    return tp->ops->get(tp, dst, t->pes[r], seg, off, n);
+}
+
+int kumi_coll_stream_ack(struct kumi_team *t, struct kumi_coll_team *st,
+                         const struct kumi_coll_stream *s, int r, uint64_t desc, size_t k)
+{
+    if (desc != 0 && k + 1 < s->nb)
+        return KUMI_OK;
+    return kumi_coll_flag_set(t, st, KUMI_COLL_FLAG_B, r, s->base + k + 1);
+}
+
+int kumi_coll_stream_end(const char *call, struct kumi_team *t, struct kumi_coll_team *st,
+                         const struct kumi_coll_stream *s)
+{
+    int rc = KUMI_OK;
+
+    for (int j = 1; j < t->size && rc == KUMI_OK; j++)
+        rc = kumi_coll_flag_wait(call, t, st, KUMI_COLL_FLAG_B, (t->rank + j) % t->size,
+                                 s->base + s->nb);
+    return rc;
+}
+
+const void *kumi_coll_peer_seg_data(struct kumi_team *t, int r, uint64_t desc, size_t at,
+                                    size_t n, void *tmp, int *rc)
+{
+    struct kumi_tp *tp  = &kumi_rt.tp;
+    enum kumi_seg   seg = (enum kumi_seg)((desc >> 56) - 1);
+    size_t          off = (size_t)(desc & ((1ull << 56) - 1)) + at;
+    void           *p   = kumi_coll_peer_ptr(t, r, seg, off);
+
+    *rc = KUMI_OK;
+    if (p != NULL)
+        return p;
+    *rc = tp->ops->get(tp, tmp, t->pes[r], seg, off, n);
+    return tmp;
+}
+
 const void *kumi_coll_peer_data(struct kumi_team *t, int r, size_t off, size_t n, void *tmp,
                                 int *rc)
 {

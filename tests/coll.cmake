@@ -14,6 +14,9 @@ kumi_pe_test(coll_big_sub  coll.c NPES 3 4 8 TCP_NPES 3 4 ARGS --big-subset 1000
 kumi_pe_test(coll_block    coll.c NPES 4 ARGS 0 7 1000 ENV KUMI_WAIT=block)
 kumi_pe_test(coll_naive    coll.c NPES 3 ARGS 7 1000 ENV KUMI_ALLTOALL=naive)
 kumi_pe_test(coll_scratch  coll.c NPES 3 ARGS 1000 100000 ENV KUMI_COLL_SCRATCH=16k)
+# buffers in the symmetric heap: the large collectives read peers' sources
+# in place (coll.h, streams; reduce.c), no scratch ring
+kumi_pe_test(coll_heap     coll.c NPES 2 3 4 ARGS --heap 0 7 1000 100000)
 kumi_pe_test(coll_scratch_new coll.c NPES 2 4 ARGS --types new 30000
   ENV KUMI_COLL_SCRATCH=20k)   # the least for 4 PEs (4 KiB each + flags)
 # teams other than the world without a scratch area (only the world's

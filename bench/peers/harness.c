@@ -18,18 +18,32 @@
 #define DEFAULT_ITERS 10000
 
 static const struct peer_op_info op_table[PEER_OP_COUNT] = {
-    /*                 name        gran fixed pes timing div stream mbs msgs */
-    [PEER_BARRIER]   = { "barrier",   0, 0, 1, 0, 1.0, 0, 0, PEER_RATE_NONE },
-    [PEER_ALLREDUCE] = { "allreduce", 8, 0, 1, 0, 1.0, 0, 1, PEER_RATE_NONE },
-    [PEER_REDUCE]    = { "reduce",    8, 0, 1, 0, 1.0, 0, 1, PEER_RATE_NONE },
-    [PEER_BROADCAST] = { "broadcast", 8, 0, 1, 0, 1.0, 0, 1, PEER_RATE_NONE },
-    [PEER_ALLGATHER] = { "allgather", 8, 0, 1, 0, 1.0, 0, 1, PEER_RATE_NONE },
-    [PEER_ALLTOALL]  = { "alltoall",  8, 0, 1, 0, 1.0, 0, 1, PEER_RATE_NONE },
-    [PEER_PUT]       = { "put",       1, 0, 2, 1, 1.0, 1, 1, PEER_RATE_ONE },
-    [PEER_GET]       = { "get",       1, 0, 2, 1, 1.0, 1, 1, PEER_RATE_ONE },
-    [PEER_PINGPONG]  = { "pingpong",  0, 8, 2, 2, 2.0, 0, 0, PEER_RATE_ONE },
-    [PEER_ATOMIC]    = { "atomic",    0, 8, 1, 0, 1.0, 0, 0, PEER_RATE_SUM },
-    [PEER_SEND]      = { "send",      1, 0, 2, 1, 1.0, 1, 1, PEER_RATE_ONE },
+    /*                 name        gran fixed pes timing div  per stream mbs msgs */
+    [PEER_BARRIER]   = { "barrier",   0, 0, 1, 0, 1.0, 0, 0, 0, PEER_RATE_NONE, NULL },
+    [PEER_ALLREDUCE] = { "allreduce", 8, 0, 1, 0, 1.0, 0, 0, 1, PEER_RATE_NONE, NULL },
+    [PEER_REDUCE]    = { "reduce",    8, 0, 1, 0, 1.0, 0, 0, 1, PEER_RATE_NONE, NULL },
+    [PEER_BROADCAST] = { "broadcast", 8, 0, 1, 0, 1.0, 0, 0, 1, PEER_RATE_NONE, NULL },
+    [PEER_ALLGATHER] = { "allgather", 8, 0, 1, 0, 1.0, 0, 0, 1, PEER_RATE_NONE, NULL },
+    [PEER_ALLTOALL]  = { "alltoall",  8, 0, 1, 0, 1.0, 0, 0, 1, PEER_RATE_NONE, NULL },
+    [PEER_PUT]       = { "put",       1, 0, 2, 1, 1.0, 0, 1, 1, PEER_RATE_ONE, NULL },
+    [PEER_GET]       = { "get",       1, 0, 2, 1, 1.0, 0, 1, 1, PEER_RATE_ONE, NULL },
+    [PEER_PINGPONG]  = { "pingpong",  0, 8, 2, 2, 2.0, 0, 0, 0, PEER_RATE_ONE, NULL },
+    [PEER_ATOMIC]    = { "atomic",    0, 8, 1, 0, 1.0, 0, 0, 0, PEER_RATE_SUM, NULL },
+    [PEER_SEND]      = { "send",      1, 0, 2, 1, 1.0, 0, 1, 1, PEER_RATE_ONE, NULL },
+    [PEER_SEND_LAT]  = { "send-lat",  0, 8, 2, 2, 2.0, 0, 0, 0, PEER_RATE_NONE,
+                         "PE 0 <-> PE 1, MPI_Send/MPI_Recv; half a round trip" },
+    [PEER_SEND_BW]   = { "send-bw",   1, 0, 2, 2, PEER_WINDOW, 0, 0, 1, PEER_RATE_NONE,
+                         "PE 0 -> PE 1, windows of 64 MPI_Isend/MPI_Irecv + Waitall, "
+                         "1-byte ack; us per message" },
+    [PEER_SEND_BIBW] = { "send-bibw", 1, 0, 2, 2, 2.0 * PEER_WINDOW, 0, 0, 1, PEER_RATE_NONE,
+                         "PE 0 <-> PE 1, a window of 64 each way at once; us per message "
+                         "(either way), mb_per_s both ways together" },
+    [PEER_SEND_RATE] = { "send-rate", 1, 0, 2, 2, PEER_WINDOW, 0, 0, 1, PEER_RATE_SLOWER,
+                         "PE 0 -> PE 1, send-bw's loop; msgs_per_s = 1e6 / the slower PE's "
+                         "us per message" },
+    [PEER_SEND_ANY]  = { "send-any",  1, 0, 2, 0, PEER_WINDOW, 1, 0, 1, PEER_RATE_NONE,
+                         "every PE but 0 sends a window of 64 to PE 0, which receives them "
+                         "from MPI_ANY_SOURCE, then acks each; us per message received" },
 };
 
 const struct peer_op_info *peer_op_info(enum peer_op op)
@@ -340,6 +354,11 @@ void peer_fill_source(enum peer_op op, size_t bytes, int me, int npes, void *src
     case PEER_GET:
     case PEER_PINGPONG:
     case PEER_SEND:
+    case PEER_SEND_LAT:
+    case PEER_SEND_BW:
+    case PEER_SEND_BIBW:
+    case PEER_SEND_RATE:
+    case PEER_SEND_ANY:
         for (size_t i = 0; i < bytes; i++)
             b[i] = pattern_byte(i);
         break;
@@ -394,6 +413,11 @@ int peer_verify(const char *prog, enum peer_op op, size_t bytes, int me, int npe
     case PEER_GET:
     case PEER_PINGPONG:
     case PEER_SEND:
+    case PEER_SEND_LAT:
+    case PEER_SEND_BW:
+    case PEER_SEND_BIBW:
+    case PEER_SEND_RATE:
+    case PEER_SEND_ANY:
         for (size_t i = 0; i < bytes; i++)
             if (b[i] != pattern_byte(i)) {
                 fprintf(stderr, "%s: PE %d: %s of %zu bytes: byte %zu is %u, want %u\n", prog,
@@ -420,7 +444,9 @@ static void report_header(const struct report *r)
 {
     FILE *f = r->text;
     fprintf(f, "# %s %s: %d PEs\n", r->be->prog, r->info->name, r->be->npes);
-    if (r->info->timing_pes == 1)
+    if (r->info->what != NULL)
+        fprintf(f, "# %s\n", r->info->what);
+    else if (r->info->timing_pes == 1)
         fprintf(f, "# PE 0 -> PE 1; avg_us: one op to completion; mb_per_s: a stream of ops, "
                    "one completion\n");
     else if (r->info->timing_pes == 2)
@@ -455,9 +481,12 @@ static void report_row(const struct report *r, size_t bytes, long iters, long wa
     }
     double avg = sum / timed;
     double per_op = stream_us ? ssum / timed : avg;   /* what bandwidth and rate use */
+    if (info->msgs_per_s == PEER_RATE_SLOWER)
+        per_op = mx;   /* a pair moves no faster than its slower side */
     double mbs = info->mb_per_s && per_op > 0.0 ? (double)bytes / per_op : NAN;
     double msgs = NAN;
-    if (info->msgs_per_s == PEER_RATE_ONE && per_op > 0.0)
+    if ((info->msgs_per_s == PEER_RATE_ONE || info->msgs_per_s == PEER_RATE_SLOWER)
+        && per_op > 0.0)
         msgs = 1e6 / per_op;
     else if (info->msgs_per_s == PEER_RATE_SUM)
         msgs = rate_sum;
@@ -538,7 +567,8 @@ int peer_run(const struct peer_backend *be, const struct peer_opts *opts)
         be->prepare(op, bytes);
         be->run(op, bytes, warmup);
         be->barrier();
-        double my_us = timed_run(be, op, bytes, iters) / info->divisor;
+        double div = info->divisor * (info->per_sender ? be->npes - 1 : 1);
+        double my_us = timed_run(be, op, bytes, iters) / div;
         double my_stream = NAN;
         if (info->stream) {
             be->barrier();

@@ -24,10 +24,19 @@ enum peer_op {
     PEER_PINGPONG,
     PEER_ATOMIC,
     PEER_SEND,             /* two-sided: PE 0 -> PE 1, acknowledged (MPI only) */
+    /* kumi-bench's send-* ops (two-sided, MPI only), the same loops:
+     * KB_SEND_WINDOW = PEER_WINDOW messages per window */
+    PEER_SEND_LAT,         /* 8-byte ping-pong, half a round trip (osu_latency) */
+    PEER_SEND_BW,          /* window 0 -> 1, 1-byte ack back; us per message (osu_bw) */
+    PEER_SEND_BIBW,        /* a window each way at once; us per message of either (osu_bibw) */
+    PEER_SEND_RATE,        /* send-bw's loop as messages per second (osu_mbw_mr, one pair) */
+    PEER_SEND_ANY,         /* every PE but 0 sends a window to 0, which receives from
+                              MPI_ANY_SOURCE, then acks each; us per message received */
     PEER_OP_COUNT
 };
 
 #define PEER_OP_BIT(op) (1u << (op))
+#define PEER_WINDOW 64     /* messages per window of the send-* ops */
 
 struct peer_op_info {
     const char *name;
@@ -36,13 +45,17 @@ struct peer_op_info {
     int min_pes;           /* 2 for the PE 0 <-> PE 1 ops */
     int timing_pes;        /* PEs that time the op: 0 = all, else PEs 0..n-1 */
     double divisor;        /* per-iteration time / divisor (pingpong: 2, half RTT) */
+    int per_sender;        /* 1: the divisor is multiplied by npes - 1 (send-any) */
     int stream;            /* also a streaming loop (n ops, one completion) for mb_per_s */
     int mb_per_s;          /* report bytes / us (stream time if stream, else avg_us) */
     enum {
         PEER_RATE_NONE,
         PEER_RATE_ONE,     /* one operation at a time: 1e6 / (stream or avg) us */
-        PEER_RATE_SUM      /* every timing PE issues: sum of 1e6 / t_pe */
+        PEER_RATE_SUM,     /* every timing PE issues: sum of 1e6 / t_pe */
+        PEER_RATE_SLOWER   /* a pair runs at its slower side: 1e6 / max, and
+                              mb_per_s = bytes / max (kumi-bench's ring, send-rate) */
     } msgs_per_s;
+    const char *what;      /* header line saying what a row is; NULL: by timing_pes */
 };
 
 const struct peer_op_info *peer_op_info(enum peer_op op);

@@ -14,8 +14,8 @@
 #error "libkumi-omp: kumi_omp_invoke is written for x86-64"
 #endif
 
-/* args must hold at least 4 entries (unused ones are loaded, not used) */
-void kumi_omp_invoke(kumi_omp_microtask fn, int32_t *gtid, int32_t *btid, int argc, void **args);
+/* kumi_omp_invoke (omp_int.h): args must hold at least 4 entries (unused
+ * ones are loaded, not used) */
 
 __asm__(".text\n"
         ".globl kumi_omp_invoke\n"

@@ -552,17 +552,63 @@ int kumi_omp_libc_clock_gettime(clockid_t c, struct timespec *ts)
     return rc;
 }
 
-/* Only this PE sleeps; the request and the time left may be in the DSM. */
+/* Only this PE sleeps, and it keeps serving the others meanwhile (DSM
+ * requests and stdio: a thief may need the record of a task it created,
+ * a worker waits for its printf), in slices of at most 1 ms until the
+ * clock c reaches *end. Returns 0, or EINTR with the time left in *left. */
+static int sleep_serving(clockid_t c, const struct timespec *end, struct timespec *left)
+{
+    for (;;) {
+        struct timespec now, slice;
+        kumi_dsm_poll();
+        kumi_omp_libc_serve();
+        if (clock_gettime(c, &now) != 0)
+            return errno;
+        long long ns = (long long)(end->tv_sec - now.tv_sec) * 1000000000LL
+                       + (end->tv_nsec - now.tv_nsec);
+        if (ns <= 0)
+            return 0;
+        slice.tv_sec  = 0;
+        slice.tv_nsec = ns < 1000000 ? ns : 1000000;
+        if (clock_nanosleep(c, 0, &slice, NULL) == EINTR) {
+            left->tv_sec  = (time_t)(ns / 1000000000LL);
+            left->tv_nsec = (long)(ns % 1000000000LL);
+            return EINTR;
+        }
+    }
+}
+
+static int sleep_for(clockid_t c, const struct timespec *req, struct timespec *left)
+{
+    struct timespec end;
+    if (req->tv_nsec < 0 || req->tv_nsec >= 1000000000L || req->tv_sec < 0)
+        return EINVAL;
+    if (clock_gettime(c, &end) != 0)
+        return errno;
+    end.tv_sec += req->tv_sec;
+    end.tv_nsec += req->tv_nsec;
+    if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+    }
+    return sleep_serving(c, &end, left);
+}
+
+/* the request and the time left may be in the DSM */
 int kumi_omp_libc_nanosleep(const struct timespec *req, struct timespec *rem)
 {
     struct timespec r, left;
     int             rc;
 
     get_bytes("nanosleep", &r, req, sizeof r);
-    rc = nanosleep(&r, &left);
-    if (rc != 0 && rem != NULL)
+    rc = sleep_for(CLOCK_MONOTONIC, &r, &left);
+    if (rc == EINTR && rem != NULL)
         put_bytes("nanosleep", rem, &left, sizeof left);
-    return rc;
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    return 0;
 }
 
 int kumi_omp_libc_clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
@@ -572,10 +618,32 @@ int kumi_omp_libc_clock_nanosleep(clockid_t c, int flags, const struct timespec 
     int             rc;
 
     get_bytes("clock_nanosleep", &r, req, sizeof r);
-    rc = clock_nanosleep(c, flags, &r, &left);
+    if (flags & TIMER_ABSTIME)
+        rc = r.tv_nsec < 0 || r.tv_nsec >= 1000000000L ? EINVAL : sleep_serving(c, &r, &left);
+    else
+        rc = sleep_for(c, &r, &left);
     if (rc == EINTR && rem != NULL && !(flags & TIMER_ABSTIME))
         put_bytes("clock_nanosleep", rem, &left, sizeof left);
     return rc;
+}
+
+int kumi_omp_libc_usleep(useconds_t us)
+{
+    struct timespec r = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 }, left;
+    int             rc = sleep_for(CLOCK_MONOTONIC, &r, &left);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    return 0;
+}
+
+unsigned kumi_omp_libc_sleep(unsigned s)
+{
+    struct timespec r = { (time_t)s, 0 }, left;
+    if (sleep_for(CLOCK_MONOTONIC, &r, &left) == EINTR)
+        return (unsigned)left.tv_sec + (left.tv_nsec > 0);
+    return 0;
 }
 
 #define TM_FROM_T(name)                                                            \

@@ -59,6 +59,7 @@ static struct kumi_omp_disp {
     int           type;
     int           ordered;
     int           local;     /* team of one: no slot */
+    int           simd;      /* guided: chunks are multiples of chunk */
     kumi_omp_wide lb, st;
     uint64_t      tc, chunk;
     uint64_t      static_next;   /* static kinds: next chunk number of this thread */
@@ -136,8 +137,18 @@ static void kumi_omp_static_init(const char *call, int type, int32_t sched, int3
         kumi_omp_st_typed(pstride, type, incr);
         return;
     }
-    if (sched == KUMI_SCH_STATIC_CHUNKED || sched == KUMI_SCH_DIST_STATIC_CHUNKED
-        || sched == KUMI_SCH_STATIC_BALANCED_CHUNKED) {
+    if (sched == KUMI_SCH_STATIC_BALANCED_CHUNKED) {
+        /* schedule(simd:static): one block each, a multiple of the chunk
+         * (the simd width) but the last */
+        uint64_t c     = chunk < 1 ? 1 : (uint64_t)chunk;
+        uint64_t span  = ((tc + nth - 1) / nth + c - 1) / c * c;
+        uint64_t first = tid * span < tc ? tid * span : tc;
+        uint64_t mine  = tc - first < span ? tc - first : span;
+        nlb            = lb + (kumi_omp_wide)first * incr;
+        nub            = nlb + ((kumi_omp_wide)mine - 1) * incr;
+        stride         = (kumi_omp_wide)tc * incr;
+        last           = mine > 0 && first + mine == tc;
+    } else if (sched == KUMI_SCH_STATIC_CHUNKED || sched == KUMI_SCH_DIST_STATIC_CHUNKED) {
         uint64_t c = chunk < 1 ? 1 : (uint64_t)chunk;
         nlb        = lb + (kumi_omp_wide)(tid * c) * incr;
         nub        = nlb + (kumi_omp_wide)(c - 1) * incr;
@@ -244,7 +255,25 @@ static void kumi_omp_dispatch_init(int type, int32_t sched, kumi_omp_wide lb, ku
     d->ordered = sched >= KUMI_SCH_ORD_FIRST && sched <= KUMI_SCH_ORD_LAST;
     if (d->ordered)
         sched -= KUMI_SCH_ORD_FIRST - KUMI_SCH_STATIC_CHUNKED;
-    if (sched == KUMI_SCH_RUNTIME || sched == KUMI_SCH_RUNTIME_SIMD) {
+    d->simd = 0;
+    if (sched == KUMI_SCH_RUNTIME_SIMD) {
+        /* schedule(simd:runtime): chunk is the simd width; every chunk but
+         * the last is a multiple of it times the run-sched chunk */
+        kumi_omp_wide simd = chunk < 1 ? 1 : chunk, rc = th->run_chunk;
+        switch (th->run_sched & 0x7fffffff) {
+        case 2: sched = KUMI_SCH_DYNAMIC; chunk = (rc < 1 ? 1 : rc) * simd; break;
+        case 3: sched = KUMI_SCH_GUIDED_SIMD; chunk = (rc < 1 ? 1 : rc) * simd; break;
+        default:
+            if ((th->run_sched & 0x7fffffff) == 1 && rc > 0) {
+                sched = KUMI_SCH_STATIC_CHUNKED;
+                chunk = rc * simd;
+            } else {
+                sched = KUMI_SCH_STATIC_BALANCED_CHUNKED;
+                chunk = simd;
+            }
+            break;
+        }
+    } else if (sched == KUMI_SCH_RUNTIME) {
         switch (th->run_sched & 0x7fffffff) {   /* without the monotonic modifier (a hint) */
         case 2: sched = KUMI_SCH_DYNAMIC; break;
         case 3: sched = KUMI_SCH_GUIDED; break;
@@ -254,14 +283,14 @@ static void kumi_omp_dispatch_init(int type, int32_t sched, kumi_omp_wide lb, ku
         chunk = th->run_chunk;
     }
     switch (sched) {
-    case KUMI_SCH_STATIC_CHUNKED:
-    case KUMI_SCH_STATIC_BALANCED_CHUNKED: kind = KUMI_SCH_STATIC_CHUNKED; break;
+    case KUMI_SCH_STATIC_CHUNKED: kind = KUMI_SCH_STATIC_CHUNKED; break;
+    case KUMI_SCH_STATIC_BALANCED_CHUNKED: kind = KUMI_SCH_STATIC_BALANCED_CHUNKED; break;
     case KUMI_SCH_DYNAMIC:
     case KUMI_SCH_STATIC_STEAL: kind = KUMI_SCH_DYNAMIC; break;
+    case KUMI_SCH_GUIDED_SIMD: d->simd = 1; kind = KUMI_SCH_GUIDED; break;
     case KUMI_SCH_GUIDED:
     case KUMI_SCH_GUIDED_ITERATIVE:
-    case KUMI_SCH_GUIDED_ANALYTICAL:
-    case KUMI_SCH_GUIDED_SIMD: kind = KUMI_SCH_GUIDED; break;
+    case KUMI_SCH_GUIDED_ANALYTICAL: kind = KUMI_SCH_GUIDED; break;
     default: kind = KUMI_SCH_STATIC; break;   /* static, auto, trapezoidal, greedy, balanced */
     }
     if (kind == KUMI_SCH_STATIC && chunk > 0 && sched != KUMI_SCH_STATIC && sched != KUMI_SCH_AUTO)
@@ -321,6 +350,15 @@ static void kumi_omp_dispatch_finish(void)
     }
 }
 
+/* cancel for / cancellation point for: this thread leaves the innermost
+ * dispatched loop (if it still runs one) without asking for its end */
+void kumi_omp_loop_cancelled(void)
+{
+    struct kumi_omp_disp *d = kumi_omp_disp_here();
+    if (d->slot != NULL || d->local)
+        kumi_omp_dispatch_finish();
+}
+
 /* the next chunk [*a, *b] (normalized), 0 at the end */
 static int kumi_omp_dispatch_chunk(uint64_t *a, uint64_t *b)
 {
@@ -335,7 +373,9 @@ static int kumi_omp_dispatch_chunk(uint64_t *a, uint64_t *b)
         if (d->local_next >= tc)
             return 0;
         *a = d->local_next;
-        *b = d->kind == KUMI_SCH_STATIC ? tc - 1 : (*a + c - 1 < tc - 1 ? *a + c - 1 : tc - 1);
+        *b = d->kind == KUMI_SCH_STATIC || d->kind == KUMI_SCH_STATIC_BALANCED_CHUNKED
+                 ? tc - 1
+                 : (*a + c - 1 < tc - 1 ? *a + c - 1 : tc - 1);
         d->local_next = *b + 1;
         return 1;
     }
@@ -347,6 +387,15 @@ static int kumi_omp_dispatch_chunk(uint64_t *a, uint64_t *b)
             return 0;
         *a = tid * small + (tid < extras ? tid : extras);
         *b = *a + mine - 1;
+        return 1;
+    }
+    case KUMI_SCH_STATIC_BALANCED_CHUNKED: {
+        uint64_t span  = ((tc + nth - 1) / nth + c - 1) / c * c;
+        uint64_t first = tid * span;
+        if (d->static_next++ > 0 || first >= tc)
+            return 0;
+        *a = first;
+        *b = tc - first < span ? tc - 1 : first + span - 1;
         return 1;
     }
     case KUMI_SCH_STATIC_CHUNKED: {
@@ -375,6 +424,8 @@ static int kumi_omp_dispatch_chunk(uint64_t *a, uint64_t *b)
                 return 0;
             left = tc - old;
             take = (left + 2 * nth - 1) / (2 * nth);
+            if (d->simd)
+                take = (take + c - 1) / c * c;
             if (take < c)
                 take = c;
             if (take > left)

@@ -15,6 +15,7 @@
 #ifndef KUMI_OMP_INT_H
 #define KUMI_OMP_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,7 @@ typedef struct kumi_omp_thread {
     int         active_level;    /* of those, with more than one thread          */
     int         team_tid;        /* tid/nth of the active (outermost) region     */
     int         team_nth;
+    int         team_level;      /* its level (1 unless inactive regions enclose it) */
     kumi_team_t team;            /* kumi team of PEs 0..team_nth-1 (NULL: none)  */
     uint64_t    region;          /* id of the active region (1, 2, ...), the same
                                     on every member; 0 outside                    */
@@ -58,6 +60,12 @@ typedef struct kumi_omp_thread {
     uint32_t    loop_count;      /* dispatch loops met in this region            */
     uint32_t    reduce_count;    /* reductions met in this region                */
     uint32_t    cp_count;        /* copyprivates met in this region              */
+    uint64_t    def_allocator;   /* def-allocator-var (alloc.c)                  */
+    /* cancellation (cancel.c) */
+    int         cancel_var;      /* OMP_CANCELLATION (the same on every PE)       */
+    uint32_t    bar_epoch;       /* team barriers passed in this region           */
+    uint32_t    cancel_seen;     /* constructs cancelled in the epoch the last
+                                    team barrier ended (bits 1 << kind)           */
 } kumi_omp_thread_t;
 
 extern kumi_omp_thread_t kumi_omp_th;     /* this PE's state */
@@ -92,6 +100,15 @@ static inline void kumi_omp_stptr(void *p, const void *v)
 }
 
 /* ------------------------------------------------------ runtime calls */
+/* The shared arguments a parallel or teams region takes at most. */
+#define KUMI_OMP_MAX_ARGS 1020
+
+/* fn(gtid, btid, args[0..argc-1]) (invoke.c) */
+void kumi_omp_invoke(kumi_omp_microtask fn, int32_t *gtid, int32_t *btid, int argc, void **args);
+/* The argc pointers of a __kmpc_fork_* call's variable part into args
+ * (room for KUMI_OMP_MAX_ARGS); more than that ends the job naming call. */
+void kumi_omp_take_args(const char *call, int32_t argc, va_list ap, void **args);
+
 /* Ends the job with status after one line "kumi[pe]: call: what" on
  * stderr (the runtime's way out of a state it cannot continue from). */
 _Noreturn void kumi_omp_fatal(const char *call, const char *fmt, ...)
@@ -160,8 +177,14 @@ void kumi_omp_startup(const struct kumi_omp_start_info *info);
  *      if it ran one.
  *  kumi_omp_task_region_begin/end: every team member, at the start of a
  *      region (after the fork, before the microtask) and after the join
- *      barrier. */
+ *      barrier.
+ *  kumi_omp_task_arrive / kumi_omp_task_barrier_passed: every team
+ *      barrier, right before and right after kumi_barrier (counts who has
+ *      arrived, so that kumi_omp_task_barrier keeps running tasks until
+ *      every thread is in the barrier). */
 void kumi_omp_task_barrier(void);
+void kumi_omp_task_arrive(void);
+void kumi_omp_task_barrier_passed(void);
 int  kumi_omp_task_idle(void);
 void kumi_omp_task_region_begin(void);
 void kumi_omp_task_region_end(void);
@@ -175,5 +198,19 @@ void kumi_omp_task_region_end(void);
  * global redzones); kumicc's ASan link lacks libasan for the start object. */
 void kumi_omp_libc_init(void);
 void kumi_omp_task_init(void);
+
+/* cancel.c: the symmetric words (start-up, every PE); called by the team
+ * barrier after each kumi_barrier (counts epochs, reads what was
+ * cancelled in the one that ended); loop.c's hook for a cancelled loop
+ * (frees a dispatched loop's slot). */
+void kumi_omp_cancel_init(void);
+void kumi_omp_alloc_init(void);   /* alloc.c: OMP_ALLOCATOR */
+void kumi_omp_teams_init(void);   /* teams.c: OMP_NUM_TEAMS, OMP_TEAMS_THREAD_LIMIT */
+void kumi_omp_cancel_barrier_passed(void);
+void kumi_omp_cancel_join(void);   /* after the join barrier of a region */
+void kumi_omp_loop_cancelled(void);
+/* taskgroup.c: cancel taskgroup (1 if inside one) and its cancellation point */
+int kumi_omp_tg_cancel(void);
+int kumi_omp_tg_cancelled(void);
 
 #endif /* KUMI_OMP_INT_H */

@@ -25,9 +25,6 @@
 #include "omp.h"
 #include "omp_int.h"
 
-#define KUMI_OMP_MAX_ARGS 1020
-
-void kumi_omp_invoke(kumi_omp_microtask fn, int32_t *gtid, int32_t *btid, int argc, void **args);
 
 struct kumi_omp_fork_hdr {
     uint64_t region;
@@ -35,6 +32,8 @@ struct kumi_omp_fork_hdr {
     int32_t  argc, nth;
     int32_t  create_team;   /* 1: every PE creates the kumi team of nth PEs first */
     int32_t  run_sched, run_chunk, dynamic_var, max_active_levels, nthreads_var;
+    int32_t  level;   /* the master's level at the fork (inactive regions around it) */
+    uint64_t def_allocator;
 };
 
 struct kumi_omp_fork_box {   /* one per PE, in the symmetric area */
@@ -61,6 +60,12 @@ __attribute__((weak)) void kumi_omp_task_region_begin(void)
 {
 }
 __attribute__((weak)) void kumi_omp_task_region_end(void)
+{
+}
+__attribute__((weak)) void kumi_omp_task_arrive(void)
+{
+}
+__attribute__((weak)) void kumi_omp_task_barrier_passed(void)
 {
 }
 
@@ -157,8 +162,11 @@ void kumi_omp_barrier_plain(void)
 
     if (th->nth <= 1 || th->team == NULL)
         return;
+    kumi_omp_task_arrive();   /* once per barrier: the task barrier may have */
     if (kumi_barrier(th->team) != KUMI_OK)
         kumi_global_exit(1);   /* the job is ending (a peer failed or exited) */
+    kumi_omp_task_barrier_passed();   /* before the epoch moves */
+    kumi_omp_cancel_barrier_passed();
 }
 
 void kumi_omp_barrier(void)
@@ -258,7 +266,8 @@ static void kumi_omp_run_region(const struct kumi_omp_fork_hdr *h, void **args)
     th->tid = th->team_tid = th->pe;
     th->nth = th->team_nth = h->nth;
     th->team                = kumi_omp_teams[h->nth];
-    th->level               = 1;
+    th->level               = h->level + 1;
+    th->team_level          = h->level + 1;
     th->active_level        = 1;
     th->region              = h->region;
     th->nthreads_var        = h->nthreads_var;
@@ -266,11 +275,14 @@ static void kumi_omp_run_region(const struct kumi_omp_fork_hdr *h, void **args)
     th->run_chunk           = h->run_chunk;
     th->dynamic_var         = h->dynamic_var;
     th->max_active_levels   = h->max_active_levels;
+    th->def_allocator       = h->def_allocator;
     th->push_nth            = 0;
     th->single_count = th->loop_count = th->reduce_count = th->cp_count = 0;
+    th->bar_epoch = th->cancel_seen = 0;
     kumi_omp_task_region_begin();
     kumi_omp_invoke((kumi_omp_microtask)(uintptr_t)h->fn, &gtid, &btid, h->argc, args);
     kumi_omp_barrier();   /* join */
+    kumi_omp_cancel_join();
     kumi_omp_task_region_end();
     if (th->pe == 0) {
         /* the master's ICVs are its own again */
@@ -279,8 +291,8 @@ static void kumi_omp_run_region(const struct kumi_omp_fork_hdr *h, void **args)
         th->tid = th->team_tid = 0;
         th->nth = th->team_nth = 1;
         th->team               = NULL;
-        th->level = th->active_level = 0;
-        th->region                  = 0;
+        th->level = th->active_level = th->team_level = 0;
+        th->region                                    = 0;
     }
 }
 
@@ -308,13 +320,14 @@ _Noreturn void kumi_omp_worker_loop(void)
  * only (omp_set_schedule, omp_set_num_threads, ... inside a region do
  * not reach the task that encountered it). */
 struct kumi_omp_icvs {
-    int nthreads_var, dynamic_var, max_active_levels, run_sched, run_chunk;
+    int      nthreads_var, dynamic_var, max_active_levels, run_sched, run_chunk;
+    uint64_t def_allocator;
 };
 
 static struct kumi_omp_icvs kumi_omp_icvs_save(const kumi_omp_thread_t *th)
 {
     return (struct kumi_omp_icvs){ th->nthreads_var, th->dynamic_var, th->max_active_levels,
-                                   th->run_sched, th->run_chunk };
+                                   th->run_sched, th->run_chunk, th->def_allocator };
 }
 
 static void kumi_omp_icvs_restore(kumi_omp_thread_t *th, const struct kumi_omp_icvs *v)
@@ -324,6 +337,7 @@ static void kumi_omp_icvs_restore(kumi_omp_thread_t *th, const struct kumi_omp_i
     th->max_active_levels = v->max_active_levels;
     th->run_sched         = v->run_sched;
     th->run_chunk         = v->run_chunk;
+    th->def_allocator     = v->def_allocator;
 }
 
 static void kumi_omp_serialized_call(kumi_omp_microtask fn, int argc, void **args)
@@ -338,6 +352,7 @@ static void kumi_omp_serialized_call(kumi_omp_microtask fn, int argc, void **arg
     th->level    = level + 1;
     th->push_nth = 0;
     kumi_omp_invoke(fn, &gtid, &btid, argc, args);
+    kumi_omp_task_barrier();   /* the region's end: its tasks have completed */
     th->tid   = tid;
     th->nth   = nth;
     th->level = level;
@@ -356,11 +371,21 @@ static int kumi_omp_team_size_for_fork(void)
     int                n  = th->push_nth > 0 ? th->push_nth : th->nthreads_var;
 
     th->push_nth = 0;
-    if (th->level > 0 || th->active_level >= th->max_active_levels)
-        return 1;   /* nested: serialized */
+    /* nested in an active region: serialized (one active level); inside
+     * inactive ones (if(0), a team of one) a team may still be forked */
+    if (th->active_level > 0 || th->active_level >= th->max_active_levels)
+        return 1;
     if (n > kumi_omp_max_team(th))
         n = kumi_omp_max_team(th);
     return n < 1 ? 1 : n;
+}
+
+void kumi_omp_take_args(const char *call, int32_t argc, va_list ap, void **args)
+{
+    if (argc < 0 || argc > KUMI_OMP_MAX_ARGS)
+        kumi_omp_fatal(call, "%d arguments (at most %d)", argc, KUMI_OMP_MAX_ARGS);
+    for (int i = 0; i < argc; i++)
+        args[i] = va_arg(ap, void *);
 }
 
 void __kmpc_fork_call(kumi_omp_ident_t *loc, int32_t argc, kumi_omp_microtask fn, ...)
@@ -372,11 +397,8 @@ void __kmpc_fork_call(kumi_omp_ident_t *loc, int32_t argc, kumi_omp_microtask fn
     int                      nth;
 
     (void)loc;
-    if (argc < 0 || argc > KUMI_OMP_MAX_ARGS)
-        kumi_omp_fatal("__kmpc_fork_call", "%d arguments (at most %d)", argc, KUMI_OMP_MAX_ARGS);
     va_start(ap, fn);
-    for (int i = 0; i < argc; i++)
-        args[i] = va_arg(ap, void *);
+    kumi_omp_take_args("__kmpc_fork_call", argc, ap, args);
     va_end(ap);
     if (!kumi_omp_ready && kumi_omp_ensure_init() != KUMI_OK)
         exit(1);
@@ -396,6 +418,8 @@ void __kmpc_fork_call(kumi_omp_ident_t *loc, int32_t argc, kumi_omp_microtask fn
     h.dynamic_var       = th->dynamic_var;
     h.max_active_levels = th->max_active_levels;
     h.nthreads_var      = th->nthreads_var;
+    h.level             = th->level;
+    h.def_allocator     = th->def_allocator;
     memcpy(kumi_omp_box->args, args, (size_t)argc * sizeof(void *));
     kumi_omp_box->hdr = h;
     {
@@ -458,6 +482,7 @@ void __kmpc_end_serialized_parallel(kumi_omp_ident_t *loc, int32_t gtid)
     (void)gtid;
     if (th->level <= 0)
         kumi_omp_fatal("__kmpc_end_serialized_parallel", "not in a serialized region");
+    kumi_omp_task_barrier();   /* the region's end: its tasks have completed */
     th->level--;
     if (th->level < 64) {
         th->tid = kumi_omp_serial_stack[th->level].tid;
@@ -618,7 +643,8 @@ int omp_get_ancestor_thread_num(int level)
         return 0;
     if (level == th->level)
         return th->tid;
-    return level == 1 && th->active_level ? th->team_tid : 0;
+    /* the levels around the active one are regions of one thread */
+    return th->active_level && level == th->team_level ? th->team_tid : 0;
 }
 
 int omp_get_team_size(int level)
@@ -631,7 +657,7 @@ int omp_get_team_size(int level)
         return 1;
     if (level == th->level)
         return th->nth;
-    return level == 1 && th->active_level ? th->team_nth : 1;
+    return th->active_level && level == th->team_level ? th->team_nth : 1;
 }
 
 int omp_get_thread_limit(void)
@@ -684,11 +710,6 @@ int omp_in_final(void)
     return 0;   /* task.c has the real one */
 }
 
-int omp_get_cancellation(void)
-{
-    return 0;
-}
-
 omp_proc_bind_t omp_get_proc_bind(void)
 {
     return omp_proc_bind_false;
@@ -732,6 +753,11 @@ int omp_is_initial_device(void)
 int omp_get_initial_device(void)
 {
     return 0;
+}
+
+int omp_get_device_num(void)
+{
+    return omp_get_initial_device();   /* the host */
 }
 
 int omp_get_max_task_priority(void)

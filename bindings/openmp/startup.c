@@ -323,6 +323,9 @@ static void kumi_omp_parts_init(void)
     kumi_omp_loop_init();
     kumi_omp_sync_init();
     kumi_omp_icv_init();
+    kumi_omp_cancel_init();
+    kumi_omp_alloc_init();
+    kumi_omp_teams_init();
     /* in the same order on every PE: they take symmetric memory too */
     if (kumi_omp_libc_init != NULL)
         kumi_omp_libc_init();   /* stdio forwarding handler (before any request) */

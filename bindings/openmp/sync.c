@@ -498,31 +498,3 @@ int omp_test_nest_lock(omp_nest_lock_t *lock)
     kumi_omp_set32(&r.t->depth, 1, r.pe);
     return 1;
 }
-
-/* ------------------------------------------------------- cancellation
- * cancel-var is false (OMP_CANCELLATION is not supported, as libomp's
- * default): cancel and cancellation points do nothing and report "not
- * cancelled"; a cancel barrier is a barrier. */
-int32_t __kmpc_cancel(kumi_omp_ident_t *loc, int32_t gtid, int32_t kind)
-{
-    (void)loc;
-    (void)gtid;
-    (void)kind;
-    return 0;
-}
-
-int32_t __kmpc_cancellationpoint(kumi_omp_ident_t *loc, int32_t gtid, int32_t kind)
-{
-    (void)loc;
-    (void)gtid;
-    (void)kind;
-    return 0;
-}
-
-int32_t __kmpc_cancel_barrier(kumi_omp_ident_t *loc, int32_t gtid)
-{
-    (void)loc;
-    (void)gtid;
-    kumi_omp_barrier();
-    return 0;
-}

@@ -1,14 +1,15 @@
 /*
- * task.c -- explicit tasks (OpenMP 4.5 task, taskwait, taskyield,
- * task if(0), taskgroup, depend): the __kmpc_omp_task* entry points
- * clang-14 emits, with deferred tasks run by whichever PE of the team is
- * idle.
+ * task.c -- explicit tasks (task, taskwait, taskyield, task if(0), final,
+ * detach): the __kmpc_omp_task* entry points clang-14 emits, with deferred
+ * tasks run by whichever PE of the team is idle. taskloop is taskloop.c's,
+ * dependences taskdep.c's, taskgroups and task reductions taskgroup.c's;
+ * task_int.h has what they share.
  *
  * The task record is DSM memory (kumi_omp_dsm_alloc on the creating PE):
- * a header of ours, then the kmp_task_t clang fills (shareds pointer,
- * routine, part id, the privates), then the shareds block the shareds
- * pointer names. Any PE can run it: the routine is translated code and
- * reaches the record and what the shareds point at through the DSM.
+ * our header, then the kmp_task_t clang fills (shareds pointer, routine,
+ * part id, the privates), then the shareds block the shareds pointer
+ * names. Any PE can run it: the routine is translated code and reaches the
+ * record and what the shareds point at through the DSM.
  *
  * Queues: every PE has one in its symmetric scratch (a ring of record
  * addresses under a lock word driven by kumi atomics). The creator pushes
@@ -27,47 +28,34 @@
  * task scheduling constraint, which also keeps locks the waiting task
  * holds safe). Every task waits for its own children before it finishes,
  * so frames nest and a finished frame's counter is 0 when reused; this
- * also makes end_taskgroup (all descendants) a taskwait.
+ * also makes the end of a taskgroup (all descendants) a taskwait.
  *
- * Tasks run at once (undeferred) when the team has one thread, for
- * if(0), when the frame depth or the queue is full, and for tasks with
- * depend clauses: running each at its creation respects every dependence
- * between siblings, so __kmpc_omp_wait_deps has nothing left to wait for.
+ * A task whose predecessors have not finished waits outside the queues
+ * (counted as a child and as outstanding); the PE that finishes its last
+ * predecessor queues it on its own queue. That PE is either in a barrier
+ * (it runs any task) or waiting for its own children, and the task, a
+ * sibling of the one that finished, is one of them: the LIFO discipline
+ * above holds.
+ *
+ * Tasks run at once (undeferred) when the team has one thread, for if(0),
+ * inside final tasks, when the frame depth or the queue is full; with
+ * depend clauses, only after their predecessors (which are then all
+ * undeferred too, so finished).
  */
 #include <sched.h>
 #include <string.h>
 #include <time.h>
 
-#include "omp_int.h"
+#include "omp.h"
 #include "omp_libc.h"
+#include "task_int.h"
 
-#define TASK_RING   2048            /* queued tasks per PE              */
-#define TASK_DEPTH  64              /* nested running tasks per PE      */
+#define TASK_RING   KUMI_OMP_TASK_RING
+#define TASK_DEPTH  KUMI_OMP_TASK_DEPTH
 #define TASK_MAGIC  0x6b756d697461736bull   /* "kumitask"            */
 
-/* kmp_task_t as clang-14 lays it out (the LLVM OpenMP ABI). */
-typedef int32_t (*kmp_routine_t)(int32_t gtid, void *task);
-typedef struct kmp_task {
-    void         *shareds;
-    kmp_routine_t routine;
-    int32_t       part_id;
-    void         *data1, *data2;    /* destructors / priority (C: unused) */
-} kmp_task_t;
-/* taskloop's task: kmp_task_t, then these (inclusive bounds, stride) */
-#define TASKLOOP_LB_OFF 40
-#define TASKLOOP_UB_OFF 48
-enum { KMP_TASK_FINAL = 0x2 };
 
-/* Our header in front of the kmp_task_t, in the same DSM record. */
-struct task_hdr {
-    uint64_t magic;
-    int32_t  parent_pe, parent_depth;   /* frame whose counter to decrement */
-    uint64_t task_bytes, shareds_bytes; /* what __kmpc_omp_task_alloc got  */
-    int32_t  deferred;                  /* counted in outstanding            */
-    int32_t  final;                     /* final clause, or inside a final task */
-    uint64_t pad2_[3];
-};
-_Static_assert(sizeof(struct task_hdr) % 16 == 0, "the task after the header stays 16-aligned");
+typedef struct kumi_omp_task_hdr task_hdr;
 
 /* The per-PE symmetric words (same address on every PE). */
 struct task_sym {
@@ -75,8 +63,10 @@ struct task_sym {
     uint64_t head, tail;
     uint64_t outstanding;          /* PE 0's copy: the team's unfinished deferred tasks */
     uint64_t queued;               /* PE 0's copy: tasks sitting in queues              */
+    uint64_t arrived[2];           /* PE 0's copy: threads in team barrier e, at e & 1  */
     uint64_t children[TASK_DEPTH]; /* this PE's frames' unfinished children             */
     uint64_t ring[TASK_RING];
+    uint64_t parent[TASK_RING];    /* each queued task's parent frame: pe << 32 | depth  */
 };
 
 static struct task_sym *tsym;
@@ -112,14 +102,26 @@ static void task_free(void *rec, int home)
     to_free[nto_free++] = rec;
 }
 
-static struct task_hdr *hdr_of(kmp_task_t *t)
+void kumi_omp_task_hdr_read(kmp_task_t *t, task_hdr *hd)
 {
-    return (struct task_hdr *)((char *)t - sizeof(struct task_hdr));
+    if (kumi_dsm_read(hd, kumi_omp_task_hdr_of(t), sizeof *hd) != KUMI_OK)
+        kumi_global_exit(1);   /* the job is ending (reported by kumi) */
+}
+
+void kumi_omp_task_hdr_write(kmp_task_t *t, const task_hdr *hd)
+{
+    if (kumi_dsm_write(kumi_omp_task_hdr_of(t), hd, sizeof *hd) != KUMI_OK)
+        kumi_global_exit(1);
+}
+
+int kumi_omp_task_depth(void)
+{
+    return depth;
 }
 
 /* ------------------------------------------------- symmetric words */
 
-static uint64_t w_fetch(uint64_t *w, int pe)
+uint64_t kumi_omp_w_fetch(uint64_t *w, int pe)
 {
     uint64_t v;
     if (pe == kumi_omp_th.pe)
@@ -129,7 +131,7 @@ static uint64_t w_fetch(uint64_t *w, int pe)
     return v;
 }
 
-static uint64_t w_add(uint64_t *w, uint64_t v, int pe)
+uint64_t kumi_omp_w_add(uint64_t *w, uint64_t v, int pe)
 {
     uint64_t old;
     if (pe == kumi_omp_th.pe)
@@ -139,7 +141,7 @@ static uint64_t w_add(uint64_t *w, uint64_t v, int pe)
     return old;
 }
 
-static uint64_t w_cswap(uint64_t *w, uint64_t expect, uint64_t desired, int pe)
+uint64_t kumi_omp_w_cswap(uint64_t *w, uint64_t expect, uint64_t desired, int pe)
 {
     uint64_t old;
     if (pe == kumi_omp_th.pe) {
@@ -151,7 +153,7 @@ static uint64_t w_cswap(uint64_t *w, uint64_t expect, uint64_t desired, int pe)
     return old;
 }
 
-static void w_set(uint64_t *w, uint64_t v, int pe)
+void kumi_omp_w_set(uint64_t *w, uint64_t v, int pe)
 {
     uint64_t old;
     if (pe == kumi_omp_th.pe)
@@ -160,60 +162,93 @@ static void w_set(uint64_t *w, uint64_t v, int pe)
         kumi_global_exit(1);
 }
 
-static void q_lock(int pe)
+void kumi_omp_w_lock(uint64_t *w, int pe)
 {
-    for (unsigned spins = 0; w_cswap(&tsym->lock, 0, 1, pe) != 0; spins++)
+    for (unsigned spins = 0; kumi_omp_w_cswap(w, 0, 1, pe) != 0; spins++) {
+        kumi_dsm_poll();   /* the holder may be waiting for a line of ours */
         if (spins > 16)
             sched_yield();
+    }
 }
 
-static void q_unlock(int pe)
+void kumi_omp_w_unlock(uint64_t *w, int pe)
 {
-    w_set(&tsym->lock, 0, pe);
+    kumi_omp_w_set(w, 0, pe);
 }
 
-/* Owner: push at the tail; 0 when the ring is full. */
-static int q_push(kmp_task_t *t)
+/* ------------------------------------------------------- the queues */
+
+static uint64_t parent_tag(const task_hdr *hd)
 {
-    int me = kumi_omp_th.pe;
-    q_lock(me);
-    uint64_t h = __atomic_load_n(&tsym->head, __ATOMIC_ACQUIRE), tl = tsym->tail;
-    if (tl - h >= TASK_RING) {
-        q_unlock(me);
+    return (uint64_t)(uint32_t)hd->parent_pe << 32 | (uint32_t)hd->parent_depth;
+}
+
+/* Push at the tail of pe's queue (pe may be another PE: a task whose
+ * detach event completed its last predecessor goes to its parent's
+ * queue); 0 when the ring is full. Nothing under the lock may wait for the
+ * DSM (a PE waiting for the lock serves nothing but DSM requests). */
+static int q_push_to(int pe, kmp_task_t *t, const task_hdr *hd)
+{
+    uint64_t ht[2], slot[2] = { (uint64_t)(uintptr_t)t, parent_tag(hd) };
+    int      me = kumi_omp_th.pe;
+
+    kumi_omp_w_lock(&tsym->lock, pe);
+    if (pe == me) {
+        ht[0] = __atomic_load_n(&tsym->head, __ATOMIC_ACQUIRE);
+        ht[1] = tsym->tail;
+    } else if (kumi_get(ht, &tsym->head, sizeof ht, pe) != KUMI_OK) {
+        kumi_global_exit(1);
+    }
+    if (ht[1] - ht[0] >= TASK_RING) {
+        kumi_omp_w_unlock(&tsym->lock, pe);
         return 0;
     }
-    tsym->ring[tl % TASK_RING] = (uint64_t)(uintptr_t)t;
-    __atomic_store_n(&tsym->tail, tl + 1, __ATOMIC_RELEASE);
-    q_unlock(me);
-    w_add(&tsym->queued, 1, 0);
+    if (pe == me) {
+        tsym->ring[ht[1] % TASK_RING]   = slot[0];
+        tsym->parent[ht[1] % TASK_RING] = slot[1];
+    } else if (kumi_put(&tsym->ring[ht[1] % TASK_RING], &slot[0], 8, pe) != KUMI_OK
+               || kumi_put(&tsym->parent[ht[1] % TASK_RING], &slot[1], 8, pe) != KUMI_OK
+               || kumi_quiet() != KUMI_OK) {
+        kumi_global_exit(1);
+    }
+    kumi_omp_w_set(&tsym->tail, ht[1] + 1, pe);
+    kumi_omp_w_unlock(&tsym->lock, pe);
+    kumi_omp_w_add(&tsym->queued, 1, 0);
     return 1;
 }
 
-/* Owner: pop the newest, only when it is a child of frame d (d < 0: any). */
+static int q_push(kmp_task_t *t, const task_hdr *hd)
+{
+    return q_push_to(kumi_omp_th.pe, t, hd);
+}
+
+/* Owner: pop the newest task, or with d >= 0 the newest child of frame d
+ * (usually on top: a PE's pushes nest with its frames, but a task
+ * released by an event may sit above). */
 static kmp_task_t *q_pop(int d)
 {
-    int me = kumi_omp_th.pe;
+    int      me  = kumi_omp_th.pe;
+    uint64_t tag = (uint64_t)(uint32_t)me << 32 | (uint32_t)d;
     if (__atomic_load_n(&tsym->tail, __ATOMIC_ACQUIRE)
         == __atomic_load_n(&tsym->head, __ATOMIC_ACQUIRE))
         return NULL;
-    q_lock(me);
+    kumi_omp_w_lock(&tsym->lock, me);
     kmp_task_t *t = NULL;
     uint64_t    h = __atomic_load_n(&tsym->head, __ATOMIC_ACQUIRE), tl = tsym->tail;
-    if (tl > h) {
-        kmp_task_t *c = (kmp_task_t *)(uintptr_t)tsym->ring[(tl - 1) % TASK_RING];
-        /* the header is ours, written by this PE at creation: still E here
-         * unless another PE read it (a thief only reads records it took) */
-        struct task_hdr hd;
-        if (kumi_dsm_read(&hd, hdr_of(c), sizeof hd) != KUMI_OK)
-            kumi_global_exit(1);
-        if (d < 0 || (hd.parent_pe == me && hd.parent_depth == d)) {
-            t = c;
-            __atomic_store_n(&tsym->tail, tl - 1, __ATOMIC_RELEASE);
+    for (uint64_t k = tl; k > h; k--) {
+        if (d >= 0 && tsym->parent[(k - 1) % TASK_RING] != tag)
+            continue;
+        t = (kmp_task_t *)(uintptr_t)tsym->ring[(k - 1) % TASK_RING];
+        for (uint64_t j = k; j < tl; j++) {   /* close the gap */
+            tsym->ring[(j - 1) % TASK_RING]   = tsym->ring[j % TASK_RING];
+            tsym->parent[(j - 1) % TASK_RING] = tsym->parent[j % TASK_RING];
         }
+        __atomic_store_n(&tsym->tail, tl - 1, __ATOMIC_RELEASE);
+        break;
     }
-    q_unlock(me);
+    kumi_omp_w_unlock(&tsym->lock, me);
     if (t != NULL)
-        w_add(&tsym->queued, (uint64_t)-1, 0);
+        kumi_omp_w_add(&tsym->queued, (uint64_t)-1, 0);
     return t;
 }
 
@@ -225,7 +260,7 @@ static kmp_task_t *q_steal(int pe)
         kumi_global_exit(1);
     if (ht[1] <= ht[0])
         return NULL;
-    q_lock(pe);
+    kumi_omp_w_lock(&tsym->lock, pe);
     kmp_task_t *t = NULL;
     if (kumi_get(ht, &tsym->head, sizeof ht, pe) != KUMI_OK)
         kumi_global_exit(1);
@@ -234,61 +269,80 @@ static kmp_task_t *q_steal(int pe)
         if (kumi_get(&a, &tsym->ring[ht[0] % TASK_RING], sizeof a, pe) != KUMI_OK)
             kumi_global_exit(1);
         t = (kmp_task_t *)(uintptr_t)a;
-        w_set(&tsym->head, ht[0] + 1, pe);
+        kumi_omp_w_set(&tsym->head, ht[0] + 1, pe);
     }
-    q_unlock(pe);
+    kumi_omp_w_unlock(&tsym->lock, pe);
     if (t != NULL)
-        w_add(&tsym->queued, (uint64_t)-1, 0);
+        kumi_omp_w_add(&tsym->queued, (uint64_t)-1, 0);
     return t;
 }
 
 /* ------------------------------------------------------- running */
 
-static void task_wait_children(void);
-
-/* Runs t here to its end (its children included), then tells its
- * parent's frame and the team, and frees the record. */
-static void task_run(kmp_task_t *t)
+/* A task is complete (its routine and children done, and for detach its
+ * event fulfilled): tell its parent's frame and the team, free the record. */
+static void task_complete(kmp_task_t *t, const task_hdr *hd)
 {
-    struct task_hdr hd;
-    kmp_task_t      tk;
+    if (hd->deferred) {
+        kumi_omp_w_add(&tsym->children[hd->parent_depth], (uint64_t)-1, hd->parent_pe);
+        kumi_omp_w_add(&tsym->outstanding, (uint64_t)-1, 0);
+    }
+    /* a small record goes back to this PE's free list (memory.c: no
+     * message); a big one is another PE's DSM allocation to free */
+    size_t bytes = sizeof *hd + ((hd->task_bytes + 15) & ~(size_t)15) + hd->shareds_bytes;
+    task_free(kumi_omp_task_hdr_of(t),
+              bytes <= 2032 || !hd->deferred ? kumi_omp_th.pe : hd->parent_pe);
+}
 
-    if (kumi_dsm_read(&hd, hdr_of(t), sizeof hd) != KUMI_OK
-        || kumi_dsm_read(&tk, t, sizeof tk) != KUMI_OK)
+/* Runs t here to its end (its children included), then completes it. */
+void kumi_omp_task_run(kmp_task_t *t)
+{
+    task_hdr   hd;
+    kmp_task_t tk;
+
+    kumi_omp_task_hdr_read(t, &hd);
+    if (kumi_dsm_read(&tk, t, sizeof tk) != KUMI_OK)
         kumi_global_exit(1);
     if (hd.magic != TASK_MAGIC)
         kumi_omp_fatal("__kmpc_omp_task", "%p is not a task record", (void *)t);
     /* Frames saturate: at the last one a task runs in its parent's frame;
      * its children are then all undeferred (__kmpc_omp_task), so no
      * counter is needed. Without queues (tsym NULL) every task is. */
-    int  sat  = tsym == NULL || depth + 1 >= TASK_DEPTH;
-    char save = frame_final[depth];
+    int      sat     = tsym == NULL || depth + 1 >= TASK_DEPTH;
+    char     save    = frame_final[depth];
+    uint64_t save_tg = kumi_omp_tg_current();
     if (!sat) {
         depth++;
         __atomic_store_n(&tsym->children[depth], 0, __ATOMIC_RELEASE);
     }
     frame_final[depth] = (char)(hd.final || (sat && save));
-    if (tk.routine != NULL)   /* a task made by hand with no body only orders its deps */
+    kumi_omp_tg_enter_frame(depth, hd.tg);
+    /* a task made by hand with no body only orders its deps; a cancelled
+     * taskgroup's (or parallel region's) tasks not yet started are
+     * discarded */
+    if (tk.routine != NULL && !kumi_omp_tg_discard(hd.tg))
         tk.routine(kumi_omp_th.pe, t);
     if (!sat) {
-        task_wait_children();
+        kumi_omp_task_wait_children();
         frame_final[depth] = 0;
         depth--;
     } else {
         frame_final[depth] = save;
     }
+    kumi_omp_tg_enter_frame(depth, save_tg);
     if (tsym == NULL) {
-        kumi_omp_free(hdr_of(t));
+        kumi_omp_free(kumi_omp_task_hdr_of(t));
         return;
     }
-    if (hd.deferred) {
-        w_add(&tsym->children[hd.parent_depth], (uint64_t)-1, hd.parent_pe);
-        w_add(&tsym->outstanding, (uint64_t)-1, 0);
+    if (hd.dep_node != 0) {
+        /* releases the successors; a detached task completes when its
+         * event is fulfilled too (whichever comes last completes it) */
+        if (kumi_omp_dep_finish(hd.parent_pe, hd.dep_node) == 0) {
+            kumi_dsm_poll();
+            return;
+        }
     }
-    /* a small record goes back to this PE's free list (memory.c: no
-     * message); a big one is another PE's DSM allocation to free */
-    size_t bytes = sizeof hd + ((hd.task_bytes + 15) & ~(size_t)15) + hd.shareds_bytes;
-    task_free(hdr_of(t), bytes <= 2032 || !hd.deferred ? kumi_omp_th.pe : hd.parent_pe);
+    task_complete(t, &hd);
     /* thieves of this PE's records miss on them: serve between tasks */
     kumi_dsm_poll();
 }
@@ -312,31 +366,85 @@ static void task_poll(unsigned *spins)
 static int task_run_any(void)
 {
     kmp_task_t *t = q_pop(-1);
-    if (t == NULL && w_fetch(&tsym->queued, 0) != 0) {
+    if (t == NULL && kumi_omp_w_fetch(&tsym->queued, 0) != 0) {
         int n = kumi_omp_th.nth, me = kumi_omp_th.pe;
         for (int i = 1; i < n && t == NULL; i++)
             t = q_steal((me + i) % n);
     }
     if (t == NULL)
         return 0;
-    task_run(t);
+    kumi_omp_task_run(t);
     return 1;
 }
 
-static void task_wait_children(void)
+int kumi_omp_task_wait_step(unsigned *spins)
 {
+    kmp_task_t *t = tsym != NULL ? q_pop(depth) : NULL;
+    if (t != NULL) {
+        kumi_omp_task_run(t);
+        *spins = 0;
+        return 1;
+    }
+    task_poll(spins);
+    return 0;
+}
+
+void kumi_omp_task_wait_children(void)
+{
+    unsigned spins = 0;
+    if (tsym == NULL)
+        return;
     while (__atomic_load_n(&tsym->children[depth], __ATOMIC_ACQUIRE) != 0) {
         kmp_task_t *t = q_pop(depth);
         if (t != NULL) {
-            task_run(t);
+            kumi_omp_task_run(t);
+            spins = 0;
             continue;
         }
-        /* None of my children is queued here: the rest run on other PEs,
-         * and nothing new can join my queue while I wait. A kumi wait
-         * serves DSM and stdio requests and follows KUMI_WAIT. */
-        if (kumi_wait_until_u64(&tsym->children[depth], KUMI_CMP_EQ, 0) != KUMI_OK)
-            kumi_global_exit(1);   /* the job is ending (reported by kumi) */
+        /* None of my children is queued here: the rest run on other PEs
+         * or wait for predecessors. The wait serves DSM and stdio
+         * requests, and looks at the queue again: a child whose last
+         * predecessor was a detached task is queued here by whoever
+         * fulfills its event. */
+        task_poll(&spins);
     }
+    /* every child finished: no later sibling can depend on them */
+    kumi_omp_dep_frame_clear(depth);
+}
+
+int kumi_omp_task_deferrable(void)
+{
+    return tsym != NULL && kumi_omp_th.nth > 1 && depth + 2 < TASK_DEPTH && !frame_final[depth];
+}
+
+void kumi_omp_task_count(kmp_task_t *t, task_hdr *hd)
+{
+    hd->parent_pe    = kumi_omp_th.pe;
+    hd->parent_depth = depth;
+    hd->deferred     = 1;
+    kumi_omp_task_hdr_write(t, hd);
+    /* counted before any PE can see it, so no barrier misses it */
+    kumi_omp_w_add(&tsym->outstanding, 1, 0);
+    __atomic_fetch_add(&tsym->children[depth], 1, __ATOMIC_ACQ_REL);
+}
+
+void kumi_omp_task_ready(kmp_task_t *t)
+{
+    task_hdr hd;
+    kumi_omp_task_hdr_read(t, &hd);
+    if (!q_push(t, &hd))
+        kumi_omp_task_run(t);   /* queue full: run it here (still counted) */
+}
+
+/* Released by omp_fulfill_event, which may be called anywhere: to its
+ * parent's queue, where its parent (maybe waiting for it) or a thief
+ * finds it; else to this PE's. */
+void kumi_omp_task_ready_event(kmp_task_t *t)
+{
+    task_hdr hd;
+    kumi_omp_task_hdr_read(t, &hd);
+    if (!q_push_to(hd.parent_pe, t, &hd) && !q_push(t, &hd))
+        kumi_omp_fatal("omp_fulfill_event", "the task queues are full");
 }
 
 /* ------------------------------------------------- hooks for T3 */
@@ -345,33 +453,90 @@ void kumi_omp_task_init(void)
 {
     tsym  = kumi_omp_sym_alloc(sizeof(*tsym));
     depth = 0;
+    kumi_omp_dep_init();
+    kumi_omp_tg_init();
 }
+
+/* A region's implicit task runs in a frame of its own: frame 0 on the
+ * workers; on the master, when it forks from inside a task (a region in
+ * a task of a team of one), the frame above that task's. */
+static int region_base, saved_depth, saved_if0_sat;
 
 void kumi_omp_task_region_begin(void)
 {
-    depth   = 0;
-    if0_sat = 0;
+    saved_depth   = depth;
+    saved_if0_sat = if0_sat;
+    if (depth > 0 && depth + 2 < TASK_DEPTH)
+        depth++;
+    region_base        = depth;
+    if0_sat            = 0;
+    frame_final[depth] = 0;
+    kumi_omp_tg_region_begin(depth);
+    kumi_omp_dep_frame_clear(depth);
     if (tsym != NULL)
-        __atomic_store_n(&tsym->children[0], 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&tsym->children[depth], 0, __ATOMIC_RELEASE);
 }
 
 void kumi_omp_task_region_end(void)
 {
-    depth = 0;
+    depth       = saved_depth;
+    if0_sat     = saved_if0_sat;
+    region_base = 0;
+}
+
+/* A thread in a barrier runs tasks until every thread has arrived and no
+ * task is left: a task made after it arrived, by a thread not there yet,
+ * may be taken by it (the thread that made it may be waiting for that).
+ * Every team barrier counts its arrivals once (task barrier or plain),
+ * in the word of its epoch's parity; thread 0 clears the word after the
+ * team barrier: it is used again two barriers later, after thread 0 has
+ * passed the next one. */
+static uint64_t arrived_key;   /* region << 32 | epoch + 1 this thread has arrived at */
+
+void kumi_omp_task_arrive(void)
+{
+    const kumi_omp_thread_t *th  = &kumi_omp_th;
+    uint64_t                 key = th->region << 32 | (uint64_t)(th->bar_epoch + 1);
+
+    if (tsym == NULL || th->nth <= 1 || arrived_key == key)
+        return;
+    arrived_key = key;
+    kumi_omp_w_add(&tsym->arrived[th->bar_epoch & 1], 1, 0);
+}
+
+void kumi_omp_task_barrier_passed(void)
+{
+    const kumi_omp_thread_t *th = &kumi_omp_th;
+
+    if (tsym != NULL && th->nth > 1 && th->tid == 0)
+        kumi_omp_w_set(&tsym->arrived[th->bar_epoch & 1], 0, 0);
 }
 
 void kumi_omp_task_barrier(void)
 {
     unsigned spins = 0;
 
-    if (tsym == NULL || kumi_omp_th.nth <= 1)
+    if (tsym == NULL)
         return;
-    while (w_fetch(&tsym->outstanding, 0) != 0) {
+    if (kumi_omp_th.nth <= 1) {
+        /* a team of one defers only detached tasks and the tasks that
+         * depend on them: its implicit task waits for them */
+        if (kumi_omp_th.active_level == 0 && depth == region_base)
+            kumi_omp_task_wait_children();
+        return;
+    }
+    kumi_omp_task_arrive();
+    uint64_t *arrived = &tsym->arrived[kumi_omp_th.bar_epoch & 1];
+    while (kumi_omp_w_fetch(arrived, 0) < (uint64_t)kumi_omp_th.nth
+           || kumi_omp_w_fetch(&tsym->outstanding, 0) != 0) {
         if (task_run_any())
             spins = 0;
         else
             task_poll(&spins);
     }
+    /* the implicit task's children have all finished */
+    if (depth == region_base)
+        kumi_omp_dep_frame_clear(depth);
     /* before the team barrier: the homes are still in it, serving */
     task_free_batch();
 }
@@ -395,13 +560,15 @@ void *__kmpc_omp_task_alloc(kumi_omp_ident_t *loc, int32_t gtid, int32_t flags,
         task_bytes = sizeof(kmp_task_t);
     size_t tb    = (task_bytes + 15) & ~(size_t)15;
     char  *rec   = kumi_omp_dsm_alloc("__kmpc_omp_task_alloc",
-                                      sizeof(struct task_hdr) + tb + shareds_bytes, 16);
+                                      sizeof(task_hdr) + tb + shareds_bytes, 16);
     if (rec == NULL)
         kumi_omp_fatal("__kmpc_omp_task_alloc", "no DSM memory for a task of %zu bytes",
                        task_bytes + shareds_bytes);
-    struct task_hdr hd = { .magic = TASK_MAGIC, .task_bytes = task_bytes,
-                           .shareds_bytes = shareds_bytes,
-                           .final = (flags & KMP_TASK_FINAL) || frame_final[depth] };
+    task_hdr hd = { .magic = TASK_MAGIC, .task_bytes = task_bytes,
+                    .shareds_bytes = shareds_bytes,
+                    .final = (flags & KMP_TASK_FINAL) || frame_final[depth],
+                    .tg = kumi_omp_tg_current(),
+                    .detach = (flags & KMP_TASK_DETACHABLE) != 0 };
     kmp_task_t *t  = (kmp_task_t *)(rec + sizeof hd);
     kmp_task_t  tk = { .shareds = shareds_bytes ? (char *)t + tb : NULL, .routine = routine };
     /* new memory homed here: exclusive, the writes are local */
@@ -411,38 +578,68 @@ void *__kmpc_omp_task_alloc(kumi_omp_ident_t *loc, int32_t gtid, int32_t flags,
     return t;
 }
 
-/* Runs t now, in this frame's place (undeferred). */
-static void task_now(kmp_task_t *t)
+/* Queues t (counted; its dependences, if any, registered and met). */
+static void task_defer(kmp_task_t *t, task_hdr *hd)
 {
-    task_run(t);
+    kumi_dsm_poll();   /* a producer serves the thieves of its earlier tasks */
+    kumi_omp_task_count(t, hd);
+    if (!q_push(t, hd))
+        kumi_omp_task_run(t);   /* queue full: run it here (still counted) */
 }
 
 int32_t __kmpc_omp_task(kumi_omp_ident_t *loc, int32_t gtid, void *task)
 {
+    return __kmpc_omp_task_with_deps(loc, gtid, task, 0, NULL, 0, NULL);
+}
+
+int32_t __kmpc_omp_task_with_deps(kumi_omp_ident_t *loc, int32_t gtid, void *task, int32_t ndeps,
+                                  void *deps, int32_t ndeps_noalias, void *noalias)
+{
     kmp_task_t *t = task;
+    task_hdr    hd;
     (void)loc;
     (void)gtid;
-    /* a final task's children are included: run at once */
-    if (tsym == NULL || kumi_omp_th.nth <= 1 || depth + 2 >= TASK_DEPTH || frame_final[depth]) {
-        task_now(t);
+    kumi_omp_task_hdr_read(t, &hd);
+    if (!kumi_omp_task_deferrable() && !hd.detach) {
+        /* undeferred, and so were its siblings (same frame), which have
+         * therefore finished, but for detached ones waiting for their
+         * event: then it waits for them in the queue */
+        if (ndeps + ndeps_noalias == 0
+            || !kumi_omp_dep_pending(ndeps, deps, ndeps_noalias, noalias)) {
+            kumi_omp_task_run(t);
+            return 0;
+        }
+        kumi_dsm_poll();
+        if (kumi_omp_dep_add(t, &hd, ndeps, deps, ndeps_noalias, noalias) == KUMI_OMP_DEP_READY)
+            kumi_omp_task_run(t);
         return 0;
     }
-    struct task_hdr hd;
-    if (kumi_dsm_read(&hd, hdr_of(t), sizeof hd) != KUMI_OK)
-        kumi_global_exit(1);
-    hd.parent_pe    = kumi_omp_th.pe;
-    hd.parent_depth = depth;
-    hd.deferred     = 1;
-    if (kumi_dsm_write(hdr_of(t), &hd, sizeof hd) != KUMI_OK)
-        kumi_global_exit(1);
-    kumi_dsm_poll();   /* a producer serves the thieves of its earlier tasks */
-    /* counted before any PE can see it, so no barrier misses it */
-    w_add(&tsym->outstanding, 1, 0);
-    __atomic_fetch_add(&tsym->children[depth], 1, __ATOMIC_ACQ_REL);
-    if (!q_push(t)) {
-        /* queue full: run it here (still counted, task_run uncounts) */
-        task_run(t);
+    if (ndeps + ndeps_noalias == 0 && !hd.detach) {
+        task_defer(t, &hd);
+        return 0;
     }
+    kumi_dsm_poll();
+    /* counted and registered; queued here when its predecessors have
+     * finished, else by the PE that finishes the last of them */
+    if (kumi_omp_dep_add(t, &hd, ndeps, deps, ndeps_noalias, noalias) == KUMI_OMP_DEP_READY) {
+        if (kumi_omp_task_deferrable())
+            kumi_omp_task_ready(t);
+        else
+            kumi_omp_task_run(t);   /* a detached task in a team of one */
+    }
+    return 0;
+}
+
+/* affinity(...) on a task (OpenMP 5.0): a hint; the task runs where it is
+ * taken */
+int32_t __kmpc_omp_reg_task_with_affinity(kumi_omp_ident_t *loc, int32_t gtid, void *task,
+                                          int32_t naffins, void *affin_list)
+{
+    (void)loc;
+    (void)gtid;
+    (void)task;
+    (void)naffins;
+    (void)affin_list;
     return 0;
 }
 
@@ -455,8 +652,7 @@ int32_t __kmpc_omp_taskwait(kumi_omp_ident_t *loc, int32_t gtid)
 {
     (void)loc;
     (void)gtid;
-    if (tsym != NULL)
-        task_wait_children();
+    kumi_omp_task_wait_children();
     return 0;
 }
 
@@ -470,21 +666,21 @@ int32_t __kmpc_omp_taskyield(kumi_omp_ident_t *loc, int32_t gtid, int32_t end_pa
     return 0;
 }
 
-/* task if(0): the compiler calls the routine itself between these two. */
+/* task if(0): the compiler calls the routine itself between these two
+ * (with depend clauses, after __kmpc_omp_wait_deps). */
 void __kmpc_omp_task_begin_if0(kumi_omp_ident_t *loc, int32_t gtid, void *task)
 {
+    task_hdr hd;
     (void)loc;
     (void)gtid;
-    (void)task;
     if (tsym == NULL || depth + 1 >= TASK_DEPTH) {
         if0_sat++;   /* saturated: runs in its parent's frame (see task_run) */
         return;
     }
-    struct task_hdr hd;
-    if (kumi_dsm_read(&hd, hdr_of(task), sizeof hd) != KUMI_OK)
-        kumi_global_exit(1);
+    kumi_omp_task_hdr_read(task, &hd);
     depth++;
     frame_final[depth] = (char)hd.final;
+    kumi_omp_tg_enter_frame(depth, hd.tg);
     __atomic_store_n(&tsym->children[depth], 0, __ATOMIC_RELEASE);
 }
 
@@ -495,11 +691,11 @@ void __kmpc_omp_task_complete_if0(kumi_omp_ident_t *loc, int32_t gtid, void *tas
     if (if0_sat > 0) {
         if0_sat--;
     } else {
-        task_wait_children();
+        kumi_omp_task_wait_children();
         frame_final[depth] = 0;
         depth--;
     }
-    kumi_omp_free(hdr_of(task));
+    kumi_omp_free(kumi_omp_task_hdr_of(task));
 }
 
 int omp_in_final(void)
@@ -507,123 +703,38 @@ int omp_in_final(void)
     return frame_final[depth];
 }
 
-/* ------------------------------------------------------------ taskloop */
+/* ------------------------------------------------------------ detach */
 
-typedef void (*kmp_task_dup_t)(void *dst, void *src, int32_t lastpriv);
-
-static uint64_t ld_u64(const void *p)
+/* The event of a detachable task: its dependence node (every detachable
+ * task has one), as (pe + 1) << 32 | node. */
+void *__kmpc_task_allow_completion_event(kumi_omp_ident_t *loc, int32_t gtid, void *task)
 {
-    uint64_t v;
-    if (kumi_dsm_read(&v, p, sizeof v) != KUMI_OK)
-        kumi_global_exit(1);
-    return v;
-}
-
-static void st_u64(void *p, uint64_t v)
-{
-    if (kumi_dsm_write(p, &v, sizeof v) != KUMI_OK)
-        kumi_global_exit(1);
-}
-
-/* A copy of the taskloop's pattern task with its own shareds block. */
-static kmp_task_t *task_clone(kumi_omp_ident_t *loc, int32_t gtid, kmp_task_t *src,
-                              const struct task_hdr *hd, const kmp_task_t *tk)
-{
-    kmp_task_t *dst = __kmpc_omp_task_alloc(loc, gtid, hd->final ? KMP_TASK_FINAL : 0,
-                                            hd->task_bytes, hd->shareds_bytes, tk->routine);
-    size_t      n   = hd->task_bytes + (hd->shareds_bytes ? ((hd->task_bytes + 15) & ~(size_t)15)
-                                                              - hd->task_bytes + hd->shareds_bytes
-                                                            : 0);
-    kumi_dsm_memmove(dst, src, n);
-    void *sh = hd->shareds_bytes ? (char *)dst + ((hd->task_bytes + 15) & ~(size_t)15) : NULL;
-    st_u64(&dst->shareds, (uint64_t)(uintptr_t)sh);
-    return dst;
-}
-
-void __kmpc_taskloop(kumi_omp_ident_t *loc, int32_t gtid, void *task, int32_t if_val,
-                     uint64_t *lb, uint64_t *ub, int64_t st, int32_t nogroup, int32_t sched,
-                     uint64_t grainsize, void *task_dup)
-{
-    kmp_task_t     *t = task;
-    struct task_hdr hd;
-    kmp_task_t      tk;
-
-    if (kumi_dsm_read(&hd, hdr_of(t), sizeof hd) != KUMI_OK
-        || kumi_dsm_read(&tk, t, sizeof tk) != KUMI_OK)
-        kumi_global_exit(1);
-    if (hd.task_bytes < TASKLOOP_UB_OFF + 8)
-        kumi_omp_fatal("__kmpc_taskloop", "task of %llu bytes has no loop bounds",
-                       (unsigned long long)hd.task_bytes);
-    if (st == 0)
-        kumi_omp_fatal("__kmpc_taskloop", "loop stride 0");
-    int64_t  lo = (int64_t)ld_u64(lb), hi = (int64_t)ld_u64(ub);
-    uint64_t tc = st > 0 ? (hi < lo ? 0 : (uint64_t)(hi - lo) / (uint64_t)st + 1)
-                         : (lo < hi ? 0 : (uint64_t)(lo - hi) / (uint64_t)(-st) + 1);
-    uint64_t ntasks;
-    if (sched == 1)          /* grainsize: chunks of grainsize..2*grainsize-1 */
-        ntasks = grainsize == 0 || grainsize > tc ? 1 : tc / grainsize;
-    else if (sched == 2)     /* num_tasks */
-        ntasks = grainsize == 0 ? 1 : grainsize < tc ? grainsize : tc;
-    else
-        ntasks = (uint64_t)kumi_omp_th.nth * 4 < tc ? (uint64_t)kumi_omp_th.nth * 4 : tc;
-    if (ntasks == 0)
-        ntasks = 1;
-    uint64_t chunk = tc / ntasks, extra = tc % ntasks;
-    int64_t  at    = lo;
-    for (uint64_t k = 0; k < ntasks && tc > 0; k++) {
-        uint64_t    its = chunk + (k < extra);
-        kmp_task_t *c   = task_clone(loc, gtid, t, &hd, &tk);
-        st_u64((char *)c + TASKLOOP_LB_OFF, (uint64_t)at);
-        st_u64((char *)c + TASKLOOP_UB_OFF, (uint64_t)(at + (int64_t)(its - 1) * st));
-        if (task_dup != NULL)
-            ((kmp_task_dup_t)task_dup)(c, t, k == ntasks - 1);
-        at += (int64_t)its * st;
-        if (if_val)
-            __kmpc_omp_task(loc, gtid, c);
-        else
-            task_now(c);
+    task_hdr hd;
+    (void)loc;
+    (void)gtid;
+    kumi_omp_task_hdr_read(task, &hd);
+    if (!hd.detach)
+        kumi_omp_fatal("__kmpc_task_allow_completion_event", "task %p is not detachable", task);
+    if (hd.dep_node == 0) {
+        hd.dep_node = kumi_omp_dep_node_new(task, 2);
+        kumi_omp_task_hdr_write(task, &hd);
     }
-    kumi_omp_free(hdr_of(t));   /* the pattern never runs */
-    if (!nogroup && tsym != NULL)
-        task_wait_children();
+    return (void *)(uintptr_t)((uint64_t)(kumi_omp_th.pe + 1) << 32 | hd.dep_node);
 }
 
-void __kmpc_taskgroup(kumi_omp_ident_t *loc, int32_t gtid)
+void omp_fulfill_event(omp_event_handle_t event)
 {
-    (void)loc;
-    (void)gtid;
-}
+    uint64_t ev   = (uint64_t)event;
+    int      pe   = (int)(ev >> 32) - 1;
+    uint32_t node = (uint32_t)ev;
+    task_hdr hd;
 
-/* Every task waits for its children before it ends, so waiting for the
- * current frame's children waits for all the group's descendants. */
-void __kmpc_end_taskgroup(kumi_omp_ident_t *loc, int32_t gtid)
-{
-    (void)loc;
-    (void)gtid;
-    if (tsym != NULL)
-        task_wait_children();
-}
-
-int32_t __kmpc_omp_task_with_deps(kumi_omp_ident_t *loc, int32_t gtid, void *task, int32_t ndeps,
-                                  void *deps, int32_t ndeps_noalias, void *noalias)
-{
-    (void)loc;
-    (void)gtid;
-    (void)ndeps;
-    (void)deps;
-    (void)ndeps_noalias;
-    (void)noalias;
-    task_now(task);
-    return 0;
-}
-
-void __kmpc_omp_wait_deps(kumi_omp_ident_t *loc, int32_t gtid, int32_t ndeps, void *deps,
-                          int32_t ndeps_noalias, void *noalias)
-{
-    (void)loc;
-    (void)gtid;
-    (void)ndeps;
-    (void)deps;
-    (void)ndeps_noalias;
-    (void)noalias;
+    if (pe < 0 || pe >= kumi_omp_th.npes || node == 0)
+        kumi_omp_fatal("omp_fulfill_event", "%#llx is not an event handle",
+                       (unsigned long long)ev);
+    kmp_task_t *t = kumi_omp_dep_finish_event(pe, node);
+    if (t == NULL)
+        return;   /* its routine is still running: its end completes it */
+    kumi_omp_task_hdr_read(t, &hd);
+    task_complete(t, &hd);
 }

@@ -20,6 +20,19 @@ for f in include/kumi.h bin/kumirun bin/kumicc $libdir/libkumi.so $libdir/libkum
          bin/mpicc bin/mpicxx bin/mpirun bin/mpiexec $libdir/pkgconfig/kumi-mpi.pc; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
+# kumi-bench (kumi-compare and kumi-kernels run it from the bindir), and
+# the man pages of docs/man (kumi-translate's only with the translator)
+"$prefix/bin/kumi-bench" --list-ops | grep -qx barrier || { echo "FAIL: installed kumi-bench"; exit 1; }
+for page in kumirun kumicc kumi-bench kumi-compare kumi-kernels oshcc oshc++ oshrun \
+            mpicc mpicxx mpic++ mpirun mpiexec; do
+  [ -n "$(find "$prefix" -path "*/man1/$page.1")" ] || { echo "FAIL: man page $page.1 not installed"; exit 1; }
+done
+# every program installed into bin has its page (docs/man; a new tool needs one)
+for exe in "$prefix"/bin/*; do
+  page=$(basename "$exe").1
+  [ -n "$(find "$prefix" -path "*/man1/$page")" ] ||
+    { echo "FAIL: bin/$(basename "$exe") is installed without a man page (add docs/man/$page)"; exit 1; }
+done
 # kumi.h, the OpenSHMEM binding's shmem.h and shmemx.h, and the OpenMP
 # and MPI bindings' omp.h and mpi.h in their own directories (kumicc
 # -fopenmp and mpicc add them; they must not shadow libomp's omp.h or

@@ -9,7 +9,7 @@
 int hits[4][N];   /* one per loop: nowait loops run side by side */
 #define CHAIN 600
 #define CN    16
-int chain_hits[CHAIN][CN];
+int chain_hits[CHAIN][CN], chain_hits2[CHAIN][CN];   /* one per loop: nowait loops overlap */
 
 int main(void)
 {
@@ -50,12 +50,12 @@ int main(void)
             chain_hits[l][i]++;
 #pragma omp for schedule(guided) nowait
         for (int i = CN - 1; i >= 0; i--)
-            chain_hits[l][i] += 2;
+            chain_hits2[l][i] += 2;
     }
     bad = 0;
     for (int l = 0; l < CHAIN; l++)
         for (int i = 0; i < CN; i++)
-            bad += chain_hits[l][i] != 3;
+            bad += chain_hits[l][i] != 1 || chain_hits2[l][i] != 2;
     printf("chain of %d nowait loops: iterations run other than once: %d\n", 2 * CHAIN, bad);
     return 0;
 }

@@ -13,6 +13,10 @@ kumi_omp_test(task_fib)
 kumi_omp_test(task_if0)
 kumi_omp_test(task_loop)
 kumi_omp_test(task_many)
+kumi_omp_test(task_depend)
+kumi_omp_test(task_red)
+kumi_omp_test(task_detach)
+kumi_omp_test(task_barrier)
 
 # every libc_wrap.def row has its kumi_omp_libc_ wrapper in libkumi-omp
 add_test(NAME omp.libc_wrap_table

@@ -90,6 +90,10 @@ kumi_omp_test(api)
 kumi_omp_test(icv_scope QUICK_ONLY ENV OMP_SCHEDULE=monotonic:dynamic)
 kumi_omp_test(env_limits QUICK_ONLY ENV OMP_THREAD_LIMIT=2 OMP_MAX_TASK_PRIORITY=7)
 kumi_omp_test(exit_status)
+kumi_omp_test(cancel ENV OMP_CANCELLATION=true)
+kumi_omp_test(alloc)
+kumi_omp_test(nested)
+kumi_omp_test(teams)
 
 # two hosts (network namespaces, as tests/hosts/; skipped unless root with
 # ip netns): labels hosts and openmp-full

@@ -15,6 +15,10 @@
  * smaller counts).
  * --types: the six types kumi had first, the seven of issue 15 (8/16-bit
  * integers, long double, complex), or all (default).
+ * --heap: the collectives' source and destination buffers lie in the
+ * symmetric heap (two kumi_malloc'ed areas, taken once by every PE: the
+ * teams' non-members skip the tests), where the large collectives read
+ * peers' data in place instead of through the scratch ring.
  */
 #include <complex.h>
 #include <float.h>
@@ -44,6 +48,10 @@ static const struct {
 static const kumi_op_t ops[] = { KUMI_SUM, KUMI_PROD, KUMI_MIN, KUMI_MAX, KUMI_BAND, KUMI_BOR,
                                  KUMI_BXOR };
 static int    big_subset;
+/* --heap: two symmetric areas of heap_bytes each, used in turn by every
+ * test instead of malloc (tbuf) */
+static void  *heap_buf[2];
+static size_t heap_bytes;
 static size_t type_lo = 0, type_hi = NTYPES;   /* --types old|new|all */
 
 /* x87 long double: the value's bytes, the rest of the 16 is padding */
@@ -160,10 +168,26 @@ static int check_elem(const void *buf, size_t i, size_t ti, struct val ref)
     return 0;
 }
 
+/* Buffer i (0 or 1) of n bytes: malloc'ed, or with --heap the symmetric
+ * area i (only one test uses them at a time) */
+static void *tbuf(int i, size_t n)
+{
+    if (heap_bytes == 0)
+        return malloc(n);
+    CHECK(n <= heap_bytes, "--heap: %zu bytes wanted, the areas have %zu", n, heap_bytes);
+    return heap_buf[i];
+}
+
+static void tbuf_free(void *p)
+{
+    if (heap_bytes == 0)
+        free(p);
+}
+
 static void test_reductions(kumi_team_t tm, const char *name, size_t count)
 {
     int   tr = kumi_team_rank(tm), ts = kumi_team_size(tm);
-    void *src = malloc(count * 16 + 16), *dst = malloc(count * 16 + 16);
+    void *src = tbuf(0, count * 16 + 16), *dst = tbuf(1, count * 16 + 16);
     CHECK(src != NULL && dst != NULL, "malloc");
 
     for (size_t ti = type_lo; ti < type_hi; ti++) {
@@ -207,8 +231,8 @@ static void test_reductions(kumi_team_t tm, const char *name, size_t count)
             }
         }
     }
-    free(src);
-    free(dst);
+    tbuf_free(src);
+    tbuf_free(dst);
 }
 
 /* FNV-1a over n bytes, continuing from h */
@@ -226,7 +250,7 @@ static void test_bit_identical_type(kumi_team_t tm, const char *name, size_t cou
                                     kumi_type_t t, kumi_op_t op)
 {
     int       tr = kumi_team_rank(tm), ts = kumi_team_size(tm);
-    unsigned char *src = malloc(count * 16 + 16), *dst = malloc(count * 16 + 16);
+    unsigned char *src = tbuf(0, count * 16 + 16), *dst = tbuf(1, count * 16 + 16);
     uint64_t *all = malloc((size_t)ts * 8), h = 1469598103934665603ull;
     uint64_t  x = 88172645463325252ull ^ (uint64_t)(tr + 1) * 0x9e3779b97f4a7c15ull;
     size_t    es = t == KUMI_DOUBLE ? 8 : t == KUMI_LONG_DOUBLE ? sizeof(long double)
@@ -259,8 +283,8 @@ static void test_bit_identical_type(kumi_team_t tm, const char *name, size_t cou
     for (int r = 0; r < ts; r++)
         CHECK(all[r] == h, "%s: count %zu type %d op %d: member %d's result differs in bits "
               "from mine", name, count, (int)t, (int)op, r);
-    free(src);
-    free(dst);
+    tbuf_free(src);
+    tbuf_free(dst);
     free(all);
 }
 
@@ -279,7 +303,7 @@ static void test_movement(kumi_team_t tm, const char *name, size_t count)
 {
     int      tr = kumi_team_rank(tm), ts = kumi_team_size(tm);
     size_t   n = count * 4;
-    uint8_t *a = malloc(n * (size_t)ts + 1), *b = malloc(n * (size_t)ts + 1);
+    uint8_t *a = tbuf(0, n * (size_t)ts + 1), *b = tbuf(1, n * (size_t)ts + 1);
     CHECK(a && b, "malloc");
     for (int root = 0; root < ts; root += (ts > 2 ? ts - 1 : 1)) {
         for (size_t i = 0; i < n; i++)
@@ -304,8 +328,8 @@ static void test_movement(kumi_team_t tm, const char *name, size_t count)
         for (size_t i = 0; i < n; i++)
             CHECK(b[(size_t)r * n + i] == (uint8_t)(i * 5 + (size_t)r * 17 + (size_t)tr * 3),
                   "%s: alltoall %zu: block from member %d byte %zu", name, n, r, i);
-    free(a);
-    free(b);
+    tbuf_free(a);
+    tbuf_free(b);
 }
 
 static void test_team(kumi_team_t tm, const char *name, size_t *counts, int ncounts)
@@ -324,11 +348,13 @@ static void test_team(kumi_team_t tm, const char *name, size_t *counts, int ncou
 int main(int argc, char **argv)
 {
     size_t counts[16];
-    int    ncounts = 0;
+    int    ncounts = 0, heap = 0;
 
     for (int i = 1; i < argc && ncounts < 16; i++) {
         if (strcmp(argv[i], "--big-subset") == 0) {
             big_subset = 1;
+        } else if (strcmp(argv[i], "--heap") == 0) {
+            heap = 1;
         } else if (strcmp(argv[i], "--types") == 0 && i + 1 < argc) {
             const char *which = argv[++i];
             type_lo = strcmp(which, "new") == 0 ? NOLD : 0;
@@ -339,6 +365,18 @@ int main(int argc, char **argv)
     }
     OK(kumi_init());
     int         me = kumi_rank(), n = kumi_size();
+    if (heap) {   /* the largest any test asks for, on the world */
+        for (int c = 0; c < ncounts; c++) {
+            size_t mv = (counts[c] < 100000 ? counts[c] : 100000) * 4 * (size_t)n + 1;
+            size_t rd = counts[c] * 16 + 16;
+            heap_bytes = mv > heap_bytes ? mv : heap_bytes;
+            heap_bytes = rd > heap_bytes ? rd : heap_bytes;
+        }
+        heap_bytes = heap_bytes ? heap_bytes : 16;
+        heap_buf[0] = kumi_malloc(heap_bytes);
+        heap_buf[1] = kumi_malloc(heap_bytes);
+        CHECK(heap_buf[0] != NULL && heap_buf[1] != NULL, "kumi_malloc %zu", heap_bytes);
+    }
     kumi_team_t w = kumi_team_world(), strided, listed, lo, hi;
 
     test_team(w, "world", counts, ncounts);
@@ -405,6 +443,10 @@ int main(int argc, char **argv)
     OK(kumi_team_destroy(listed));
     OK(kumi_team_destroy(strided));
     free(rev);
+    if (heap) {
+        kumi_free(heap_buf[1]);
+        kumi_free(heap_buf[0]);
+    }
     OK(kumi_finalize());
     return 0;
 }

@@ -31,6 +31,8 @@ fi
 
 # sanitizer builds: libpmix's own leaks are not the PEs' (lsan.supp)
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/../pmix" && pwd)/lsan.supp"
+# and the segv case must die by SIGSEGV, not by ASan's report (exit 1)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kumi-pmix.XXXXXX")
 MARK="kumi-pmix-test-$$-$RANDOM$RANDOM"
 fails=0

@@ -4,13 +4,21 @@
 # programs under srun (tests/slurm/slurm.cmake, label slurm):
 #
 #   slurm.sh MPI NPES TRANSPORT PROGRAM ARGS...   srun --mpi=MPI (pmi2, pmix)
+#   slurm.sh exec COMMAND ARGS...                 COMMAND with SLURM_CONF set
+#                                                 (bench/startup/startup.sh)
 #
 # The job must succeed and leave nothing in /dev/shm (/kumi-<slurmstepd's
 # pid>-*) and no process. Skips (77) when Slurm or munge is not installed
 # (Debian: slurm-wlm, munge), or not as root (slurmd must be).
 set -u
-MPI=${1:?usage: $0 pmi2|pmix NPES TRANSPORT PROGRAM [ARGS...]} N=${2:?} TP=${3:?}
-shift 3
+if [ "${1:-}" = exec ]; then
+    MPI=exec N=0 TP=none
+    shift
+    [ $# -gt 0 ] || { echo "usage: $0 exec COMMAND [ARGS...]"; exit 2; }
+else
+    MPI=${1:?usage: $0 pmi2|pmix NPES TRANSPORT PROGRAM [ARGS...]} N=${2:?} TP=${3:?}
+    shift 3
+fi
 for c in munged slurmctld slurmd srun; do
     command -v "$c" >/dev/null 2>&1 || { echo "skipped: $c not installed (Debian: slurm-wlm, munge)"; exit 77; }
 done
@@ -99,6 +107,11 @@ until [ "$(sinfo -h -o %t 2>/dev/null)" = idle ]; do
     [ "$(now_ms)" -ge "$end" ] && fail "the node is not up after 30 s: $(sinfo -h 2>&1)"
     sleep 0.2
 done
+
+if [ "$MPI" = exec ]; then
+    env KST_MARK="$MARK" "$@"
+    exit $?
+fi
 
 out=$D/out start=$(now_ms)
 before=$(ls /dev/shm 2>/dev/null | grep -E '^kumi-' | sort)
