@@ -30,3 +30,10 @@ kumi_ucx_sm_test(kick_order pe_kick_order NPES 2 ARGS 2000)
 kumi_ucx_sm_test(am         pe_am         NPES 2 3)
 kumi_ucx_sm_test(barrier    pe_barrier    NPES 2 3)
 kumi_ucx_sm_test(ring       pe_ring       NPES 3 ARGS neighbours)
+
+# the plugin: a program over shm loads no UCX, one over ucx loads
+# lib/kumi/libkumi-ucx.so, an empty KUMI_PLUGIN_DIR is a clear error, a
+# copied libkumi finds the plugin beside it (ucx/plugin.sh)
+add_test(NAME ucx.plugin COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/plugin.sh
+         ${CMAKE_BINARY_DIR}/bin ${CMAKE_BINARY_DIR}/lib)
+set_tests_properties(ucx.plugin PROPERTIES LABELS "ucx" TIMEOUT 200 PROCESSORS 2)

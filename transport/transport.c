@@ -60,8 +60,11 @@ const struct kumi_tp_ops *kumi_tp_pick(const struct kumi_tp_params *p, char *why
     if (len > 0)
         why[0] = '\0';
     for (int i = 0; i < KUMI_TP_COUNT; i++) {
-        char one[160];
+        char one[800];
 
+        /* one that cannot win is not asked: asking loads a plugin */
+        if (best != NULL && kumi_tp_all[i]->priority <= best->priority)
+            continue;
         if (kumi_tp_available(kumi_tp_all[i], p, one, sizeof(one)) == KUMI_OK) {
             if (best == NULL || kumi_tp_all[i]->priority > best->priority)
                 best = kumi_tp_all[i];

@@ -552,7 +552,10 @@ static void kumi_ucx_close(struct kumi_tp *tp)
     tp->priv = NULL;
 }
 
-const struct kumi_tp_ops kumi_tp_ucx_ops = {
+/* The table libkumi's stand-in (../plugin.c) looks up after dlopen: the
+ * only symbol this plugin exports. Priority and flags repeat the
+ * stand-in's. */
+__attribute__((visibility("default"))) const struct kumi_tp_ops kumi_tp_ucx_plugin = {
     .size     = sizeof(struct kumi_tp_ops),
     .name     = "ucx",
     .open     = kumi_ucx_open,
