@@ -9,10 +9,10 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full'
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full'
+ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|ucx-full'
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|ucx-full'
 
-.PHONY: all deps build demo test test-shmem test-mpi test-asan test-tsan install clean
+.PHONY: all deps build demo test test-shmem test-mpi test-ucx test-asan test-tsan install clean
 
 all: build
 
@@ -30,12 +30,16 @@ demo: build
 
 # the OpenSHMEM binding's and the MPI subset's whole PE-count x transport
 # matrices (labels shmem-full, mpi-full) are left to `make test-shmem` and
-# `make test-mpi`
+# `make test-mpi`, the ucx transport's (ucx-full) to `make test-ucx`
 test: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full'
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|ucx-full'
 
 test-shmem: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
+
+# every ucx test (labels ucx, ucx-full; skipped when UCX is not built)
+test-ucx: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L ucx
 
 # the MPI subset's whole PE-count x transport matrix (labels mpi, mpi-full)
 test-mpi: build
