@@ -21,7 +21,7 @@ function(kumi_ucx_sm_test NAME PROG)
     add_test(NAME ${test} COMMAND ${KUMIRUN} -n ${n} --transport ucx --timeout ${KUMI_PE_TIMEOUT}
              $<TARGET_FILE:${PROG}> ${U_ARGS})
     set_tests_properties(${test} PROPERTIES LABELS "pe;ucx;ucx-sm" TIMEOUT ${ctest_timeout}
-      PROCESSORS ${n} ENVIRONMENT "UCX_TLS=sm,self")
+      PROCESSORS ${n} ENVIRONMENT "UCX_TLS=sm,self;${KUMI_UCX_SAN_ENV}")
   endforeach()
 endfunction()
 kumi_ucx_sm_test(put_get    pe_put_get    NPES 2 3)
@@ -36,4 +36,5 @@ kumi_ucx_sm_test(ring       pe_ring       NPES 3 ARGS neighbours)
 # copied libkumi finds the plugin beside it (ucx/plugin.sh)
 add_test(NAME ucx.plugin COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/plugin.sh
          ${CMAKE_BINARY_DIR}/bin ${CMAKE_BINARY_DIR}/lib)
-set_tests_properties(ucx.plugin PROPERTIES LABELS "ucx" TIMEOUT 200 PROCESSORS 2)
+set_tests_properties(ucx.plugin PROPERTIES LABELS "ucx" TIMEOUT 700 PROCESSORS 2
+  ENVIRONMENT "${KUMI_UCX_SAN_ENV}")

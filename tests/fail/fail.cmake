@@ -18,7 +18,7 @@ if(UCX_FOUND)
       COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/fail.sh ${CMAKE_BINARY_DIR}/bin/kumirun
               $<TARGET_FILE:pe_fail> ${n})
     set_tests_properties(fail.job.ucx.n${n} PROPERTIES LABELS "fail;ucx" TIMEOUT 120
-      ENVIRONMENT "KUMI_TRANSPORT=ucx;UCX_TLS=tcp,self")
+      ENVIRONMENT "KUMI_TRANSPORT=ucx;UCX_TLS=tcp,self;${KUMI_UCX_SAN_ENV}")
   endforeach()
 endif()
 

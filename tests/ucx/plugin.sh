@@ -25,13 +25,13 @@ ldd "$libdir/kumi/libkumi-ucx.so" | grep -q libucp || fail "the plugin does not 
 # 2. loaded: LD_DEBUG=files names every object a process loads, dlopen
 # included. shm (the default on one host) must not load UCX; ucx must,
 # from LIBDIR/kumi (so the check can see a load when there is one).
-LD_DEBUG=files timeout 60 "$run" -n 2 --timeout 50 "$prog" $args >"$tmp/shm.out" 2>"$tmp/shm.err" \
+LD_DEBUG=files timeout 150 "$run" -n 2 --timeout 120 "$prog" $args >"$tmp/shm.out" 2>"$tmp/shm.err" \
   || fail "the shm job failed: $(tail -3 "$tmp/shm.err")"
 if grep -Eq 'file=libuc[ps]|libkumi-ucx' "$tmp/shm.err"; then
   fail "a job over shm loaded UCX: $(grep -E 'file=libuc[ps]|libkumi-ucx' "$tmp/shm.err" | head -2)"
 fi
 grep -q 'file=libkumi.so' "$tmp/shm.err" || fail "LD_DEBUG=files printed no loads: cannot check"
-LD_DEBUG=files UCX_TLS=tcp,self timeout 60 "$run" -n 2 --transport ucx --timeout 50 "$prog" $args \
+LD_DEBUG=files UCX_TLS=tcp,self timeout 150 "$run" -n 2 --transport ucx --timeout 120 "$prog" $args \
   >"$tmp/ucx.out" 2>"$tmp/ucx.err" || fail "the ucx job failed: $(grep -v '^ *[0-9]*:' "$tmp/ucx.err" | tail -3)"
 grep -q "file=$libdir/kumi/libkumi-ucx.so" "$tmp/ucx.err" \
   || fail "a job over ucx did not load $libdir/kumi/libkumi-ucx.so"
@@ -40,7 +40,7 @@ grep -q 'file=libucp' "$tmp/ucx.err" || fail "a job over ucx did not load libucp
 # 3. an empty KUMI_PLUGIN_DIR: every PE fails kumi_init with the file and
 # dlerror(), the job exits non-zero, no signal
 mkdir "$tmp/empty"
-KUMI_PLUGIN_DIR="$tmp/empty" KUMI_TRANSPORT=ucx timeout 60 "$run" -n 2 --timeout 50 "$prog" $args \
+KUMI_PLUGIN_DIR="$tmp/empty" KUMI_TRANSPORT=ucx timeout 150 "$run" -n 2 --timeout 120 "$prog" $args \
   >"$tmp/empty.out" 2>"$tmp/empty.err"
 rc=$?
 [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "KUMI_PLUGIN_DIR=empty: exit $rc, want a plain failure"
@@ -52,14 +52,14 @@ grep -q "unknown variable KUMI_PLUGIN_DIR" "$tmp/empty.err" && fail "KUMI_PLUGIN
 # libkumi.so in use, here the copy (LD_LIBRARY_PATH comes before RUNPATH)
 mkdir -p "$tmp/lib"
 cp -P "$libdir"/libkumi.so* "$tmp/lib/"
-UCX_TLS=tcp,self LD_LIBRARY_PATH="$tmp/lib" timeout 60 "$run" -n 2 --transport ucx --timeout 50 \
+UCX_TLS=tcp,self LD_LIBRARY_PATH="$tmp/lib" timeout 150 "$run" -n 2 --transport ucx --timeout 120 \
   "$prog" $args >"$tmp/moved1.out" 2>"$tmp/moved1.err"
 grep -q "loading it failed: $tmp/lib/kumi/libkumi-ucx.so: cannot open" "$tmp/moved1.err" \
   || fail "moved libkumi without its plugin: $(head -3 "$tmp/moved1.err")"
 mkdir "$tmp/lib/kumi"
 cp "$libdir/kumi/libkumi-ucx.so" "$tmp/lib/kumi/"
-LD_DEBUG=files UCX_TLS=tcp,self LD_LIBRARY_PATH="$tmp/lib" timeout 60 "$run" -n 2 --transport ucx \
-  --timeout 50 "$prog" $args >"$tmp/moved2.out" 2>"$tmp/moved2.err" \
+LD_DEBUG=files UCX_TLS=tcp,self LD_LIBRARY_PATH="$tmp/lib" timeout 150 "$run" -n 2 --transport ucx \
+  --timeout 120 "$prog" $args >"$tmp/moved2.out" 2>"$tmp/moved2.err" \
   || fail "moved libkumi with its plugin: $(grep -v '^ *[0-9]*:' "$tmp/moved2.err" | tail -3)"
 grep -q "file=$tmp/lib/kumi/libkumi-ucx.so" "$tmp/moved2.err" \
   || fail "moved libkumi did not load the plugin beside it"
