@@ -9,11 +9,11 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|package'
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|package'
+ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|ucx-full|package'
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|ucx-full|package'
 
-.PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-asan test-tsan \
-        install package test-package clean
+.PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-ucx test-asan \
+        test-tsan install package test-package clean
 
 all: build
 
@@ -41,12 +41,17 @@ demo: test-deps build
 
 # the OpenSHMEM binding's and the MPI subset's whole PE-count x transport
 # matrices (labels shmem-full, mpi-full) are left to `make test-shmem` and
-# `make test-mpi`, the Debian package's install test to `make test-package`
+# `make test-mpi`, the ucx transport's (ucx-full) to `make test-ucx`, the
+# Debian package's install test to `make test-package`
 test: test-deps build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|package'
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|ucx-full|package'
 
 test-shmem: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
+
+# every ucx test (labels ucx, ucx-full; skipped when UCX is not built)
+test-ucx: test-deps build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L ucx
 
 # the MPI subset's whole PE-count x transport matrix (labels mpi, mpi-full)
 test-mpi: test-deps build

@@ -94,7 +94,7 @@ static int kumi_alltoall_stream(const char *call, struct kumi_team *t, struct ku
     return rc == KUMI_OK ? kumi_coll_stream_end(call, t, st, &s) : rc;
 }
 
-int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
+static int kumi_alltoall_run(kumi_team_t team, void *dst, const void *src, size_t n_each)
 {
     static const char call[] = "kumi_alltoall";
     struct kumi_coll_team *st;
@@ -124,4 +124,10 @@ int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
     if (st->data_bytes == 0)
         return kumi_alltoall_pieces(call, team, st, dst, src, n_each);
     return kumi_alltoall_stream(call, team, st, dst, src, n_each);
+}
+
+/* a KUMI_ERR_PEER a transport operation returned is reported here */
+int kumi_alltoall(kumi_team_t team, void *dst, const void *src, size_t n_each)
+{
+    return kumi_rt_peer_status("kumi_alltoall", kumi_alltoall_run(team, dst, src, n_each));
 }

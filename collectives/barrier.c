@@ -314,9 +314,9 @@ int kumi_barrier(kumi_team_t team)
     if (!kumi_rt.tp.kicks_publish)
         rc = kumi_tp_quiet(&kumi_rt.tp);
     if (rc != KUMI_OK || team->size == 1)
-        return rc;
+        return kumi_rt_peer_status(call, rc);
     rc = kumi_coll_barrier_run(call, team, st, st->barrier);
     if (rc == KUMI_OK)
         kumi_tp_settle(&kumi_rt.tp);   /* its own kicks need no quiet */
-    return rc;
+    return kumi_rt_peer_status(call, rc);
 }

@@ -70,7 +70,7 @@ static int kumi_coll_bcast_stream(const char *call, struct kumi_team *t,
     return rc;
 }
 
-int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
+static int kumi_broadcast_run(kumi_team_t team, void *buf, size_t n, int root)
 {
     static const char call[] = "kumi_broadcast";
     struct kumi_coll_team *st;
@@ -103,6 +103,12 @@ int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
     if (st->data_bytes == 0)
         return kumi_coll_bcast_pieces(call, team, st, buf, n, root);
     return kumi_coll_bcast_stream(call, team, st, buf, n, root);
+}
+
+/* a KUMI_ERR_PEER a transport operation returned is reported here */
+int kumi_broadcast(kumi_team_t team, void *buf, size_t n, int root)
+{
+    return kumi_rt_peer_status("kumi_broadcast", kumi_broadcast_run(team, buf, n, root));
 }
 
 /* Every member streams its block to every other (coll.h, streams), all
@@ -148,7 +154,7 @@ static int kumi_coll_allgather_stream(const char *call, struct kumi_team *t,
     return rc == KUMI_OK ? kumi_coll_stream_end(call, t, st, &s) : rc;
 }
 
-int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
+static int kumi_allgather_run(kumi_team_t team, void *dst, const void *src, size_t n_each)
 {
     static const char call[] = "kumi_allgather";
     struct kumi_coll_team *st;
@@ -184,4 +190,10 @@ int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
         return rc;
     }
     return kumi_coll_allgather_stream(call, team, st, dst, src, n_each);
+}
+
+/* a KUMI_ERR_PEER a transport operation returned is reported here */
+int kumi_allgather(kumi_team_t team, void *dst, const void *src, size_t n_each)
+{
+    return kumi_rt_peer_status("kumi_allgather", kumi_allgather_run(team, dst, src, n_each));
 }

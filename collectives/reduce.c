@@ -218,7 +218,9 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
 int kumi_allreduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type,
                    kumi_op_t op)
 {
-    return kumi_reduce_any("kumi_allreduce", team, dst, src, count, type, op, -1);
+    return kumi_rt_peer_status("kumi_allreduce",
+                               kumi_reduce_any("kumi_allreduce", team, dst, src, count, type, op,
+                                               -1));
 }
 
 int kumi_reduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi_type_t type,
@@ -226,5 +228,7 @@ int kumi_reduce(kumi_team_t team, void *dst, const void *src, size_t count, kumi
 {
     if (root < 0)
         return kumi_rt_error(KUMI_ERR_INVALID, "kumi_reduce", "root %d out of range", root);
-    return kumi_reduce_any("kumi_reduce", team, dst, src, count, type, op, root);
+    return kumi_rt_peer_status("kumi_reduce",
+                               kumi_reduce_any("kumi_reduce", team, dst, src, count, type, op,
+                                               root));
 }

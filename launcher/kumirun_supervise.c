@@ -483,6 +483,19 @@ static void kumi_run_pe_judge(struct kumi_run_job *j, int r, pid_t pid, int stat
     kumi_run_end(j, (uint32_t)r + 1, code);
 }
 
+/* An exit that can only be a cause, never a consequence of another PE's
+ * failure: killed by a signal, or (a PE of this host) exit 0 without
+ * kumi_finalize. A PE that sees a peer fail exits non-zero, and may do so
+ * before kumirun hears of the one that failed: over ucx the survivor
+ * learns of a PE that returned from main without kumi_finalize as soon
+ * as its connections close, while that PE is still exiting. */
+static int kumi_run_exit_is_cause(const struct kumi_run_job *j, int r, int status)
+{
+    return WIFSIGNALED(status)
+        || (WEXITSTATUS(status) == 0 && !kumi_run_is_remote(j, r)
+            && kumi_run_left_unfinalized(j, r));
+}
+
 /* A PE's exit while the job is healthy. A non-zero exit code waits a
  * little before it ends the job: when a PE is killed, its peers over tcp
  * see the connection reset and may exit with an error before kumirun
@@ -493,7 +506,7 @@ static void kumi_run_pe_exited(struct kumi_run_job *j, int r, pid_t pid, int sta
     /* a PE that asked the job to end, or one that left because of that */
     if (j->ending || kumi_run_exit_request(j, -1, 0))
         return;   /* most likely our own SIGTERM */
-    if (WIFSIGNALED(status)) {
+    if (kumi_run_exit_is_cause(j, r, status)) {
         j->pending_set = 0;   /* the cause; a pending exit was its consequence */
         kumi_run_pe_judge(j, r, pid, status);
         return;
@@ -550,9 +563,10 @@ static void kumi_run_check_pending(struct kumi_run_job *j, const struct timespec
 }
 
 /* Reaps every PE that exited (and the PEs' orphans, ours as subreaper).
- * Exits that arrive together are judged killed ones first: when a PE is
- * killed its peers may exit non-zero, having seen it go, before kumirun
- * hears of it, and the report must name the cause, not a consequence. */
+ * Exits that arrive together are judged causes first (killed ones, those
+ * that left without kumi_finalize): when a PE is killed its peers may exit
+ * non-zero, having seen it go, before kumirun hears of it, and the report
+ * must name the cause, not a consequence. */
 static void kumi_run_reap(struct kumi_run_job *j)
 {
     pid_t pid;
@@ -575,7 +589,7 @@ static void kumi_run_reap(struct kumi_run_job *j)
     }
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++)
-            if ((pass == 0) == (WIFSIGNALED(j->exits[i].status) != 0))
+            if ((pass == 0) == kumi_run_exit_is_cause(j, j->exits[i].rank, j->exits[i].status))
                 kumi_run_pe_exited(j, j->exits[i].rank, j->exits[i].pid, j->exits[i].status);
 }
 

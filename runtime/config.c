@@ -32,6 +32,9 @@ static const char *const kumi_cfg_launcher_vars[] = {
     KUMI_ENV_JOB_ID, KUMI_ENV_RANK, KUMI_ENV_SIZE, KUMI_ENV_OVERSUB, KUMI_ENV_LAUNCHER_PID,
     KUMI_ENV_LLC_CORES, KUMI_ENV_RDV, KUMI_ENV_JOB_KEY, KUMI_ENV_TCP_ADDR, KUMI_ENV_REMOTE,
     KUMI_ENV_NODE_MAP,
+    /* read by transport/plugin.c when it loads a plugin (a path: no table
+     * type fits it); kumi_cfg_print_help lists it */
+    "KUMI_PLUGIN_DIR",
 };
 
 int kumi_cfg_parse_size(const char *text, uint64_t *out)
@@ -238,6 +241,11 @@ void kumi_cfg_print_help(FILE *out)
         fprintf(out, "  %-22s %-24s default %s%s%s%s\n      %s\n", e->name, type, e->def,
                 cur ? " (now '" : "", cur ? cur : "", cur ? "')" : "", e->help);
     }
+    const char *cur = getenv("KUMI_PLUGIN_DIR");
+    fprintf(out, "  %-22s %-24s default %s%s%s%s\n      %s\n", "KUMI_PLUGIN_DIR", "directory",
+            "LIBDIR/kumi", cur ? " (now '" : "", cur ? cur : "", cur ? "')" : "",
+            "Where transports built as plugins (ucx: libkumi-ucx.so) are loaded from; by "
+            "default the directory kumi next to libkumi");
 }
 
 /* Levenshtein distance, small strings only: for "did you mean". */

@@ -15,7 +15,7 @@
 #define KUMI_CFG_TP(name) "|" #name
 #endif
 KUMI_CFG(transport, "KUMI_TRANSPORT", CHOICE, "auto", 0, 0, "auto" KUMI_TP_LIST(KUMI_CFG_TP),
-         "Transport between PEs, one of those built in: shm (shared memory, one host), tcp (sockets); auto: the best one the job can use (shm on one host, else tcp)")
+         "Transport between PEs, one of those built in: shm (shared memory, one host), tcp (sockets), ucx (UCX, where built: a plugin, see KUMI_PLUGIN_DIR); auto: the best one the job can use (shm on one host, else tcp)")
 KUMI_CFG(bootstrap, "KUMI_BOOTSTRAP", CHOICE, "auto", 0, 0, "auto|kumirun|pmix|pmi2|singleton",
          "How PEs find each other at start-up: kumirun, pmix (mpirun of Open MPI, prterun, srun --mpi=pmix), pmi2 (srun --mpi=pmi2), singleton (alone); auto: from the launcher's environment")
 KUMI_CFG(heap_size, "KUMI_HEAP_SIZE", SIZE, "256m", 1ull << 20, 1ull << 40, NULL,

@@ -114,9 +114,20 @@ static int kumi_rt_exit_notice(const char *call, uint32_t failed)
     return KUMI_ERR_PEER;
 }
 
+/* set once this thread has reported a peer's failure */
+static _Thread_local int kumi_rt_peer_said;
+
+int kumi_rt_peer_status(const char *call, int rc)
+{
+    return __builtin_expect(rc == KUMI_ERR_PEER, 0) && !kumi_rt_peer_said
+         ? kumi_rt_peer_error(call) : rc;
+}
+
 int kumi_rt_peer_error(const char *call)
 {
     uint32_t failed = __atomic_load_n(kumi_rt.failed, __ATOMIC_ACQUIRE);
+
+    kumi_rt_peer_said = 1;
 
     if (failed == 0)
         return kumi_rt_error(KUMI_ERR_PEER, call, "a peer PE is unreachable");

@@ -89,7 +89,7 @@ static void kumi_rt_boot_fini(enum kumi_boot_end how)
 /* The transport KUMI_TRANSPORT names, or the best this job can use. */
 static int kumi_rt_transport_pick(const char *call, const struct kumi_tp_params *params)
 {
-    char why[512];
+    char why[1024];
 
     if (kumi_rt.cfg.transport == KUMI_TRANSPORT_AUTO) {
         kumi_rt.tp.ops = kumi_tp_pick(params, why, sizeof(why));

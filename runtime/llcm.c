@@ -75,5 +75,8 @@ int kumi_kick(int pe, size_t llcm_offset, const void *val, size_t len)
     case 4:  memcpy(&v, val, 4); break;
     default: memcpy(&v, val, 8); break;
     }
-    return kumi_tp_kick(&kumi_rt.tp, pe, llcm_offset, v, len);
+    int rc = kumi_tp_kick(&kumi_rt.tp, pe, llcm_offset, v, len);
+    /* a transport that learns of a dead peer when it sends (ucx: the
+     * endpoint's error) fails the kick itself: say so, as a wait would */
+    return __builtin_expect(rc == KUMI_ERR_PEER, 0) ? kumi_rt_peer_error(call) : rc;
 }

@@ -103,6 +103,12 @@ static inline int kumi_rt_failed(void)
 /* Reports the failure (naming the failed PE) for call; KUMI_ERR_PEER. A
  * job ended by kumi_global_exit is no failure: only an info line then. */
 int kumi_rt_peer_error(const char *call);
+/* rc, except that a KUMI_ERR_PEER nobody on this thread has reported yet
+ * is reported first: for calls made of several transport operations and
+ * waits (collectives), where the transport returns it silently (it learnt
+ * of the loss itself: ucx when it sends) and a wait would have reported
+ * it already */
+int kumi_rt_peer_status(const char *call, int rc);
 
 /* ----------------------------------------------------------------- job */
 /* (the node map is the bootstrap's: kumi_rt.boot.node_of) */

@@ -128,34 +128,39 @@ static const struct kumi_tp_ops *kumi_tp_all[KUMI_TP_COUNT];
             o->field = fn;       \
     } while (0)
 
+void kumi_tp_fill(struct kumi_tp_ops *o, const struct kumi_tp_ops *given)
+{
+    size_t n = given->size;
+
+    /* a table built against an older, shorter struct leaves the rest
+     * NULL: stubbed below */
+    memset(o, 0, sizeof(*o));
+    memcpy(o, given, n != 0 && n < sizeof(*o) ? n : sizeof(*o));
+    o->size = sizeof(*o);
+    KUMI_TP_STUB(open, kumi_tp_stub_open);
+    KUMI_TP_STUB(connect, kumi_tp_stub_connect);
+    KUMI_TP_STUB(close, kumi_tp_stub_close);
+    KUMI_TP_STUB(kick, kumi_tp_stub_kick);
+    KUMI_TP_STUB(put, kumi_tp_stub_put);
+    KUMI_TP_STUB(get, kumi_tp_stub_get);
+    KUMI_TP_STUB(atomic, kumi_tp_stub_atomic);
+    KUMI_TP_STUB(am_send, kumi_tp_stub_am_send);
+    KUMI_TP_STUB(fence, kumi_tp_stub_sync);
+    KUMI_TP_STUB(quiet, kumi_tp_stub_sync);
+    KUMI_TP_STUB(progress, kumi_tp_stub_sync);
+    KUMI_TP_STUB(peer_ptr, kumi_tp_stub_peer_ptr);
+    KUMI_TP_STUB(idle, kumi_tp_stub_idle);
+    KUMI_TP_STUB(settle, kumi_tp_stub_settle);
+    KUMI_TP_STUB(exit_job, kumi_tp_stub_exit_job);
+    KUMI_TP_STUB(am_sendv, kumi_tp_stub_am_sendv);
+    KUMI_TP_STUB(available, kumi_tp_stub_available);
+}
+
 __attribute__((constructor)) static void kumi_tp_register(void)
 {
     for (int i = 0; i < KUMI_TP_COUNT; i++) {
-        struct kumi_tp_ops *o = &kumi_tp_reg[i];
-        size_t              n = kumi_tp_given[i]->size;
-
-        /* a table built against an older, shorter struct leaves the rest
-         * NULL: stubbed below */
-        memcpy(o, kumi_tp_given[i], n != 0 && n < sizeof(*o) ? n : sizeof(*o));
-        o->size = sizeof(*o);
-        KUMI_TP_STUB(open, kumi_tp_stub_open);
-        KUMI_TP_STUB(connect, kumi_tp_stub_connect);
-        KUMI_TP_STUB(close, kumi_tp_stub_close);
-        KUMI_TP_STUB(kick, kumi_tp_stub_kick);
-        KUMI_TP_STUB(put, kumi_tp_stub_put);
-        KUMI_TP_STUB(get, kumi_tp_stub_get);
-        KUMI_TP_STUB(atomic, kumi_tp_stub_atomic);
-        KUMI_TP_STUB(am_send, kumi_tp_stub_am_send);
-        KUMI_TP_STUB(fence, kumi_tp_stub_sync);
-        KUMI_TP_STUB(quiet, kumi_tp_stub_sync);
-        KUMI_TP_STUB(progress, kumi_tp_stub_sync);
-        KUMI_TP_STUB(peer_ptr, kumi_tp_stub_peer_ptr);
-        KUMI_TP_STUB(idle, kumi_tp_stub_idle);
-        KUMI_TP_STUB(settle, kumi_tp_stub_settle);
-        KUMI_TP_STUB(exit_job, kumi_tp_stub_exit_job);
-        KUMI_TP_STUB(am_sendv, kumi_tp_stub_am_sendv);
-        KUMI_TP_STUB(available, kumi_tp_stub_available);
-        kumi_tp_all[i] = o;
+        kumi_tp_fill(&kumi_tp_reg[i], kumi_tp_given[i]);
+        kumi_tp_all[i] = &kumi_tp_reg[i];
     }
 }
 #undef KUMI_TP_STUB
@@ -194,8 +199,11 @@ const struct kumi_tp_ops *kumi_tp_pick(const struct kumi_tp_params *p, char *why
     if (len > 0)
         why[0] = '\0';
     for (int i = 0; i < KUMI_TP_COUNT; i++) {
-        char one[160];
+        char one[800];
 
+        /* one that cannot win is not asked: asking loads a plugin */
+        if (best != NULL && kumi_tp_all[i]->priority <= best->priority)
+            continue;
         if (kumi_tp_available(kumi_tp_all[i], p, one, sizeof(one)) == KUMI_OK) {
             if (best == NULL || kumi_tp_all[i]->priority > best->priority)
                 best = kumi_tp_all[i];

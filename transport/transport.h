@@ -1,8 +1,8 @@
 /*
  * transport.h -- the seam between kumi's runtime and its networks.
  *
- * Every transport (shm/, tcp/, and any added later: docs/transports.md)
- * fills one struct kumi_tp_ops.
+ * Every transport (shm/, tcp/, ucx/, and any added later:
+ * docs/transports.md) fills one struct kumi_tp_ops.
  * Collectives, rings and the DSM use only this table plus the runtime, so
  * they run unchanged on every transport. A transport knows nothing of the
  * layers above it.
@@ -327,6 +327,10 @@ static inline int kumi_tp_exit_job(struct kumi_tp *tp, int status)
  * tables: each op a transport left NULL is a stub (transport.c), so every
  * op may be called, through the wrappers below. */
 const struct kumi_tp_ops *kumi_tp_builtin(int i);
+/* Copies the table given into o (an older, shorter table too), with each
+ * NULL op replaced by its stub: what the registry does for every built-in
+ * table, and plugin.c for a plugin's once it is loaded. */
+void kumi_tp_fill(struct kumi_tp_ops *o, const struct kumi_tp_ops *given);
 /* The built-in transport called name; NULL when there is none. */
 const struct kumi_tp_ops *kumi_tp_lookup(const char *name);
 /* The available transport of highest priority for p (KUMI_TRANSPORT=auto);

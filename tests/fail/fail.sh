@@ -77,8 +77,9 @@ run_case() {
 v=$((n - 1))
 run_case ok         ok         0   0   ''
 # survivors blocked in kumi calls get KUMI_ERR_PEER, with kumi's own line
+# (ucx may learn of the death when it sends: the kick says so)
 run_case kill       kill       $v  137 "kumirun: PE $v \(pid [0-9]+\) killed by signal 9 \(SIGKILL\); terminating the job" \
-  "kumi\[[0-9]+\]: kumi_(barrier|wait_until_u64): PE $v failed \(status 137\); the job is ending"
+  "kumi\[[0-9]+\]: kumi_(barrier|wait_until_u64|kick): PE $v failed \(status 137\); the job is ending"
 run_case exit3      exit3      $v  3   "kumirun: PE $v \(pid [0-9]+\) exited with code 3; terminating the job"
 run_case segv       segv       0   139 "kumirun: PE 0 \(pid [0-9]+\) killed by signal 11 \(SIGSEGV\)"
 run_case nofinalize nofinalize $v  1   "PE $v \(pid [0-9]+\) exited without calling kumi_finalize"

@@ -29,7 +29,7 @@ usage_error "unknown option"      "unknown option '--bogus'" --bogus -n 2 true
 usage_error "--bind bogus"        "--bind wants core or none, not 'bogus'" --bind bogus -n 2 true
 usage_error "--timeout 0"         "--timeout wants a positive number of seconds, not '0'" --timeout 0 -n 1 true
 usage_error "--timeout x"         "not 'x'"               --timeout x -n 1 true
-usage_error "--transport bogus"   "--transport wants auto, shm or tcp" --transport ib -n 1 true
+usage_error "--transport bogus"   "--transport wants auto, shm(,| or) tcp( or ucx)?, not 'ib'" --transport ib -n 1 true
 
 # options after PROGRAM belong to PROGRAM ("+" mode)
 kr -n 1 sh -c 'echo "$@"' sh --bogus -n 7 >"$out" 2>"$err"

@@ -1,0 +1,40 @@
+# tests/ucx.cmake -- the ucx transport (label ucx). Every pe test that runs
+# over tcp also runs over ucx (kumi_pe_test: pe.NAME.ucx.nN,
+# UCX_TLS=tcp,self; 2 PEs, 3 for the basic ones), the failure tests (msg_fail, dsm_fail: a PE killed)
+# included. These add runs over UCX's shared-memory transports
+# (pe.NAME.ucxsm.nN, UCX_TLS=sm,self: posix, sysv and cma in this VM),
+# which reach a peer only without UCX's peer-failure handling (README).
+# Without UCX in the build, one test says so and is skipped.
+if(NOT UCX_FOUND)
+  add_test(NAME ucx.not_built COMMAND sh -c
+    "echo 'ucx: libucx-dev not found at configure time: the ucx transport is not built; skipped'; exit 77")
+  set_tests_properties(ucx.not_built PROPERTIES LABELS ucx SKIP_RETURN_CODE 77)
+  return()
+endif()
+
+# kumi_ucx_sm_test(NAME PROGRAM NPES n... [ARGS a...])
+function(kumi_ucx_sm_test NAME PROG)
+  cmake_parse_arguments(U "" "" "NPES;ARGS" ${ARGN})
+  math(EXPR ctest_timeout "${KUMI_PE_TIMEOUT} + 30")
+  foreach(n IN LISTS U_NPES)
+    set(test pe.${NAME}.ucxsm.n${n})
+    add_test(NAME ${test} COMMAND ${KUMIRUN} -n ${n} --transport ucx --timeout ${KUMI_PE_TIMEOUT}
+             $<TARGET_FILE:${PROG}> ${U_ARGS})
+    set_tests_properties(${test} PROPERTIES LABELS "pe;ucx;ucx-sm" TIMEOUT ${ctest_timeout}
+      PROCESSORS ${n} ENVIRONMENT "UCX_TLS=sm,self;${KUMI_UCX_SAN_ENV}")
+  endforeach()
+endfunction()
+kumi_ucx_sm_test(put_get    pe_put_get    NPES 2 3)
+kumi_ucx_sm_test(atomics    pe_atomics    NPES 2 3)
+kumi_ucx_sm_test(kick_order pe_kick_order NPES 2 ARGS 2000)
+kumi_ucx_sm_test(am         pe_am         NPES 2 3)
+kumi_ucx_sm_test(barrier    pe_barrier    NPES 2 3)
+kumi_ucx_sm_test(ring       pe_ring       NPES 3 ARGS neighbours)
+
+# the plugin: a program over shm loads no UCX, one over ucx loads
+# lib/kumi/libkumi-ucx.so, an empty KUMI_PLUGIN_DIR is a clear error, a
+# copied libkumi finds the plugin beside it (ucx/plugin.sh)
+add_test(NAME ucx.plugin COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/plugin.sh
+         ${CMAKE_BINARY_DIR}/bin ${CMAKE_BINARY_DIR}/lib)
+set_tests_properties(ucx.plugin PROPERTIES LABELS "ucx" TIMEOUT 700 PROCESSORS 2
+  ENVIRONMENT "${KUMI_UCX_SAN_ENV}")

@@ -1,0 +1,188 @@
+/* ucx_am.c -- the ucx transport's receive side: UCP's active-message
+ * callback validates and queues every message (kicks, kumi AMs, small
+ * puts, quiet's probes, FIN), and progress applies the queue in arrival
+ * order outside UCP's callback. See README.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ucx_int.h"
+
+/* set while this thread runs a kumi AM handler: progress then drives the
+ * worker but applies nothing, so handlers never nest */
+static __thread int kumi_ucx_in_rx;
+
+/* Queues one message for progress to apply: [hdr][u32 len][payload],
+ * 8-byte aligned entries. */
+int kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
+                            size_t alen, const void *b, size_t blen)
+{
+    size_t   len = alen + blen, need = (sizeof(*h) + 8 + len + 7) & ~(size_t)7;
+    uint32_t l32 = (uint32_t)len;
+
+    pthread_mutex_lock(&s->qlock);
+    if (s->qlen + need > s->qcap) {
+        size_t   cap = (s->qlen + need) * 2;
+        uint8_t *q = realloc(s->q, cap);
+        if (q == NULL) {
+            pthread_mutex_unlock(&s->qlock);
+            return KUMI_ERR_NOMEM;
+        }
+        s->q = q;
+        s->qcap = cap;
+    }
+    uint8_t *e = s->q + s->qlen;
+    memcpy(e, h, sizeof(*h));
+    memcpy(e + sizeof(*h), &l32, 4);
+    if (alen != 0)
+        memcpy(e + sizeof(*h) + 8, a, alen);
+    if (blen != 0)
+        memcpy(e + sizeof(*h) + 8 + alen, b, blen);
+    s->qlen += need;
+    pthread_mutex_unlock(&s->qlock);
+    return KUMI_OK;
+}
+
+static int kumi_ucx_amo_ok(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, size_t len)
+{
+    unsigned seg = h->handler & 0xff, op = h->handler >> 8;
+
+    return len == 0 && seg < KUMI_SEG_COUNT && s->tp->local[seg] != NULL
+           && (h->width == 4 || h->width == 8) && (h->off & (h->width - 1u)) == 0
+           && h->width <= s->tp->seg_size[seg] && h->off <= s->tp->seg_size[seg] - h->width
+           && op < KUMI_AMO_COUNT && !kumi_tp_amo_fetches((enum kumi_amo)op);
+}
+
+/* UCP's AM callback (inside ucp_worker_progress): validate, then queue.
+ * Applying here would run kumi handlers inside UCP's callback, where they
+ * could not send and wait. */
+ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                            const ucp_am_recv_param_t *param)
+{
+    struct kumi_ucx     *s = arg;
+    struct kumi_ucx_hdr  h;
+    const char          *bad = NULL;
+
+    if (hlen != sizeof(h)) {
+        fprintf(stderr, "kumi[%d]: ucx: message with a %zu-byte header\n", s->rank, hlen);
+        return UCS_OK;
+    }
+    memcpy(&h, header, sizeof(h));
+    if (h.src >= (uint32_t)s->size)
+        bad = "sender out of range";
+    else if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
+        bad = "rendezvous message (kumi sends eager only)";
+    else if (h.kind == KUMI_UCX_KICK
+             && ((h.width != 1 && h.width != 2 && h.width != 4 && h.width != 8) || (h.off & (h.width - 1))
+                 || h.off > s->tp->seg_size[KUMI_SEG_LLCM] - h.width || len != 0))
+        bad = "kick outside the LLCM";
+    else if (h.kind == KUMI_UCX_AM && (h.handler >= KUMI_TP_AM_MAX_HANDLERS
+                                       || len > KUMI_TP_AM_MAX_PAYLOAD))
+        bad = "active message beyond the limits";
+    else if (h.kind == KUMI_UCX_PUT
+             && (h.handler >= KUMI_SEG_COUNT || s->tp->local[h.handler] == NULL
+                 || len > KUMI_UCX_PUT_AM_MAX || h.off > s->tp->seg_size[h.handler]
+                 || len > s->tp->seg_size[h.handler] - h.off))
+        bad = "put outside the segment";
+    else if (h.kind == KUMI_UCX_AMO && !kumi_ucx_amo_ok(s, &h, len))
+        bad = "atomic outside the segment";
+    else if (h.kind < KUMI_UCX_KICK || h.kind > KUMI_UCX_AMO || h.src == (uint32_t)s->rank)
+        bad = "unknown kind";
+    if (bad != NULL) {
+        fprintf(stderr, "kumi[%d]: ucx: bad message from PE %u: %s\n", s->rank, h.src, bad);
+        kumi_tp_fail(s->tp, h.src < (uint32_t)s->size ? 1u + h.src : KUMI_TP_FAIL_LAUNCHER,
+                     KUMI_TP_STATUS_UNKNOWN);
+        return UCS_OK;
+    }
+    if (kumi_ucx_enqueue(s, &h, data, len, NULL, 0) != KUMI_OK)
+        kumi_tp_fail(s->tp, 1u + (uint32_t)s->rank, KUMI_TP_STATUS_UNKNOWN);
+    return UCS_OK;
+}
+
+void kumi_ucx_store(void *p, unsigned width, uint64_t v)
+{
+    switch (width) {
+    case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_RELEASE); break;
+    case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELEASE); break;
+    case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELEASE); break;
+    default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE); break;
+    }
+}
+
+/* Applies the queued messages in arrival order; one thread at a time, and
+ * never inside a handler. Handlers may queue more (to myself): the loop
+ * takes those too. */
+static int kumi_ucx_drain(struct kumi_ucx *s)
+{
+    struct kumi_tp *tp = s->tp;
+    int             n = 0;
+
+    /* closing: the runtime is done with handlers (teardown still drives
+     * the worker) */
+    if (kumi_ucx_in_rx || __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)
+        || __atomic_exchange_n(&s->draining, 1, __ATOMIC_ACQUIRE))
+        return 0;
+    for (;;) {
+        pthread_mutex_lock(&s->qlock);
+        uint8_t *q = s->q;
+        size_t   qlen = s->qlen;
+        s->q = NULL;
+        s->qlen = s->qcap = 0;
+        pthread_mutex_unlock(&s->qlock);
+        if (qlen == 0) {
+            free(q);
+            break;
+        }
+        for (size_t at = 0; at < qlen;) {
+            struct kumi_ucx_hdr h;
+            uint32_t            len;
+            memcpy(&h, q + at, sizeof(h));
+            memcpy(&len, q + at + sizeof(h), 4);
+            const uint8_t *payload = q + at + sizeof(h) + 8;
+            at += (sizeof(h) + 8 + len + 7) & ~(size_t)7;
+            n++;
+            if (h.kind == KUMI_UCX_KICK) {
+                kumi_ucx_store((uint8_t *)tp->local[KUMI_SEG_LLCM] + h.off, h.width, h.val);
+            } else if (h.kind == KUMI_UCX_AM) {
+                kumi_tp_am_fn fn = __atomic_load_n(&tp->am[h.handler].fn, __ATOMIC_ACQUIRE);
+                if (fn != NULL) {
+                    kumi_ucx_in_rx = 1;
+                    fn(tp, (int)h.src, len ? payload : NULL, len,
+                       __atomic_load_n(&tp->am[h.handler].arg, __ATOMIC_RELAXED));
+                    kumi_ucx_in_rx = 0;
+                }
+            } else if (h.kind == KUMI_UCX_AMO) {
+                kumi_tp_amo_apply((uint8_t *)tp->local[h.handler & 0xff] + h.off,
+                                  (enum kumi_amo)(h.handler >> 8), h.width, h.val, 0);
+            } else if (h.kind == KUMI_UCX_PUT) {
+                memcpy((uint8_t *)tp->local[h.handler] + h.off, payload, len);
+            } else if (h.kind == KUMI_UCX_PROBE) {
+                /* everything before it is applied: answer (a failure to
+                 * send is the job's, recorded by the send) */
+                struct kumi_ucx_hdr a = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE_ACK,
+                                          .val = h.val };
+                kumi_ucx_send(s, (int)h.src, &a, NULL, 0, NULL, 0);
+            } else if (h.kind == KUMI_UCX_PROBE_ACK) {
+                uint64_t *ack = &s->peer[h.src].probe_ack;
+                if (__atomic_load_n(ack, __ATOMIC_ACQUIRE) < h.val)
+                    __atomic_store_n(ack, h.val, __ATOMIC_RELEASE);
+            } else {
+                __atomic_store_n(&s->peer[h.src].fin_rx, 1, __ATOMIC_RELEASE);
+            }
+        }
+        free(q);
+    }
+    __atomic_store_n(&s->draining, 0, __ATOMIC_RELEASE);
+    if (n > 0)
+        kumi_ucx_ring(tp);
+    return n;
+}
+
+int kumi_ucx_progress_(struct kumi_ucx *s)
+{
+    if (s->worker != NULL)
+        while (ucp_worker_progress(s->worker) != 0) {
+        }
+    return kumi_ucx_drain(s);
+}
+

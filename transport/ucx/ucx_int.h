@@ -1,0 +1,147 @@
+/*
+ * ucx_int.h -- state shared by the ucx transport's files: ucx.c (the
+ * operations, progress, the active-message queue) and ucx_conn.c (memory,
+ * the UCP context and worker, the exchange of worker addresses and rkeys
+ * through the bootstrap, endpoints, the goodbye). See README.md.
+ */
+#ifndef KUMI_UCX_INT_H
+#define KUMI_UCX_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include "../transport.h"
+
+/* UCP active-message ids (ucp_worker_set_am_recv_handler): everything
+ * kumi sends as a message travels under one id, its kind in the header,
+ * so kicks, kumi AMs and FIN share one ordered stream per endpoint */
+#define KUMI_UCX_AM_ID   7
+
+/* close: how long to wait for every peer's FIN; kumi_global_exit: how long
+ * to push ours out */
+#define KUMI_UCX_BYE_S   2.0
+#define KUMI_UCX_EXIT_S  0.2
+
+/* puts up to this size travel as messages, in order with kicks and AMs
+ * (no flush before the kick that follows: README, ordering) */
+#define KUMI_UCX_PUT_AM_MAX (128u << 10)
+
+enum kumi_ucx_kind {
+    KUMI_UCX_KICK = 1,     /* val (width bytes) -> LLCM[off]                 */
+    KUMI_UCX_AM,           /* kumi AM: handler, payload                      */
+    KUMI_UCX_FIN,          /* orderly end: the sender closes                 */
+    KUMI_UCX_PUT,          /* payload -> segment handler at off              */
+    KUMI_UCX_PROBE,        /* reply PROBE_ACK with val once everything
+                              before it is applied                           */
+    KUMI_UCX_PROBE_ACK,    /* val: the probe answered                        */
+    KUMI_UCX_AMO,          /* non-fetching atomic: handler = seg | op << 8,
+                              width, off, operand val; applied at the target
+                              with CPU atomics                               */
+};
+
+/* The UCP AM header of every message (the payload, if any, is the UCP
+ * AM's data). Validated by the receiver like a tcp frame. */
+struct kumi_ucx_hdr {
+    uint32_t src;          /* sender's PE                                */
+    uint8_t  kind;         /* enum kumi_ucx_kind                         */
+    uint8_t  width;        /* KICK: 1, 2, 4, 8                           */
+    uint16_t handler;      /* AM: kumi handler id; PUT: the segment      */
+    uint64_t off;          /* KICK: LLCM offset; PUT: segment offset     */
+    uint64_t val;          /* KICK: value; PROBE, PROBE_ACK: sequence    */
+};
+
+struct kumi_ucx_peer {
+    ucp_ep_h   ep;
+    ucp_rkey_h rkey[KUMI_SEG_COUNT];
+    uint64_t   base[KUMI_SEG_COUNT];   /* the peer's address of each segment */
+    /* puts and atomics issued to it since its last flush: a message (kick,
+     * AM) or get that follows must see them applied (README: ordering) */
+    uint32_t   rma_pending;
+    /* messages issued to it (mseq), and of them puts and atomics (pseq),
+     * counted after issue; *done: how many of each an answered probe
+     * proved applied. quiet probes while mdone < mseq, an RMA while
+     * pdone < pseq: a probe covers whatever any thread issued before it */
+    uint64_t   mseq, mdone, pseq, pdone;
+    uint64_t   probe_seq;              /* probes sent                         */
+    uint64_t   probe_ack;              /* highest probe it answered           */
+    uint32_t   fin_rx;                 /* it said goodbye: its end is orderly */
+    uint32_t   lost;                   /* its endpoint failed                 */
+    struct kumi_ucx *s;
+    int        pe;
+};
+
+struct kumi_ucx {
+    struct kumi_tp       *tp;
+    int                   rank, size, threads;
+    double                timeout;
+    const struct kumi_tp_boot *boot;
+    void                 *map;         /* [LLCM][pad][heap], private anonymous */
+    size_t                map_len;
+    ucp_context_h         ctx;
+    ucp_worker_h          worker;
+    ucp_mem_h             mem[KUMI_SEG_COUNT];
+    struct kumi_ucx_peer *peer;        /* size entries; mine unused           */
+    /* received messages, applied in arrival order by progress (never
+     * inside UCP's callback, so handlers may send and wait) */
+    pthread_mutex_t       qlock;
+    uint8_t              *q;
+    size_t                qlen, qcap;
+    uint32_t              draining;    /* a thread applies the queue          */
+    uint32_t              closing;     /* endpoint errors are expected now    */
+    uint32_t              reported;    /* the first lost peer was printed     */
+    struct kumi_tp_doorbell bell;
+    /* the progress thread: serves the worker while every caller sleeps on
+     * its doorbell or computes (README: progress) */
+    pthread_t             thread;
+    int                   thread_on;
+    int                   efd;         /* the worker's wakeup fd             */
+    uint32_t              stop;
+    uint32_t              sleeping;    /* callers asleep on their doorbell   */
+    uint32_t              polls;       /* bumped by every caller's progress  */
+};
+
+double kumi_ucx_now(void);
+int    kumi_ucx_is_failed(struct kumi_ucx *s);
+/* Drives the worker and applies what arrived; handlers run unless this
+ * thread is inside one. Returns messages applied. */
+int    kumi_ucx_progress_(struct kumi_ucx *s);
+/* Waits for req (NULL: done) with progress; KUMI_OK, or KUMI_ERR_PEER
+ * once the request failed or the job did (the request is then left to
+ * UCP, which frees it when it ends). */
+int    kumi_ucx_wait(struct kumi_ucx *s, ucs_status_ptr_t req);
+/* Same with a deadline (seconds, absolute): KUMI_ERR_TIMEOUT past it. */
+int    kumi_ucx_wait_until(struct kumi_ucx *s, ucs_status_ptr_t req, double deadline);
+/* UCP's AM callback: queues the message (ucx.c). */
+ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *data,
+                            size_t len, const ucp_am_recv_param_t *param);
+/* Sends one message (ucx.c); FIN carries nothing. */
+int    kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h,
+                     const void *a, size_t alen, const void *b, size_t blen);
+
+/* Sends pe a probe and waits for its answer: every message sent to pe
+ * before it has been applied (ucx.c). */
+int    kumi_ucx_probe(struct kumi_ucx *s, int pe);
+
+/* ucx_am.c */
+int    kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
+                        size_t alen, const void *b, size_t blen);
+void   kumi_ucx_store(void *p, unsigned width, uint64_t v);
+
+/* A store to my own memory: wake my sleeping waiters, as tcp does. */
+static inline void kumi_ucx_ring(struct kumi_tp *tp)
+{
+    if (__atomic_load_n(&tp->doorbells, __ATOMIC_RELAXED))
+        kumi_tp_doorbell_ring(tp->doorbell);
+}
+
+/* ucx_conn.c */
+int    kumi_ucx_thread_start(struct kumi_ucx *s);
+void   kumi_ucx_thread_stop(struct kumi_ucx *s);
+int    kumi_ucx_setup(struct kumi_ucx *s, const struct kumi_tp_params *p);
+int    kumi_ucx_exchange(struct kumi_ucx *s);
+void   kumi_ucx_ep_err(void *arg, ucp_ep_h ep, ucs_status_t status);
+void   kumi_ucx_teardown(struct kumi_ucx *s);
+
+#endif /* KUMI_UCX_INT_H */
