@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -368,4 +369,29 @@ void kumi_tp_log(int level, const char *who, const char *fmt, ...)
         fprintf(stderr, "%s\n", line);   /* one write: lines of PEs do not interleave */
     }
     va_end(ap);
+}
+
+/* ------------------------------------------------- private LLCM and heap */
+
+int kumi_tp_map_private(struct kumi_tp *tp, const struct kumi_tp_params *p, const char *who,
+                        void **map, size_t *map_len)
+{
+    size_t    llcm = (p->llcm_size + 4095) & ~(size_t)4095;
+    size_t    align = p->heap_align ? p->heap_align : 4096;
+    size_t    len = llcm + p->heap_size + align;
+    uint8_t  *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    uintptr_t heap;
+
+    if (m == MAP_FAILED) {
+        kumi_tp_log(KUMI_TP_LOG_ERROR, who, "cannot map %zu bytes of LLCM and heap: %s", len,
+                    strerror(errno));
+        return KUMI_ERR_NOMEM;
+    }
+    heap = ((uintptr_t)m + llcm + align - 1) & ~(uintptr_t)(align - 1);
+    *map     = m;
+    *map_len = len;
+    tp->local[KUMI_SEG_LLCM] = (void *)(heap - llcm);
+    tp->local[KUMI_SEG_HEAP] = (void *)heap;
+    return KUMI_OK;
 }

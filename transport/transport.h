@@ -393,6 +393,14 @@ void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);
 /* Sleeps until db->seq differs from seq or timeout_ns passes. */
 void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns);
 
+/* Private anonymous memory for a transport whose peers reach its LLCM and
+ * heap through the network (tcp, ucx): the LLCM, rounded up to pages,
+ * directly below the heap, which starts at a multiple of p->heap_align;
+ * sets tp->local[] for both and returns the mapping for munmap. KUMI_OK,
+ * or KUMI_ERR_NOMEM logged as who's. */
+int kumi_tp_map_private(struct kumi_tp *tp, const struct kumi_tp_params *p, const char *who,
+                        void **map, size_t *map_len);
+
 /* ------------------------------------------------------------ messages */
 /* A transport reports through the runtime's log, never straight to
  * stderr: kumi_tp_log(level, "tcp", ...) comes out as the runtime's

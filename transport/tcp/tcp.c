@@ -158,28 +158,6 @@ void kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const char 
 
 /* ------------------------------------------------------ open / connect */
 
-static int kumi_tcp_map(struct kumi_tcp *s, struct kumi_tp *tp, const struct kumi_tp_params *p)
-{
-    size_t   llcm = (p->llcm_size + 4095) & ~(size_t)4095;
-    size_t   align = p->heap_align ? p->heap_align : 4096;
-    size_t   len = llcm + p->heap_size + align;
-    uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    uintptr_t heap;
-
-    if (m == MAP_FAILED) {
-        kumi_tp_log(KUMI_TP_LOG_ERROR, "tcp", "cannot map %zu bytes of LLCM and heap: %s", len,
-                    strerror(errno));
-        return KUMI_ERR_NOMEM;
-    }
-    heap = ((uintptr_t)m + llcm + align - 1) & ~(uintptr_t)(align - 1);
-    s->map     = m;
-    s->map_len = len;
-    tp->local[KUMI_SEG_LLCM] = (void *)(heap - llcm);
-    tp->local[KUMI_SEG_HEAP] = (void *)heap;
-    return KUMI_OK;
-}
-
 int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
 {
     struct kumi_tcp *s = calloc(1, sizeof(*s));
@@ -213,7 +191,7 @@ int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         .max_payload = KUMI_TCP_MAX_PAYLOAD,
         .am_handlers = KUMI_TP_AM_MAX_HANDLERS, .tags = KUMI_FRAME_TAGS, .window = KUMI_TCP_WINDOW,
     };
-    rc = kumi_tcp_map(s, tp, p);
+    rc = kumi_tp_map_private(tp, p, "tcp", &s->map, &s->map_len);
     if (rc != KUMI_OK)
         goto err;
     rc = KUMI_ERR_NOMEM;

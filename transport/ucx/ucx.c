@@ -483,8 +483,8 @@ static int kumi_ucx_connect(struct kumi_tp *tp)
             continue;
         int rc = kumi_ucx_wait_until(s, ucp_ep_flush_nbx(s->peer[pe].ep, &rp), deadline);
         if (rc == KUMI_ERR_TIMEOUT)
-            fprintf(stderr, "kumi[%d]: kumi_init: ucx: PE %d not reached within %.0f s "
-                    "(KUMI_STARTUP_TIMEOUT)\n", s->rank, pe, s->timeout);
+            kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "PE %d not reached within %.0f s "
+                        "(KUMI_STARTUP_TIMEOUT)", pe, s->timeout);
         if (rc != KUMI_OK)
             return rc;
     }

@@ -64,7 +64,7 @@ ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *da
     const char          *bad = NULL;
 
     if (hlen != sizeof(h)) {
-        fprintf(stderr, "kumi[%d]: ucx: message with a %zu-byte header\n", s->rank, hlen);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "message with a %zu-byte header", hlen);
         return UCS_OK;
     }
     memcpy(&h, header, sizeof(h));
@@ -89,7 +89,7 @@ ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *da
     else if (h.kind < KUMI_UCX_KICK || h.kind > KUMI_UCX_AMO || h.src == (uint32_t)s->rank)
         bad = "unknown kind";
     if (bad != NULL) {
-        fprintf(stderr, "kumi[%d]: ucx: bad message from PE %u: %s\n", s->rank, h.src, bad);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "bad message from PE %u: %s", h.src, bad);
         kumi_tp_fail(s->tp, h.src < (uint32_t)s->size ? 1u + h.src : KUMI_TP_FAIL_LAUNCHER,
                      KUMI_TP_STATUS_UNKNOWN);
         return UCS_OK;

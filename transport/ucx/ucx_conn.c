@@ -15,32 +15,10 @@
 
 #include "ucx_int.h"
 
-static int kumi_ucx_map(struct kumi_ucx *s, const struct kumi_tp_params *p)
-{
-    struct kumi_tp *tp = s->tp;
-    size_t          llcm = (p->llcm_size + 4095) & ~(size_t)4095;
-    size_t          align = p->heap_align ? p->heap_align : 4096;
-    size_t          len = llcm + p->heap_size + align;
-    uint8_t        *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    uintptr_t       heap;
-
-    if (m == MAP_FAILED) {
-        fprintf(stderr, "kumi[%d]: kumi_init: ucx: cannot map %zu bytes of LLCM and heap: %s\n",
-                p->rank, len, strerror(errno));
-        return KUMI_ERR_NOMEM;
-    }
-    heap = ((uintptr_t)m + llcm + align - 1) & ~(uintptr_t)(align - 1);
-    s->map = m;
-    s->map_len = len;
-    tp->local[KUMI_SEG_LLCM] = (void *)(heap - llcm);
-    tp->local[KUMI_SEG_HEAP] = (void *)heap;
-    return KUMI_OK;
-}
-
 static int kumi_ucx_err(struct kumi_ucx *s, const char *what, ucs_status_t st)
 {
-    fprintf(stderr, "kumi[%d]: kumi_init: ucx: %s: %s\n", s->rank, what, ucs_status_string(st));
+    (void)s;
+    kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "%s: %s", what, ucs_status_string(st));
     return KUMI_ERR_TRANSPORT;
 }
 
@@ -51,7 +29,7 @@ int kumi_ucx_setup(struct kumi_ucx *s, const struct kumi_tp_params *p)
     struct kumi_tp *tp = s->tp;
     ucp_config_t   *cfg;
     ucs_status_t    st;
-    int             rc = kumi_ucx_map(s, p);
+    int             rc = kumi_tp_map_private(tp, p, "ucx", &s->map, &s->map_len);
 
     if (rc != KUMI_OK || p->size == 1)
         return rc;          /* a job of one needs no UCX at all */
@@ -176,8 +154,7 @@ static int kumi_ucx_peer_from(struct kumi_ucx *s, int pe, const uint8_t *b, uint
         total += rlen[seg];
     }
     if (total > len) {
-        fprintf(stderr, "kumi[%d]: kumi_init: ucx: PE %d's address blob is malformed\n",
-                s->rank, pe);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "PE %d's address blob is malformed", pe);
         return KUMI_ERR_TRANSPORT;
     }
     ucp_ep_params_t ep = {
@@ -271,7 +248,7 @@ void kumi_ucx_ep_err(void *arg, ucp_ep_h ep, ucs_status_t status)
      * alarm; otherwise one line for the first loss */
     uint32_t f = __atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE);
     if (!kumi_tp_fail_is_exit(f) && !__atomic_exchange_n(&s->reported, 1, __ATOMIC_ACQ_REL))
-        fprintf(stderr, "kumi[%d]: ucx: lost PE %d: %s\n", s->rank, p->pe, ucs_status_string(status));
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "lost PE %d: %s", p->pe, ucs_status_string(status));
     kumi_tp_fail(s->tp, 1u + (uint32_t)p->pe, KUMI_TP_STATUS_UNKNOWN);
 }
 
@@ -338,7 +315,7 @@ static void *kumi_ucx_thread(void *arg)
 int kumi_ucx_thread_start(struct kumi_ucx *s)
 {
     if (pthread_create(&s->thread, NULL, kumi_ucx_thread, s) != 0) {
-        fprintf(stderr, "kumi[%d]: kumi_init: ucx: cannot start the progress thread\n", s->rank);
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "cannot start the progress thread");
         return KUMI_ERR_TRANSPORT;
     }
     s->thread_on = 1;
