@@ -50,4 +50,11 @@ if(NOT KUMI_SANITIZE)
     COMMAND bash ${CMAKE_SOURCE_DIR}/tests/package/smoke.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
   set_tests_properties(package.smoke PROPERTIES LABELS "package" TIMEOUT 900 RUN_SERIAL TRUE
                        SKIP_RETURN_CODE 77)
+  # ... and on a fresh Debian 12 (debootstrap): apt-get install pulls in
+  # every dependency from the archive, then kumicc, oshcc.kumi and kumirun
+  # work there. Needs the Debian archive (skips without it).
+  add_test(NAME package.fresh
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/package/fresh.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(package.fresh PROPERTIES LABELS "package" TIMEOUT 2400 RUN_SERIAL TRUE
+                       SKIP_RETURN_CODE 77 DEPENDS package.smoke)
 endif()
