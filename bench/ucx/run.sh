@@ -91,6 +91,7 @@ SERVER_PID=
 
 cleanup() {
     local ns pids
+    if [ -n "$CHILD_PID" ]; then kill -TERM "$CHILD_PID" 2>/dev/null; wait "$CHILD_PID" 2>/dev/null; fi
     if [ -n "$SERVER_PID" ]; then kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
     if [ "$NS_MADE" = 1 ]; then
         for ns in "$NS1" "$NS2"; do
@@ -110,6 +111,19 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 log() { echo "run.sh: $*" >&2; }
+# bounded CMD...: CMD (itself under `timeout`) in the background, waited
+# for, so a signal to this script is taken at once and the cleanup can
+# end CMD by its pid (timeout passes the TERM on to what it runs)
+CHILD_PID=
+bounded() {
+    local rc
+    "$@" &
+    CHILD_PID=$!
+    wait "$CHILD_PID"
+    rc=$?
+    CHILD_PID=
+    return $rc
+}
 # record SECTION IMPL ROW VALUE
 record() { [ -n "$4" ] && printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$VALS"; }
 # a field of a kumi-bench / kumi-bench-shmem JSON line
@@ -169,12 +183,12 @@ kumi_two() {
     local tp=$1 tag=$2 op=$3 out
     shift 3
     out=$TMP/two.$tp.$tag.$REP
-    ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" \
+    bounded ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" \
         timeout -k 5 "$TMO" taskset -c "$CPU1" "$KUMIRUN" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
         --transport "$tp" --bind none --timeout "$TMO" \
         "$BENCH" "$op" "$@" --json - >"$out" 2>"$out.err" ||
         log "kumi over $tp, two hosts, $op $*: exit $? ($(tail -1 "$out.err"))"
-    echo "$out"
+    OUT=$out
 }
 
 # oshmem_two TAG OP ARGS...
@@ -182,12 +196,12 @@ oshmem_two() {
     local tag=$1 op=$2 out
     shift 2
     out=$TMP/two.oshmem.$tag.$REP
-    ip netns exec "$NS1" timeout -k 5 "$TMO" taskset -c "$CPU1" "$OSHRUN" --allow-run-as-root \
+    bounded ip netns exec "$NS1" timeout -k 5 "$TMO" taskset -c "$CPU1" "$OSHRUN" --allow-run-as-root \
         --host "$H1,$H2" -n 2 --bind-to none --mca plm_rsh_agent "$TMP/nsrsh-sh" \
         --mca btl self,tcp -x UCX_TLS=tcp,self -x UCX_NET_DEVICES="$DEV" \
         "$SHBENCH" "$op" "$@" --json - >"$out" 2>"$out.err" ||
         log "OSHMEM, two hosts, $op $*: exit $? ($(tail -1 "$out.err"))"
-    echo "$out"
+    OUT=$out
 }
 
 # perftest WHERE TAG TEST ARGS...: ucx_perftest server and client; WHERE
@@ -217,13 +231,13 @@ perftest() {
         sleep 0.05
     done
     # shellcheck disable=SC2086
-    timeout -k 5 "$TMO" $cli_pre "$PERFTEST" "$srv_addr" -p "$PORT" "$@" -f -v >"$out" 2>"$out.err" ||
+    bounded timeout -k 5 "$TMO" $cli_pre "$PERFTEST" "$srv_addr" -p "$PORT" "$@" -f -v >"$out" 2>"$out.err" ||
         log "ucx_perftest ($where) $*: exit $? ($(tail -1 "$out.err"))"
-    timeout 10 tail --pid="$SERVER_PID" -f /dev/null
+    bounded timeout 10 tail --pid="$SERVER_PID" -f /dev/null
     kill -9 "$SERVER_PID" 2>/dev/null
     wait "$SERVER_PID" 2>/dev/null
     SERVER_PID=
-    echo "$out"
+    OUT=$out
 }
 # a column of ucx_perftest's -v CSV line: overall_lat (us), overall_bw (MiB/s)
 pcol() {
@@ -235,24 +249,24 @@ mib_to_mb() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.1f\n", v * 1.04857
 # bench_rows SECTION IMPL RUNNER ARGS...: the five rows from RUNNER
 # (kumi_two TRANSPORT | kumi_one TRANSPORT | oshmem_two | oshmem_one)
 bench_rows() {
-    local sec=$1 impl=$2 f
+    local sec=$1 impl=$2
     shift 2
-    f=$("$@" pp pingpong --iters "$ITERS"); record "$sec" "$impl" pingpong "$(jfield "$f" pingpong avg_us)"
-    f=$("$@" put8 put --bytes 8 --iters "$ITERS"); record "$sec" "$impl" put "$(jfield "$f" put avg_us)"
-    f=$("$@" get8 get --bytes 8 --iters "$ITERS"); record "$sec" "$impl" get "$(jfield "$f" get avg_us)"
-    f=$("$@" bar barrier --iters "$ITERS"); record "$sec" "$impl" barrier "$(jfield "$f" barrier avg_us)"
-    f=$("$@" bw put --bytes 1048576 --iters "$ITERS"); record "$sec" "$impl" putbw "$(jfield "$f" put mb_per_s)"
+    "$@" pp pingpong --iters "$ITERS"; record "$sec" "$impl" pingpong "$(jfield "$OUT" pingpong avg_us)"
+    "$@" put8 put --bytes 8 --iters "$ITERS"; record "$sec" "$impl" put "$(jfield "$OUT" put avg_us)"
+    "$@" get8 get --bytes 8 --iters "$ITERS"; record "$sec" "$impl" get "$(jfield "$OUT" get avg_us)"
+    "$@" bar barrier --iters "$ITERS"; record "$sec" "$impl" barrier "$(jfield "$OUT" barrier avg_us)"
+    "$@" bw put --bytes 1048576 --iters "$ITERS"; record "$sec" "$impl" putbw "$(jfield "$OUT" put mb_per_s)"
 }
 perftest_rows() {
-    local where=$1 f
-    f=$(perftest "$where" am -t ucp_am_lat -s 8 -n "$PT_ITERS" -w "$PT_WARM")
-    record "$where" perftest pingpong "$(pcol "$f" overall_lat)"
-    f=$(perftest "$where" putlat -t ucp_put_lat -s 8 -n "$PT_ITERS" -w "$PT_WARM")
-    record "$where" perftest put "$(pcol "$f" overall_lat)"
-    f=$(perftest "$where" get -t ucp_get -s 8 -n "$PT_ITERS" -w "$PT_WARM")
-    record "$where" perftest get "$(pcol "$f" overall_lat)"
-    f=$(perftest "$where" putbw -t ucp_put_bw -s 1048576 -n "$PT_BW_ITERS" -w "$PT_BW_WARM")
-    record "$where" perftest putbw "$(mib_to_mb "$(pcol "$f" overall_bw)")"
+    local where=$1
+    perftest "$where" am -t ucp_am_lat -s 8 -n "$PT_ITERS" -w "$PT_WARM"
+    record "$where" perftest pingpong "$(pcol "$OUT" overall_lat)"
+    perftest "$where" putlat -t ucp_put_lat -s 8 -n "$PT_ITERS" -w "$PT_WARM"
+    record "$where" perftest put "$(pcol "$OUT" overall_lat)"
+    perftest "$where" get -t ucp_get -s 8 -n "$PT_ITERS" -w "$PT_WARM"
+    record "$where" perftest get "$(pcol "$OUT" overall_lat)"
+    perftest "$where" putbw -t ucp_put_bw -s 1048576 -n "$PT_BW_ITERS" -w "$PT_BW_WARM"
+    record "$where" perftest putbw "$(mib_to_mb "$(pcol "$OUT" overall_bw)")"
 }
 
 # ---- one host ---------------------------------------------------------------
@@ -260,19 +274,19 @@ kumi_one() {
     local tp=$1 tag=$2 op=$3 out
     shift 3
     out=$TMP/one.$tp.$tag.$REP
-    env UCX_TLS="$SM_TLS" timeout -k 5 "$TMO" "$KUMIRUN" -n 2 --transport "$tp" --timeout "$TMO" \
+    bounded env UCX_TLS="$SM_TLS" timeout -k 5 "$TMO" "$KUMIRUN" -n 2 --transport "$tp" --timeout "$TMO" \
         "$BENCH" "$op" "$@" --json - >"$out" 2>"$out.err" ||
         log "kumi over $tp, one host, $op $*: exit $? ($(tail -1 "$out.err"))"
-    echo "$out"
+    OUT=$out
 }
 oshmem_one() {
     local tag=$1 op=$2 out
     shift 2
     out=$TMP/one.oshmem.$tag.$REP
-    timeout -k 5 "$TMO" "$OSHRUN" --allow-run-as-root -n 2 -x UCX_TLS="$SM_TLS" \
+    bounded timeout -k 5 "$TMO" "$OSHRUN" --allow-run-as-root -n 2 -x UCX_TLS="$SM_TLS" \
         "$SHBENCH" "$op" "$@" --json - >"$out" 2>"$out.err" ||
         log "OSHMEM, one host, $op $*: exit $? ($(tail -1 "$out.err"))"
-    echo "$out"
+    OUT=$out
 }
 
 # ---- run ---------------------------------------------------------------------
