@@ -34,9 +34,8 @@ EOF
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 
-HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${KUMI_BUILD:-build}
-REPS=3 ITERS=10000 TMO=180 KEEP= OSHMEM=1 TWO=1 ONE=1 PIN=0
+REPS=3 ITERS=10000 TMO=180 KEEP="" OSHMEM=1 TWO=1 ONE=1 PIN=0
 OSHRUN=${OSHRUN:-/usr/bin/oshrun}
 PERFTEST=${UCX_PERFTEST:-ucx_perftest}
 SM_TLS=${KUMI_UCX_SM_TLS:-sm,self}
@@ -146,8 +145,7 @@ make_hosts() {
     ip -n "$NS2" route add "$H1/32" via 10.213.1.1 src "$H2" ||
         die "cannot configure the namespaces"
     # UCX takes a device only once it is up with a carrier
-    local i
-    for i in $(seq 100); do
+    for _ in $(seq 100); do
         ip -n "$NS1" -o link show "$DEV" | grep -q 'state UP' &&
         ip -n "$NS2" -o link show "$DEV" | grep -q 'state UP' && return 0
         sleep 0.1
@@ -209,7 +207,7 @@ oshmem_two() {
 # here, UCX_TLS=$SM_TLS). Prints the client's output file.
 PORT=$(( 20000 + $$ % 20000 ))
 perftest() {
-    local where=$1 tag=$2 out i srv_pre cli_pre srv_addr
+    local where=$1 tag=$2 out srv_pre cli_pre srv_addr
     shift 2
     out=$TMP/$where.perftest.$tag.$REP
     if [ "$where" = two ]; then
@@ -225,7 +223,7 @@ perftest() {
     # shellcheck disable=SC2086
     timeout -k 5 "$TMO" $srv_pre "$PERFTEST" -p "$PORT" >"$out.srv" 2>&1 &
     SERVER_PID=$!
-    for i in $(seq 100); do
+    for _ in $(seq 100); do
         grep -q 'Waiting for connection' "$out.srv" 2>/dev/null && break
         kill -0 "$SERVER_PID" 2>/dev/null || break
         sleep 0.05
@@ -351,6 +349,7 @@ for sec, title, own in sections:
     for r in table:
         print("  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r)))
     missing = [f"{impl}/{row}" for impl in ("kumi-ucx", own, "perftest", "oshmem")
+               if any(k[:2] == (sec, impl) for k in vals)
                for row, _ in rows if (sec, impl, row) not in vals
                and not (impl == "perftest" and row == "barrier")]
     if missing:
