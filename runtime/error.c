@@ -117,10 +117,10 @@ static int kumi_rt_exit_notice(const char *call, uint32_t failed)
 /* set once this thread has reported a peer's failure */
 static _Thread_local int kumi_rt_peer_said;
 
-int kumi_rt_peer_status(const char *call, int rc)
+/* kumi_rt_peer_status's slow path: rc was KUMI_ERR_PEER */
+int kumi_rt_peer_report(const char *call)
 {
-    return __builtin_expect(rc == KUMI_ERR_PEER, 0) && !kumi_rt_peer_said
-         ? kumi_rt_peer_error(call) : rc;
+    return kumi_rt_peer_said ? KUMI_ERR_PEER : kumi_rt_peer_error(call);
 }
 
 int kumi_rt_peer_error(const char *call)

@@ -108,7 +108,12 @@ int kumi_rt_peer_error(const char *call);
  * waits (collectives), where the transport returns it silently (it learnt
  * of the loss itself: ucx when it sends) and a wait would have reported
  * it already */
-int kumi_rt_peer_status(const char *call, int rc);
+int kumi_rt_peer_report(const char *call);
+static inline int kumi_rt_peer_status(const char *call, int rc)
+{
+    /* inline: every collective returns through it */
+    return __builtin_expect(rc == KUMI_ERR_PEER, 0) ? kumi_rt_peer_report(call) : rc;
+}
 
 /* ----------------------------------------------------------------- job */
 /* (the node map is the bootstrap's: kumi_rt.boot.node_of) */

@@ -371,6 +371,21 @@ void kumi_tp_log(int level, const char *who, const char *fmt, ...)
     va_end(ap);
 }
 
+/* ---------------------------------------------------- a transport's tp */
+
+void kumi_tp_take_params(struct kumi_tp *tp, const struct kumi_tp_params *p, void *priv)
+{
+    tp->priv                    = priv;
+    tp->rank                    = p->rank;
+    tp->size                    = p->size;
+    tp->failed                  = p->failed;
+    tp->fail_status             = p->fail_status;
+    tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
+    tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
+    tp->seg_size[KUMI_SEG_DATA] = p->data_size;   /* the program's own range */
+    tp->local[KUMI_SEG_DATA]    = p->data_size != 0 ? p->data_base : NULL;
+}
+
 /* ------------------------------------------------- private LLCM and heap */
 
 int kumi_tp_map_private(struct kumi_tp *tp, const struct kumi_tp_params *p, const char *who,

@@ -393,6 +393,11 @@ void kumi_tp_doorbell_ring(struct kumi_tp_doorbell *db);
 /* Sleeps until db->seq differs from seq or timeout_ns passes. */
 void kumi_tp_doorbell_sleep(struct kumi_tp_doorbell *db, uint32_t seq, long timeout_ns);
 
+/* What every transport's open copies from p into tp: priv, rank, size,
+ * the failure flag and status, the segments' sizes and the static data's
+ * place (the LLCM's and heap's places are the transport's own). */
+void kumi_tp_take_params(struct kumi_tp *tp, const struct kumi_tp_params *p, void *priv);
+
 /* Private anonymous memory for a transport whose peers reach its LLCM and
  * heap through the network (tcp, ucx): the LLCM, rounded up to pages,
  * directly below the heap, which starts at a multiple of p->heap_align;

@@ -327,19 +327,11 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         goto err_tp;
     __atomic_store_n(&s->hdr->ready, 1, __ATOMIC_RELEASE);
 
-    tp->priv                    = s;
-    tp->rank                    = p->rank;
-    tp->size                    = p->size;
-    tp->failed                  = p->failed;
-    tp->fail_status             = p->fail_status;
+    kumi_tp_take_params(tp, p, s);
     tp->progress_mask           = 63;   /* peers' stores need no progress */
     tp->kicks_publish           = 1;    /* release stores: see transport.h */
-    tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
-    tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
     tp->local[KUMI_SEG_LLCM]    = s->base + KUMI_SHM_HDR_SIZE;
     tp->local[KUMI_SEG_HEAP]    = s->base + heap_off;
-    tp->seg_size[KUMI_SEG_DATA] = p->data_size;
-    tp->local[KUMI_SEG_DATA]    = p->data_size != 0 ? p->data_base : NULL;
     tp->doorbell                = &s->hdr->doorbell;
     s->threads                  = p->threads;
     return KUMI_OK;

@@ -174,16 +174,8 @@ int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     s->boot = p->boot;
     for (int i = 0; i < KUMI_TCP_PENDING; i++)
         s->pend[i].fd = -1;
-    tp->priv          = s;
-    tp->rank          = p->rank;
-    tp->size          = p->size;
-    tp->failed        = p->failed;
-    tp->fail_status   = p->fail_status;
+    kumi_tp_take_params(tp, p, s);
     tp->progress_mask = 0;           /* frames arrive only through progress */
-    tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
-    tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
-    tp->seg_size[KUMI_SEG_DATA] = p->data_size;   /* the program's own range */
-    tp->local[KUMI_SEG_DATA]    = p->data_size != 0 ? p->data_base : NULL;
     tp->doorbell      = &s->bell;
     s->threads        = p->threads;
     s->lim = (struct kumi_frame_limits){

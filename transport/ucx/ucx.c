@@ -447,16 +447,8 @@ static int kumi_ucx_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     s->timeout = p->connect_timeout;
     s->boot = p->boot;
     pthread_mutex_init(&s->qlock, NULL);
-    tp->priv          = s;
-    tp->rank          = p->rank;
-    tp->size          = p->size;
-    tp->failed        = p->failed;
-    tp->fail_status   = p->fail_status;
+    kumi_tp_take_params(tp, p, s);
     tp->progress_mask = 0;           /* messages arrive only through progress */
-    tp->seg_size[KUMI_SEG_LLCM] = p->llcm_size;
-    tp->seg_size[KUMI_SEG_HEAP] = p->heap_size;
-    tp->seg_size[KUMI_SEG_DATA] = p->data_size;   /* the program's own range */
-    tp->local[KUMI_SEG_DATA]    = p->data_size != 0 ? p->data_base : NULL;
     tp->doorbell      = &s->bell;
     tp->serves_boot   = 0;           /* no thread of ours: the bootstrap runs one */
     s->peer = calloc((size_t)p->size, sizeof(*s->peer));
