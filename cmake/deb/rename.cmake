@@ -1,7 +1,8 @@
 # rename.cmake -- CPack pre-build script of the Debian package (package.cmake):
 # the static libraries lose their debug information (below), and
 # kumi's MPI and OpenSHMEM wrappers and their man pages become NAME.kumi in
-# the staging tree (Open MPI's packages own or manage the plain names).
+# the staging tree (Open MPI's packages own or manage the plain names), and
+# the man pages are compressed.
 file(GLOB_RECURSE _files LIST_DIRECTORIES false "${CPACK_TEMPORARY_DIRECTORY}/*")
 set(_bins ${_files})
 list(FILTER _bins INCLUDE REGEX "/bin/[^/]+$")
@@ -24,6 +25,18 @@ foreach(f IN LISTS _pages)
   if(full MATCHES "^(mpicc|mpicxx|mpic\\+\\+|mpirun|mpiexec|oshcc|oshc\\+\\+|oshrun)\\.1$")
     string(REGEX REPLACE "\\.1$" ".kumi.1" to "${f}")
     file(RENAME "${f}" "${to}")
+  endif()
+endforeach()
+
+# Debian installs man pages compressed (policy 12.1): gzip -9n, no name or
+# time stamp in the header so two builds give the same bytes
+file(GLOB_RECURSE _pages LIST_DIRECTORIES false "${CPACK_TEMPORARY_DIRECTORY}/*.1")
+list(FILTER _pages INCLUDE REGEX "/man1/[^/]+\\.1$")
+find_program(_gzip gzip REQUIRED)
+foreach(f IN LISTS _pages)
+  execute_process(COMMAND ${_gzip} -9nf "${f}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "kumi package: gzip -9n ${f} failed")
   endif()
 endforeach()
 

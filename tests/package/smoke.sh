@@ -58,9 +58,17 @@ apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=120 "$deb"
   >"$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log"; echo "FAIL: apt-get install $deb"; exit 1; }
 dpkg -L kumi > "$tmp/files"
 for f in /usr/bin/kumirun /usr/bin/kumicc /usr/bin/oshcc.kumi /usr/bin/mpicc.kumi \
-         /usr/include/kumi.h /usr/include/shmem.h /usr/lib/pkgconfig/kumi.pc; do
+         /usr/include/kumi.h /usr/include/shmem.h /usr/lib/pkgconfig/kumi.pc \
+         /usr/share/man/man1/kumirun.1.gz /usr/share/man/man1/mpicc.kumi.1.gz; do
   grep -qx "$f" "$tmp/files" || { echo "FAIL: the package does not install $f"; exit 1; }
 done
+if grep -q '/man1/.*\.1$' "$tmp/files"; then
+  echo "FAIL: the package installs uncompressed man pages:"; grep '/man1/.*\.1$' "$tmp/files"; exit 1
+fi
+if command -v man >/dev/null; then
+  man -w kumirun 2>/dev/null | grep -q 'kumirun\.1\.gz$' ||
+    { echo "FAIL: man -w kumirun does not find the installed page"; exit 1; }
+fi
 update-alternatives --list mpi | grep -qx /usr/bin/mpicc.kumi ||
   { echo "FAIL: mpicc.kumi is not an alternative of mpi"; exit 1; }
 
