@@ -74,7 +74,7 @@ static void kb_usage(FILE *f)
 {
     fputs("usage: kumirun -n P kumi-bench OP [--bytes N | --min-bytes A --max-bytes B]\n"
           "                  [--iters N] [--warmup N] [--json FILE|-] [--plot FILE.png]\n"
-          "       kumi-bench --list-ops | --help\n"
+          "       kumi-bench --list-ops | --help | --version\n"
           "OP: barrier pingpong atomic put get allreduce reduce broadcast allgather\n"
           "    alltoall alltoall-naive ring limit all\n"
           "    send-lat send-bw send-bibw send-rate send-any (two-sided; not in `all`)\n"
@@ -141,7 +141,7 @@ static int kb_parse_long(const char *s, long min, long *out)
     return 0;
 }
 
-enum { KB_PARSE_OK, KB_PARSE_HELP, KB_PARSE_BAD, KB_PARSE_LIST };
+enum { KB_PARSE_OK, KB_PARSE_HELP, KB_PARSE_BAD, KB_PARSE_LIST, KB_PARSE_VERSION };
 
 /* Returns a KB_PARSE_* (for KB_PARSE_BAD the message is in err). */
 static int kb_parse(int argc, char **argv, struct kb_opts *o, char *err, size_t errlen)
@@ -157,6 +157,8 @@ static int kb_parse(int argc, char **argv, struct kb_opts *o, char *err, size_t 
 
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return KB_PARSE_HELP;
+        if (strcmp(a, "--version") == 0)
+            return KB_PARSE_VERSION;
         if (strcmp(a, "--list-ops") == 0)   /* asked by bench/peers/kumi-compare */
             return KB_PARSE_LIST;
         if (strcmp(a, "--no-verify") == 0) {   /* the one option without a value */
@@ -502,6 +504,9 @@ int main(int argc, char **argv)
         if (kb.me == 0 && parsed == KB_PARSE_LIST)
             for (int k = 0; k < KB_NOPS; k++)
                 printf("%s\n", kb_ops[k].name);
+        else if (kb.me == 0 && parsed == KB_PARSE_VERSION)
+            printf("kumi-bench (kumi) %d.%d.%d\n", KUMI_VERSION_MAJOR, KUMI_VERSION_MINOR,
+                   KUMI_VERSION_PATCH);
         else if (kb.me == 0)
             kb_usage(parsed == KB_PARSE_HELP ? stdout : stderr);
         kumi_finalize();

@@ -49,7 +49,8 @@ struct kumi_run_opts {
 };
 
 enum { KUMI_RUN_OPT_TRANSPORT = 256, KUMI_RUN_OPT_BIND, KUMI_RUN_OPT_REPORT,
-       KUMI_RUN_OPT_TIMEOUT, KUMI_RUN_OPT_HELP_ENV, KUMI_RUN_OPT_HOSTS, KUMI_RUN_OPT_RSH };
+       KUMI_RUN_OPT_TIMEOUT, KUMI_RUN_OPT_HELP_ENV, KUMI_RUN_OPT_HOSTS, KUMI_RUN_OPT_RSH,
+       KUMI_RUN_OPT_VERSION };
 
 /* "auto, shm or tcp": KUMI_TRANSPORT's choices, the transports built in. */
 static const char *kumi_run_transport_names(void)
@@ -105,6 +106,7 @@ static void kumi_run_usage(FILE *out)
         "      --timeout SEC      end the job after SEC seconds (exit status 124)\n"
         "  -h, --help             print this text\n"
         "      --help-env         print the KUMI_* environment variables\n"
+        "      --version          print kumi's version\n"
         "\n"
         "Exit status: 0 when every PE succeeded; the status a PE passed to\n"
         "kumi_global_exit; else the exit status of the first PE that failed\n"
@@ -151,6 +153,7 @@ static int kumi_run_parse_opts(int argc, char **argv, struct kumi_run_opts *o)
         { "help-env",        no_argument,       NULL, KUMI_RUN_OPT_HELP_ENV },
         { "hosts",           required_argument, NULL, KUMI_RUN_OPT_HOSTS },
         { "rsh",             required_argument, NULL, KUMI_RUN_OPT_RSH },
+        { "version",         no_argument,       NULL, KUMI_RUN_OPT_VERSION },
         { NULL, 0, NULL, 0 }
     };
     unsigned long v;
@@ -199,6 +202,10 @@ static int kumi_run_parse_opts(int argc, char **argv, struct kumi_run_opts *o)
             return 0;
         case KUMI_RUN_OPT_HELP_ENV:
             kumi_cfg_print_help(stdout);
+            return 0;
+        case KUMI_RUN_OPT_VERSION:
+            printf("kumirun (kumi) %d.%d.%d\n", KUMI_VERSION_MAJOR, KUMI_VERSION_MINOR,
+                   KUMI_VERSION_PATCH);
             return 0;
         case KUMI_RUN_OPT_HOSTS:
             o->hosts = optarg;

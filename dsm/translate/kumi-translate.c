@@ -22,6 +22,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>   /* LLVM_VERSION_STRING (plain C) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static void usage(int rc)
     fprintf(rc ? stderr : stdout,
             "usage: kumi-translate IN.{bc,ll} -o OUT.{o,bc,ll,s} [-O0|-O1|-O2|-O3] [--stats] [--no-warn] [--no-version] [--no-gate]\n"
             "                      [--openmp]\n"
+            "       kumi-translate --help | --version\n"
             "Inserts kumi's DSM access checks (dsm/check.h) into LLVM IR; with --openmp, first moves what\n"
             "an OpenMP program (clang-14 -fopenmp) shares into the DSM; see dsm/translate/README.md.\n");
     exit(rc);
@@ -73,6 +75,11 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--no-gate") == 0) kt.opts.gate = 0;
         else if (strcmp(a, "--openmp") == 0) kt.opts.openmp = 1;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) usage(0);
+        else if (strcmp(a, "--version") == 0) {
+            printf("kumi-translate (kumi) %d.%d.%d, LLVM %s\n", KUMI_VERSION_MAJOR, KUMI_VERSION_MINOR,
+                   KUMI_VERSION_PATCH, LLVM_VERSION_STRING);
+            return 0;
+        }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "kumi-translate: unknown option %s\n", a); usage(2); }
         else if (in == NULL) in = a;
         else usage(2);
