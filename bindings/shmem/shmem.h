@@ -110,6 +110,10 @@ extern "C" {
 #define SHMEM_CMP_GE 3
 #define SHMEM_CMP_LT 4
 #define SHMEM_CMP_LE 5
+/* Their type in the headers of the OpenSHMEM reference implementation and
+ * of older Sandia OpenSHMEM, which programs and test suites written
+ * against those name; the specification passes them as int. */
+typedef int shmem_cmp_t;
 
 /* Signal update of shmem_put_signal / shmem_put_signal_nbi. */
 #define SHMEM_SIGNAL_SET 0
