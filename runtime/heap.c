@@ -3,9 +3,10 @@
  * memory from this PE's heap segment.
  *
  * Symmetry comes from determinism: every PE makes the same allocation calls
- * in the same order on an arena that starts empty at the same 2 MiB-aligned
- * base, with no thread cache and no time-based decay, so jemalloc hands out
- * the same offsets everywhere. kumi_malloc still checks (one agree round)
+ * in the same order on an arena that starts empty at a base aligned to
+ * 1 GiB (kumi_align's largest alignment, so an aligned object's offset is
+ * the same on every PE too), with no thread cache and no time-based decay,
+ * so jemalloc hands out the same offsets everywhere. kumi_malloc still checks (one agree round)
  * and fails loudly if they ever differ.
  *
  * The hooks hand out extents by bumping a break pointer; jemalloc keeps

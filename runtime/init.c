@@ -191,7 +191,9 @@ int kumi_init_ex(unsigned flags)
         .heap_size       = kumi_rt.cfg.heap_size
                            + kumi_rt_heap_reserve(kumi_rt.cfg.heap_size,
                                                   kumi_rt_team_scratch_bytes()),
-        .heap_align      = (size_t)2 << 20,
+        /* kumi_align's largest: an object aligned beyond the base's
+         * alignment would get a different offset on each PE */
+        .heap_align      = (size_t)1 << 30,
         .data_base       = data_base,
         .data_size       = data_size,
         .connect_timeout = (double)kumi_rt.cfg.startup_timeout,

@@ -394,8 +394,8 @@ int kumi_tp_map_private(struct kumi_tp *tp, const struct kumi_tp_params *p, cons
     size_t    llcm = (p->llcm_size + 4095) & ~(size_t)4095;
     size_t    align = p->heap_align ? p->heap_align : 4096;
     size_t    len = llcm + p->heap_size + align;
-    uint8_t  *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    uint8_t  *m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
     uintptr_t heap;
 
     if (m == MAP_FAILED) {
@@ -404,8 +404,20 @@ int kumi_tp_map_private(struct kumi_tp *tp, const struct kumi_tp_params *p, cons
         return KUMI_ERR_NOMEM;
     }
     heap = ((uintptr_t)m + llcm + align - 1) & ~(uintptr_t)(align - 1);
-    *map     = m;
-    *map_len = len;
+    if (mprotect((void *)(heap - llcm), llcm + p->heap_size, PROT_READ | PROT_WRITE) != 0) {
+        kumi_tp_log(KUMI_TP_LOG_ERROR, who, "cannot map %zu bytes of LLCM and heap: %s",
+                    llcm + p->heap_size, strerror(errno));
+        munmap(m, len);
+        return KUMI_ERR_NOMEM;
+    }
+    /* only the LLCM and the heap stay mapped (the alignment's slack is
+     * large: 1 GiB) */
+    if (heap - llcm > (uintptr_t)m)
+        munmap(m, heap - llcm - (uintptr_t)m);
+    if ((uintptr_t)m + len > heap + p->heap_size)
+        munmap((void *)(heap + p->heap_size), (uintptr_t)m + len - (heap + p->heap_size));
+    *map     = (void *)(heap - llcm);
+    *map_len = llcm + p->heap_size;
     tp->local[KUMI_SEG_LLCM] = (void *)(heap - llcm);
     tp->local[KUMI_SEG_HEAP] = (void *)heap;
     return KUMI_OK;

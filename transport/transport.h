@@ -105,7 +105,7 @@ struct kumi_tp_params {
     const char *job_id;          /* names job-private resources            */
     size_t      llcm_size;       /* bytes of LLCM per PE                   */
     size_t      heap_size;       /* bytes of symmetric heap per PE         */
-    size_t      heap_align;      /* heap base alignment (2 MiB)            */
+    size_t      heap_align;      /* heap base address alignment (1 GiB)    */
     /* KUMI_SEG_DATA: the program's static data, page-aligned, the same
      * size on every PE (data_size 0: no such segment). A transport that
      * maps peers (shm) moves the range into memory its peers can map,

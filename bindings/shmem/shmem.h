@@ -110,6 +110,10 @@ extern "C" {
 #define SHMEM_CMP_GE 3
 #define SHMEM_CMP_LT 4
 #define SHMEM_CMP_LE 5
+/* Their type in the headers of the OpenSHMEM reference implementation and
+ * of older Sandia OpenSHMEM, which programs and test suites written
+ * against those name; the specification passes them as int. */
+typedef int shmem_cmp_t;
 
 /* Signal update of shmem_put_signal / shmem_put_signal_nbi. */
 #define SHMEM_SIGNAL_SET 0
@@ -665,26 +669,39 @@ void kumi_shmem_generic_bad_type(void);   /* never defined: see above */
 #define shmem_atomic_fetch_xor_nbi(...)                                                      \
     KUMI_SHMEM_AMO_G(BIT, _fetch_xor_nbi, __VA_ARGS__)
 
-/* deprecated (OpenSHMEM 1.4) */
-#define KUMI_SHMEM_AMO_DEPR_G(LIST, GA, OP, ...)                                             \
-    KUMI_SHMEM_GENERIC1(LIST, GA, OP, KUMI_SHMEM_ARG1(__VA_ARGS__))(__VA_ARGS__)
-#define shmem_cswap(...)                                                                     \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _cswap, __VA_ARGS__)
-#define shmem_fadd(...)                                                                      \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _fadd, __VA_ARGS__)
-#define shmem_finc(...)                                                                      \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _finc, __VA_ARGS__)
-#define shmem_add(...)                                                                       \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _add, __VA_ARGS__)
-#define shmem_inc(...)                                                                       \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, _inc, __VA_ARGS__)
-#define shmem_swap(...)                                                                      \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, _swap, __VA_ARGS__)
+/* deprecated (OpenSHMEM 1.4). The specification lists int, long and long
+ * long (float and double for swap, fetch, set); like the headers of Sandia
+ * OpenSHMEM and OSHMPI, each name also takes every type and the context
+ * form of its replacement (shmem_cswap is shmem_atomic_compare_swap), so
+ * programs written against those build unchanged. The listed types call the
+ * deprecated typed functions (their messages name them), the others the
+ * replacement's. */
+#define KUMI_SHMEM_AMO_DEPR_G(LIST, GA, OP, NEWLIST, NGA, NGA_CTX, NEWOP, ...)                 \
+    _Generic(KUMI_SHMEM_ARG1(__VA_ARGS__),                                                   \
+             shmem_ctx_t: _Generic(KUMI_SHMEM_ARG2(__VA_ARGS__), NEWLIST(NGA_CTX, NEWOP)     \
+                                   default: kumi_shmem_generic_bad_type),                    \
+             LIST(GA, OP)                                                                    \
+             default: _Generic(KUMI_SHMEM_ARG1(__VA_ARGS__), NEWLIST(NGA, NEWOP)             \
+                               default: kumi_shmem_generic_bad_type))(__VA_ARGS__)
+#define KUMI_SHMEM_AMO_DEPR_STD(OP, NEWOP, ...)                                              \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_GTYPES, KUMI_SHMEM_GA_OLD, OP,                 \
+                          KUMI_SHMEM_AMO_STD_GTYPES, KUMI_SHMEM_GA, KUMI_SHMEM_GA_CTX, NEWOP, \
+                          __VA_ARGS__)
+#define KUMI_SHMEM_AMO_DEPR_EXT(OP, NEWOP, ...)                                              \
+    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, OP,             \
+                          KUMI_SHMEM_AMO_EXT_GTYPES, KUMI_SHMEM_GA, KUMI_SHMEM_GA_CTX, NEWOP, \
+                          __VA_ARGS__)
+#define shmem_cswap(...) KUMI_SHMEM_AMO_DEPR_STD(_cswap, _compare_swap, __VA_ARGS__)
+#define shmem_fadd(...)  KUMI_SHMEM_AMO_DEPR_STD(_fadd, _fetch_add, __VA_ARGS__)
+#define shmem_finc(...)  KUMI_SHMEM_AMO_DEPR_STD(_finc, _fetch_inc, __VA_ARGS__)
+#define shmem_add(...)   KUMI_SHMEM_AMO_DEPR_STD(_add, _add, __VA_ARGS__)
+#define shmem_inc(...)   KUMI_SHMEM_AMO_DEPR_STD(_inc, _inc, __VA_ARGS__)
+#define shmem_swap(...)  KUMI_SHMEM_AMO_DEPR_EXT(_swap, _swap, __VA_ARGS__)
+#define shmem_set(...)   KUMI_SHMEM_AMO_DEPR_EXT(_set, _set, __VA_ARGS__)
 #define shmem_fetch(...)                                                                     \
     KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD_SRC, _fetch,      \
-                          __VA_ARGS__)
-#define shmem_set(...)                                                                       \
-    KUMI_SHMEM_AMO_DEPR_G(KUMI_SHMEM_AMO_DEPR_EXT_GTYPES, KUMI_SHMEM_GA_OLD, _set, __VA_ARGS__)
+                          KUMI_SHMEM_AMO_EXT_GTYPES, KUMI_SHMEM_GA_SRC, KUMI_SHMEM_GA_SRC_CTX, \
+                          _fetch, __VA_ARGS__)
 
 /* point-to-point synchronization (no context forms), selected by ivar(s) */
 #define KUMI_SHMEM_SYNC_G(OP, ...)                                                           \

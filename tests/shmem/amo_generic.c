@@ -6,8 +6,10 @@
  * found through the C type they are), the result type checked at compile
  * time and the value at run time. Each PE works on its own objects (the
  * races are amo_types' and sync_types' business); the deprecated generic
- * names too. Macros a program may well have (<iso646.h>'s and, or, xor;
- * a "test" or "set" of its own) must not disturb the generic names.
+ * names too, on their listed types and on every type and context form of
+ * their replacements. Macros a program may well have (<iso646.h>'s and,
+ * or, xor; a "test" or "set" of its own) must not disturb the generic
+ * names.
  */
 #include <iso646.h>
 
@@ -206,6 +208,9 @@ static long long dll[2];
 static float dfloat[2];
 static double ddouble[2];
 static short dshort[2];
+static unsigned int duint[2];
+static unsigned long long dull[2];
+static size_t dsize[2];
 
 static void deprecated(void)
 {
@@ -230,6 +235,23 @@ static void deprecated(void)
     dshort[0] = 3;
     shmem_wait(dshort, (short)4);
     shmem_wait(dlong, -5L);
+
+    /* beyond the listed types: every type and the context form of the
+     * replacement (shmem_cswap is shmem_atomic_compare_swap) */
+    SAME_TYPE(shmem_cswap(duint, 0u, 1u, me), unsigned int);
+    SAME_TYPE(shmem_fadd(ctx, dull, 1ULL, me), unsigned long long);
+    SAME_TYPE(shmem_fetch(ctx, (const size_t *)dsize, me), size_t);
+    CHECK(shmem_cswap(duint, 0u, 4u, me) == 0 && duint[0] == 4, "shmem_cswap unsigned int");
+    CHECK(shmem_cswap(ctx, dint, 7, 8, me) == 7 && dint[0] == 8, "shmem_cswap ctx");
+    CHECK(shmem_fadd(ctx, dull, 5ULL, me) == 0 && dull[0] == 5, "shmem_fadd ctx");
+    CHECK(shmem_finc(dsize, me) == 0 && dsize[0] == 1, "shmem_finc size_t");
+    shmem_add(duint, 2u, me);
+    shmem_inc(ctx, dsize, me);
+    shmem_set(ctx, dull, 9ULL, me);
+    shmem_quiet();
+    CHECK(duint[0] == 6 && dsize[0] == 2 && dull[0] == 9, "shmem_add, shmem_inc, shmem_set");
+    CHECK(shmem_swap(ctx, duint, 1u, me) == 6 && duint[0] == 1, "shmem_swap ctx");
+    CHECK(shmem_fetch(ctx, (const size_t *)dsize, me) == 2, "shmem_fetch ctx const");
 }
 
 #define RUN_STD(T, NAME)  std_##NAME();

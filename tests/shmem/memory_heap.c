@@ -1,10 +1,11 @@
 /*
- * memory_heap.c -- shmem_malloc, shmem_calloc, shmem_align, shmem_realloc
- * (growing and shrinking, contents kept, a put into the new object),
- * shmem_free, shmem_malloc_with_hints and the deprecated shmalloc,
- * shmemalign, shrealloc, shfree: every allocation symmetric (a put to the
- * right neighbour lands), zero sizes, NULL frees, asymmetric sizes, and a
- * 200 MiB object (the benchmark suites' need; the default heap holds it).
+ * memory_heap.c -- shmem_malloc, shmem_calloc, shmem_align (alignments up
+ * to 64 MiB), shmem_realloc (growing and shrinking, contents kept, a put
+ * into the new object), shmem_free, shmem_malloc_with_hints and the
+ * deprecated shmalloc, shmemalign, shrealloc, shfree: every allocation
+ * symmetric (a put to the right neighbour lands), zero sizes, NULL frees,
+ * asymmetric sizes, and a 200 MiB object (the benchmark suites' need; the
+ * default heap holds it).
  */
 #include <stdint.h>
 #include <string.h>
@@ -50,6 +51,14 @@ int main(void)
         void *p = shmem_align(al, 3 * al + 8);
         CHECK(p != NULL && ((uintptr_t)p & (al - 1)) == 0, "shmem_align(%zu)", al);
         check_symmetric(p, 3 * al + 8, "shmem_align");
+        shmem_free(p);
+    }
+    /* alignments beyond 2 MiB (the mappings' page alignment): still the
+     * same offset on every PE */
+    for (size_t al = (size_t)4 << 20; al <= ((size_t)64 << 20); al <<= 4) {
+        void *p = shmem_align(al, 2056);
+        CHECK(p != NULL && ((uintptr_t)p & (al - 1)) == 0, "shmem_align(%zu MiB)", al >> 20);
+        check_symmetric(p, 2056, "shmem_align beyond 2 MiB");
         shmem_free(p);
     }
 

@@ -7,6 +7,9 @@
  *   [header page][LLCM][incoming active-message queues, one per sender]
  *   [pad to 2 MiB][symmetric heap][pad to a page][static data]
  *
+ * mapped where the heap's address is a multiple of p->heap_align (1 GiB:
+ * the file keeps the 2 MiB pad, the address space takes the rest).
+ *
  * The static data area exists with KUMI_INIT_SYMMETRIC_DATA: at open the
  * program's .data/.bss range is copied into it and the area is mapped over
  * the range (kumi_shm_data_move), so the program's globals are this memory
@@ -41,6 +44,7 @@
 #define KUMI_SHM_MAGIC    0x6b756d692d73686dULL   /* "kumi-shm" */
 #define KUMI_SHM_VERSION  2
 #define KUMI_SHM_HDR_SIZE 4096
+#define KUMI_SHM_HEAP_FILE_ALIGN ((size_t)2 << 20)   /* the heap's offset in the file */
 #define KUMI_SHM_AM_SKIP  0xffffu                 /* wrap marker */
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "kick encoding assumes little endian");
@@ -138,7 +142,8 @@ static size_t kumi_shm_amq_data(int npes)
 }
 
 /* Maps len bytes of fd so that the start is aligned to align. */
-static void *kumi_shm_map_aligned(int fd, size_t len, size_t align)
+/* Maps fd's len bytes where base + at is a multiple of align. */
+static void *kumi_shm_map_aligned(int fd, size_t len, size_t align, size_t at)
 {
     uint8_t  *resv = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                           -1, 0);
@@ -146,7 +151,7 @@ static void *kumi_shm_map_aligned(int fd, size_t len, size_t align)
 
     if (resv == MAP_FAILED)
         return NULL;
-    start = ((uintptr_t)resv + align - 1) & ~(uintptr_t)(align - 1);
+    start = (((uintptr_t)resv + at + align - 1) & ~(uintptr_t)(align - 1)) - at;
     if (mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0)
         == MAP_FAILED) {
         munmap(resv, len + align);
@@ -288,7 +293,7 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     off = KUMI_SHM_HDR_SIZE + p->llcm_size;
     size_t amq_off = off;
     off += amq_bytes * (size_t)p->size;
-    size_t heap_off = kumi_shm_round(off, p->heap_align);
+    size_t heap_off = kumi_shm_round(off, KUMI_SHM_HEAP_FILE_ALIGN);
     size_t data_off = kumi_shm_round(heap_off + p->heap_size, (size_t)sysconf(_SC_PAGESIZE));
     s->total = data_off + p->data_size;
 
@@ -307,7 +312,7 @@ static int kumi_shm_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
                     strerror(errno));
         goto err_tp;
     }
-    s->base = kumi_shm_map_aligned(s->fd, s->total, p->heap_align);
+    s->base = kumi_shm_map_aligned(s->fd, s->total, p->heap_align, heap_off);
     if (s->base == NULL) {
         kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "cannot map %s (%zu bytes): %s", name,
                     s->total, strerror(errno));
