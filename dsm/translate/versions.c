@@ -678,6 +678,14 @@ static int version_loop(struct kumi_tr *kt, LLVMValueRef fn, LLVMValueRef latch_
         LLVMBasicBlockRef bail  = kumi_tr_block_after(kt, cnt_b, "kumi.ver.bail");
         LLVMSetSuccessor(lt, bk, cnt_b);
         kumi_tr_phi_retarget(kt, Hc, Lc, cnt_b, ~0u);
+        /* the retarget rebuilt Hc's phis (same order as H's): the map must
+         * follow, the bail below takes the copy's values through it, and a
+         * header phi can be the latch value of another (prev = cur; cur =
+         * next: after -O2, one phi carries the other) */
+        for (LLVMValueRef p = LLVMGetFirstInstruction(H), q = LLVMGetFirstInstruction(Hc);
+             p && q && LLVMIsAPHINode(p) && LLVMIsAPHINode(q);
+             p = LLVMGetNextInstruction(p), q = LLVMGetNextInstruction(q))
+            kumi_tr_map_put(&vm, p, (long)(intptr_t)q);
         LLVMPositionBuilder(kt->mv, Hc, LLVMGetFirstInstruction(Hc));
         LLVMSetCurrentDebugLocation2(kt->mv, NULL);
         LLVMValueRef cnt = LLVMBuildPhi(kt->mv, kt->t64, "kumi.fast.n");

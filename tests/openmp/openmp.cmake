@@ -100,6 +100,7 @@ kumi_omp_test(cancel ENV OMP_CANCELLATION=true)
 kumi_omp_test(alloc)
 kumi_omp_test(nested)
 kumi_omp_test(teams)
+kumi_omp_test(loop_rotate)
 
 # two hosts (network namespaces, as tests/hosts/; skipped unless root with
 # ip netns): labels hosts and openmp-full

@@ -255,6 +255,14 @@ warn)
     [ "$n" = 1 ] || { echo "FAIL: warn: expected one warning for ext_use, found $n"; fail=1; }
     grep -q "kumi_dsm_free" "$out/$name.stats" && { echo "FAIL: warn: warned for a kumi_ call"; fail=1; }
     grep -q "ext_str" "$out/$name.stats" && { echo "FAIL: warn: warned for argv, a constant table's string or kumi_strerror's"; fail=1; } ;;
+opt_version_rot)
+    grep -q 'versioned loops 1 ' "$out/$name.stats" || { echo "FAIL: opt_version_rot: expected 1 versioned loop"; fail=1; }
+    # %prev's entry from the bail: the long copy's %cur, i.e. the phi of
+    # kumi.fastl that starts at 1.0 (a value the copy's header still has)
+    v=$(grep '^  %prev = phi double' "$ll" | sed -n 's/.*\[ \(%[^ ,]*\), %kumi\.ver\.bail[0-9]* \].*/\1/p')
+    [ -n "$v" ] && awk '/^kumi\.fastl[0-9]*:/ { p = 1; next } /^[a-z.0-9]*:/ { p = 0 } p' "$ll" |
+        grep -q "^  $v = phi double \[ 1.000000e+00, " ||
+        { echo "FAIL: opt_version_rot: %prev's entry from the bail ('$v') is not the copy's %cur"; fail=1; } ;;
 *)  echo "check_ir.sh: no expectations for $name"; exit 1 ;;
 esac
 [ "$fail" = 0 ] && echo "ok: $name"

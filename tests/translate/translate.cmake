@@ -16,7 +16,8 @@
 #                         at 2 PEs it must fail
 set(_tdir ${PROJECT_SOURCE_DIR}/tests/translate)
 foreach(t load_arg load_alloca load_global batch loop store memcpy atomic wide warn
-          opt_align opt_rmw opt_group opt_root opt_loop opt_version priv_omp gate opt_flag)
+          opt_align opt_rmw opt_group opt_root opt_loop opt_version opt_version_rot priv_omp
+          gate opt_flag)
   add_test(NAME translate.ir.${t}
     COMMAND sh ${_tdir}/check_ir.sh $<TARGET_FILE:kumi-translate> ${_tdir} ${t}
             ${CMAKE_CURRENT_BINARY_DIR}/ir)
