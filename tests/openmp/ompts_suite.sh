@@ -4,7 +4,7 @@
 # built by kumicc -fopenmp under kumirun, or built by clang -fopenmp with
 # libomp as the reference.
 #
-#   ompts_suite.sh [-r] [-x] [-t SECS] BLD SUITE WORK N...
+#   ompts_suite.sh [-r] [-x] [-t SECS] [-l LIST] BLD SUITE WORK N...
 #       BLD   the build dir (BLD/bin/kumicc, BLD/bin/kumirun)
 #       SUITE the suite's top directory: c/*.c (the templates),
 #             template_parser_c.pl, ompts_parserFunctions.pm,
@@ -16,6 +16,8 @@
 #       -x    also run the crosstests of the tests that pass (as the
 #             suite's runtest.pl does; a crosstest must fail)
 #       -t    each run's time limit (default 120 s)
+#       -l    the tests to run: a file like testlist-c.txt (default
+#             SUITE/testlist-c.txt)
 #
 # As the suite's runtest.pl: each test of testlist-c.txt is generated from
 # its template by the suite's own template_parser_c.pl (--test, and
@@ -28,13 +30,14 @@
 # once per WORK and reused (remove WORK/bin/c to rebuild).
 # Prints one line per test version and N, and the counts.
 set -u
-ref=0 cross=0 limit=120
-usage() { echo "usage: $0 [-r] [-x] [-t SECS] BLD SUITE WORK N..." >&2; exit 2; }
-while getopts rxt: opt; do
+ref=0 cross=0 limit=120 list=
+usage() { echo "usage: $0 [-r] [-x] [-t SECS] [-l LIST] BLD SUITE WORK N..." >&2; exit 2; }
+while getopts rxt:l: opt; do
     case $opt in
     r) ref=1 ;;
     x) cross=1 ;;
     t) limit=$OPTARG ;;
+    l) list=$OPTARG ;;
     *) usage ;;
     esac
 done
@@ -54,7 +57,9 @@ if [ $ref = 1 ]; then
 else
     cc="$bld/bin/kumicc -fopenmp" tag=kumi
 fi
-tests=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$suite/testlist-c.txt" | grep -v '^$')
+[ -n "$list" ] || list=$suite/testlist-c.txt
+tests=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$list" | grep -v '^$') || {
+    echo "ompts_suite: no tests in $list" >&2; exit 2; }
 
 # gen_and_build NAME KIND ORPH: bin/c/<prefix>NAME (kind test or crosstest)
 gen_and_build() {
