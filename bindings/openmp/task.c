@@ -41,6 +41,14 @@
  * inside final tasks, when the frame depth or the queue is full; with
  * depend clauses, only after their predecessors (which are then all
  * undeferred too, so finished).
+ *
+ * Untied tasks run tied. clang splits an untied task's routine into
+ * parts: at its start and at each task scheduling point in it the routine
+ * stores the next part's number in part_id, passes its own record to
+ * __kmpc_omp_task (for the runtime to queue the rest) and returns. The
+ * PE running it notes that call (the record is the one it runs) and calls
+ * the routine again, so the task goes on at once where it is, in its
+ * frame, until a part returns without it.
  */
 #include <sched.h>
 #include <string.h>
@@ -73,6 +81,16 @@ static struct task_sym *tsym;
 static int              depth;   /* this PE's current frame */
 static char             frame_final[TASK_DEPTH];   /* frame runs a final task */
 static int              if0_sat;                   /* if(0) tasks begun past the last frame */
+
+/* The task whose routine this PE is running (innermost), and whether that
+ * routine passed its own record to __kmpc_omp_task (an untied task's
+ * next part: see above). */
+static kmp_task_t *run_task;
+static int         run_requeued;
+/* what an if(0) task's begin saved, for its complete */
+#define TASK_IF0_SAVE 1024
+static kmp_task_t *if0_saved[TASK_IF0_SAVE];
+static int         if0_nsaved, if0_unsaved;
 
 /* Records of other PEs' tasks run here: freeing one is a round trip to
  * its home, which may be busy running tasks without serving anything, so
@@ -320,8 +338,15 @@ void kumi_omp_task_run(kmp_task_t *t)
     /* a task made by hand with no body only orders its deps; a cancelled
      * taskgroup's (or parallel region's) tasks not yet started are
      * discarded */
-    if (tk.routine != NULL && !kumi_omp_tg_discard(hd.tg))
-        tk.routine(kumi_omp_th.pe, t);
+    if (tk.routine != NULL && !kumi_omp_tg_discard(hd.tg)) {
+        kmp_task_t *save_run = run_task;
+        run_task = t;
+        do {   /* again while the routine queued its own next part (untied) */
+            run_requeued = 0;
+            tk.routine(kumi_omp_th.pe, t);
+        } while (run_requeued);
+        run_task = save_run;
+    }
     if (!sat) {
         kumi_omp_task_wait_children();
         frame_final[depth] = 0;
@@ -599,6 +624,12 @@ int32_t __kmpc_omp_task_with_deps(kumi_omp_ident_t *loc, int32_t gtid, void *tas
     task_hdr    hd;
     (void)loc;
     (void)gtid;
+    if (t == run_task) {
+        /* an untied task's next part: its PE runs it when the routine
+         * returns (kumi_omp_task_run, __kmpc_omp_task_complete_if0) */
+        run_requeued = 1;
+        return 0;
+    }
     kumi_omp_task_hdr_read(t, &hd);
     if (!kumi_omp_task_deferrable() && !hd.detach) {
         /* undeferred, and so were its siblings (same frame), which have
@@ -673,6 +704,14 @@ void __kmpc_omp_task_begin_if0(kumi_omp_ident_t *loc, int32_t gtid, void *task)
     task_hdr hd;
     (void)loc;
     (void)gtid;
+    /* the compiler calls the routine next: it is the running task */
+    if (if0_nsaved < TASK_IF0_SAVE) {
+        if0_saved[if0_nsaved++] = run_task;
+        run_task                = task;
+        run_requeued            = 0;
+    } else {
+        if0_unsaved++;   /* so deep: an untied part would run as a new task */
+    }
     if (tsym == NULL || depth + 1 >= TASK_DEPTH) {
         if0_sat++;   /* saturated: runs in its parent's frame (see task_run) */
         return;
@@ -688,6 +727,21 @@ void __kmpc_omp_task_complete_if0(kumi_omp_ident_t *loc, int32_t gtid, void *tas
 {
     (void)loc;
     (void)gtid;
+    if (if0_unsaved > 0) {
+        if0_unsaved--;
+    } else {
+        if (run_task == task && run_requeued) {
+            /* an untied task: the compiler ran its first part, the rest here */
+            kmp_task_t tk;
+            if (kumi_dsm_read(&tk, task, sizeof tk) != KUMI_OK)
+                kumi_global_exit(1);
+            do {
+                run_requeued = 0;
+                tk.routine(kumi_omp_th.pe, task);
+            } while (run_requeued);
+        }
+        run_task = if0_saved[--if0_nsaved];
+    }
     if (if0_sat > 0) {
         if0_sat--;
     } else {

@@ -17,6 +17,7 @@ kumi_omp_test(task_depend)
 kumi_omp_test(task_red)
 kumi_omp_test(task_detach)
 kumi_omp_test(task_barrier)
+kumi_omp_test(task_untied)
 
 # every libc_wrap.def row has its kumi_omp_libc_ wrapper in libkumi-omp
 add_test(NAME omp.libc_wrap_table
