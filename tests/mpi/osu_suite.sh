@@ -45,6 +45,9 @@ work=$(cd "$work" && pwd)
 
 if [ $ref = 1 ]; then
     cc=$(command -v mpicc) cxx=$(command -v mpicxx) run="$(command -v mpirun) --oversubscribe"
+    # Open MPI refuses root without these (kumi's mpirun does not care)
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 else
     cc=$bld/bin/mpicc cxx=$bld/bin/mpicxx run=$bld/bin/mpirun
 fi
