@@ -88,13 +88,14 @@ run_one() {
     timeout "$limit" $run -np "$np" "$exe" $opts >"$log" 2>&1
     rc=$?
     data=$(grep -c '^ *[0-9]' "$log")
-    if grep -q 'Fail' "$log"; then
+    # a size's line ending in "Fail" (not a crash's "Failing at address")
+    if grep -qE '^ *[0-9].*[[:space:]]Fail[[:space:]]*$' "$log"; then
         res="FAIL wrong data"
     elif [ $rc = 124 ] || [ $rc = 137 ]; then
         res="FAIL hang"
     elif [ $rc != 0 ] || [ "$data" = 0 ]; then
         res="FAIL exit $rc"
-    elif grep -q 'Pass' "$log"; then
+    elif grep -qE '^ *[0-9].*[[:space:]]Pass[[:space:]]*$' "$log"; then
         res="pass (validated)"
     else
         res="pass"
