@@ -387,13 +387,7 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
 
 static int kumi_ucx_progress(struct kumi_tp *tp)
 {
-    struct kumi_ucx *s = kumi_ucx_of(tp);
-
-    /* the progress thread stays away while callers poll; a lost increment
-     * between two threads only means the count moved less */
-    __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
-    return kumi_ucx_progress_(s);
+    return kumi_ucx_progress_(kumi_ucx_of(tp));
 }
 
 /* A barrier completed: every message since its quiet was the barrier's

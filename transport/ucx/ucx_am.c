@@ -178,11 +178,32 @@ static int kumi_ucx_drain(struct kumi_ucx *s)
     return n;
 }
 
+/* One thread at a time drives the worker: a second one returns at once
+ * instead of spinning on UCX's worker lock (UCS_THREAD_MODE_MULTI: a
+ * spinlock) while the first progresses, which on a loaded machine cost
+ * the spinner's core and, when the holder was preempted, milliseconds. */
+static void kumi_ucx_drive(struct kumi_ucx *s)
+{
+    if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
+        return;
+    while (ucp_worker_progress(s->worker) != 0) {
+    }
+    __atomic_store_n(&s->driving, 0, __ATOMIC_RELEASE);
+}
+
 int kumi_ucx_progress_(struct kumi_ucx *s)
 {
-    if (s->worker != NULL)
-        while (ucp_worker_progress(s->worker) != 0) {
-        }
+    /* a caller polls: the progress thread stays away (README: progress);
+     * a lost increment between two threads only means it moved less */
+    __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    kumi_ucx_drive(s);
+    return kumi_ucx_drain(s);
+}
+
+int kumi_ucx_serve(struct kumi_ucx *s)
+{
+    kumi_ucx_drive(s);
     return kumi_ucx_drain(s);
 }
 

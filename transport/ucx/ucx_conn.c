@@ -301,13 +301,17 @@ static void *kumi_ucx_thread(void *arg)
             nanosleep(&ts, NULL);
             continue;
         }
-        if (kumi_ucx_progress_(s) > 0)
+        /* nobody polled since `seen` was taken, at least a millisecond
+         * ago: serve. `seen` is not renewed here, so a caller that polls
+         * meanwhile (woken by the same message) sends the thread back to
+         * sleep before it touches the worker again: the two never take
+         * turns at the worker's lock */
+        if (kumi_ucx_serve(s) > 0)
             continue;
         if (ucp_worker_arm(s->worker) == UCS_OK) {
             struct pollfd pf = { .fd = s->efd, .events = POLLIN };
             poll(&pf, 1, 1);
         }
-        seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
     }
     return NULL;
 }
