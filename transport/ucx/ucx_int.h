@@ -101,6 +101,8 @@ struct kumi_ucx {
     uint32_t              sleeping;    /* callers asleep on their doorbell   */
     uint32_t              polls;       /* bumped by every caller's progress  */
     uint32_t              driving;     /* a thread is in ucp_worker_progress */
+    uint32_t              rma_any;     /* an RMA put since quiet's last flush */
+    uint32_t              direct;      /* messages applied in UCP's callback  */
 };
 
 double kumi_ucx_now(void);
