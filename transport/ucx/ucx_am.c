@@ -214,14 +214,13 @@ static int kumi_ucx_drain(struct kumi_ucx *s)
  * instead of spinning on UCX's worker lock (UCS_THREAD_MODE_MULTI: a
  * spinlock) while the first progresses, which on a loaded machine cost
  * the spinner's core and, when the holder was preempted, milliseconds. */
-static int kumi_ucx_drive(struct kumi_ucx *s, int until_idle)
+static int kumi_ucx_drive(struct kumi_ucx *s)
 {
     uint32_t d0 = __atomic_load_n(&s->direct, __ATOMIC_RELAXED);
 
     if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
         return 0;
-    while (ucp_worker_progress(s->worker) != 0 && until_idle) {
-    }
+    ucp_worker_progress(s->worker);
     __atomic_store_n(&s->driving, 0, __ATOMIC_RELEASE);
     return (int)(__atomic_load_n(&s->direct, __ATOMIC_RELAXED) - d0);
 }
@@ -236,14 +235,21 @@ int kumi_ucx_progress_(struct kumi_ucx *s)
      * a lost increment between two threads only means it moved less */
     __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
-    int n = kumi_ucx_drive(s, 0);
+    int n = kumi_ucx_drive(s);
     return n + kumi_ucx_drain(s);
 }
 
-/* The thread drives until the worker is idle: it arms it next. */
-int kumi_ucx_serve(struct kumi_ucx *s)
+int kumi_ucx_serve(struct kumi_ucx *s, int *armed)
 {
-    int n = kumi_ucx_drive(s, 1);
-    return n + kumi_ucx_drain(s);
+    uint32_t d0 = __atomic_load_n(&s->direct, __ATOMIC_RELAXED);
+
+    *armed = 0;
+    if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
+        return -1;
+    while (ucp_worker_progress(s->worker) != 0) {
+    }
+    *armed = ucp_worker_arm(s->worker) == UCS_OK;
+    __atomic_store_n(&s->driving, 0, __ATOMIC_RELEASE);
+    return (int)(__atomic_load_n(&s->direct, __ATOMIC_RELAXED) - d0) + kumi_ucx_drain(s);
 }
 

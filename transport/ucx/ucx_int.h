@@ -112,8 +112,13 @@ int    kumi_ucx_is_failed(struct kumi_ucx *s);
  * what arrived; handlers run unless this thread is inside one. Returns
  * messages applied. */
 int    kumi_ucx_progress_(struct kumi_ucx *s);
-/* The same for the progress thread, which must not count as a caller. */
-int    kumi_ucx_serve(struct kumi_ucx *s);
+/* The progress thread's turn, which does not count as a caller's: drives
+ * the worker until idle and arms it (*armed: its wakeup fd signals the
+ * next event), holding `driving` throughout, so the thread never waits on
+ * UCX's lock for a caller inside progress (a caller preempted there made
+ * it spin for a whole time slice); then applies. Returns messages
+ * applied, or -1 when a caller drives. */
+int    kumi_ucx_serve(struct kumi_ucx *s, int *armed);
 /* Waits for req (NULL: done) with progress; KUMI_OK, or KUMI_ERR_PEER
  * once the request failed or the job did (the request is then left to
  * UCP, which frees it when it ends). */
