@@ -245,12 +245,14 @@ static int kumi_ring_push_any(const char *call, struct kumi_ring *r, const void 
             rc = kumi_ring_put(tp, r, (off + KUMI_RING_HDR) & r->mask, msg, len);
     }
     if (rc != KUMI_OK)
-        return rc;
+        return kumi_rt_peer_status(call, rc);
     /* ordered after the puts above by the transport's contract */
     rc = kumi_tp_kick(tp, r->consumer, r->tail_off, r->tail + need, 8);
     if (rc == KUMI_OK)
         r->tail += need;
-    return rc;
+    /* a transport that learns of a death when it sends (ucx) returns a
+     * silent KUMI_ERR_PEER: report it, naming the cause, as a wait would */
+    return kumi_rt_peer_status(call, rc);
 }
 
 int kumi_ring_push(kumi_ring_t r, const void *msg, size_t len)
@@ -332,7 +334,7 @@ static int kumi_ring_pop_any(const char *call, struct kumi_ring *r, void *buf, s
     if (r->head - r->head_sent >= r->batch || r->head == r->tail_seen) {
         rc = kumi_tp_kick(&kumi_rt.tp, r->producer, r->head_off, r->head, 8);
         if (rc != KUMI_OK)
-            return rc;
+            return kumi_rt_peer_status(call, rc);   /* as the push's */
         r->head_sent = r->head;
     }
     *lenp = (size_t)len;

@@ -245,8 +245,11 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
     if ((rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
         return rc;
     __atomic_store_n(&p->rma_pending, 1, __ATOMIC_RELEASE);
+    ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->base[seg] + off, p->rkey[seg], &rp);
+    /* set once issued: a quiet that clears it afterwards flushes this put */
+    __atomic_store_n(&s->rma_any, 1, __ATOMIC_RELEASE);
     /* local completion only (src reusable); remote completion is quiet's */
-    rc = kumi_ucx_wait(s, ucp_put_nbx(p->ep, src, n, p->base[seg] + off, p->rkey[seg], &rp));
+    rc = kumi_ucx_wait(s, req);
     return kumi_ucx_failed_op(s, pe, rc);
 }
 
@@ -331,9 +334,12 @@ static int kumi_ucx_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     } else {
         __atomic_store_n(&p->rma_pending, 1, __ATOMIC_RELEASE);
     }
-    rc = kumi_ucx_wait(s, ucp_atomic_op_nbx(p->ep, kumi_ucx_amo_op(op),
-                                            width == 4 ? (void *)&arg32 : (void *)&arg, 1,
-                                            p->base[seg] + off, p->rkey[seg], &rp));
+    ucs_status_ptr_t req = ucp_atomic_op_nbx(p->ep, kumi_ucx_amo_op(op),
+                                             width == 4 ? (void *)&arg32 : (void *)&arg, 1,
+                                             p->base[seg] + off, p->rkey[seg], &rp);
+    if (!reply)     /* completes remotely at quiet's flush, as a put */
+        __atomic_store_n(&s->rma_any, 1, __ATOMIC_RELEASE);
+    rc = kumi_ucx_wait(s, req);
     if (rc == KUMI_OK && old != NULL && kumi_tp_amo_fetches(op))
         *old = width == 4 ? res32 : res;
     return kumi_ucx_failed_op(s, pe, rc);
@@ -370,11 +376,17 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
                                  < __atomic_load_n(&s->peer[pe].mseq, __ATOMIC_ACQUIRE))
             rc = kumi_ucx_probe_send(s, pe, &seq[pe]);
     }
-    /* cleared first: a put another thread issues meanwhile sets it again */
-    for (int pe = 0; pe < s->size; pe++)
-        __atomic_store_n(&s->peer[pe].rma_pending, 0, __ATOMIC_RELEASE);
-    if (rc == KUMI_OK)
+    /* RMA (puts > 128 KiB) issued since the last flush: flush the worker.
+     * Nothing else needs it (a message completes locally before its send
+     * returns, its remote completion is the probe's; gets and fetching
+     * atomics are waited for), and a flush is not free: a request, a
+     * progress pass, over UCX's tcp a wait for the put's acknowledgement.
+     * Cleared first: a put another thread issues meanwhile sets it again */
+    if (rc == KUMI_OK && __atomic_exchange_n(&s->rma_any, 0, __ATOMIC_ACQ_REL)) {
+        for (int pe = 0; pe < s->size; pe++)
+            __atomic_store_n(&s->peer[pe].rma_pending, 0, __ATOMIC_RELEASE);
         rc = kumi_ucx_wait(s, ucp_worker_flush_nbx(s->worker, &rp));
+    }
     for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++)
         if (seq[pe].seq != 0)
             rc = kumi_ucx_probe_wait(s, pe, &seq[pe]);
@@ -387,13 +399,7 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
 
 static int kumi_ucx_progress(struct kumi_tp *tp)
 {
-    struct kumi_ucx *s = kumi_ucx_of(tp);
-
-    /* the progress thread stays away while callers poll; a lost increment
-     * between two threads only means the count moved less */
-    __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
-    return kumi_ucx_progress_(s);
+    return kumi_ucx_progress_(kumi_ucx_of(tp));
 }
 
 /* A barrier completed: every message since its quiet was the barrier's

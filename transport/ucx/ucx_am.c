@@ -12,6 +12,9 @@
  * worker but applies nothing, so handlers never nest */
 static __thread int kumi_ucx_in_rx;
 
+static void kumi_ucx_apply(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const uint8_t *payload,
+                           uint32_t len);
+
 /* Queues one message for progress to apply: [hdr][u32 len][payload],
  * 8-byte aligned entries. */
 int kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
@@ -94,6 +97,26 @@ ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *da
                      KUMI_TP_STATUS_UNKNOWN);
         return UCS_OK;
     }
+    /* A store (kick, put, non-fetching atomic) or a probe's answer finds
+     * nothing queued before it and nobody applying: it is applied here, at
+     * once, still in arrival order (the lock keeps a drain from taking the
+     * queue meanwhile). This saves the copy and the queue's round, and the
+     * caller's wait sees the store on its next test. Handlers and probes
+     * (which send) always go through the queue. */
+    if (h.kind != KUMI_UCX_AM && h.kind != KUMI_UCX_PROBE
+        && !__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
+        int direct;
+        pthread_mutex_lock(&s->qlock);
+        direct = s->qlen == 0 && !__atomic_load_n(&s->draining, __ATOMIC_ACQUIRE);
+        if (direct)
+            kumi_ucx_apply(s, &h, data, (uint32_t)len);
+        pthread_mutex_unlock(&s->qlock);
+        if (direct) {
+            __atomic_add_fetch(&s->direct, 1, __ATOMIC_RELAXED);
+            kumi_ucx_ring(s->tp);
+            return UCS_OK;
+        }
+    }
     if (kumi_ucx_enqueue(s, &h, data, len, NULL, 0) != KUMI_OK)
         kumi_tp_fail(s->tp, 1u + (uint32_t)s->rank, KUMI_TP_STATUS_UNKNOWN);
     return UCS_OK;
@@ -106,6 +129,42 @@ void kumi_ucx_store(void *p, unsigned width, uint64_t v)
     case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELEASE); break;
     case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, __ATOMIC_RELEASE); break;
     default: __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE); break;
+    }
+}
+
+/* Applies one message (validated on receipt). */
+static void kumi_ucx_apply(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const uint8_t *payload,
+                           uint32_t len)
+{
+    struct kumi_tp *tp = s->tp;
+
+    if (h->kind == KUMI_UCX_KICK) {
+        kumi_ucx_store((uint8_t *)tp->local[KUMI_SEG_LLCM] + h->off, h->width, h->val);
+    } else if (h->kind == KUMI_UCX_AM) {
+        kumi_tp_am_fn fn = __atomic_load_n(&tp->am[h->handler].fn, __ATOMIC_ACQUIRE);
+        if (fn != NULL) {
+            kumi_ucx_in_rx = 1;
+            fn(tp, (int)h->src, len ? payload : NULL, len,
+               __atomic_load_n(&tp->am[h->handler].arg, __ATOMIC_RELAXED));
+            kumi_ucx_in_rx = 0;
+        }
+    } else if (h->kind == KUMI_UCX_AMO) {
+        kumi_tp_amo_apply((uint8_t *)tp->local[h->handler & 0xff] + h->off,
+                          (enum kumi_amo)(h->handler >> 8), h->width, h->val, 0);
+    } else if (h->kind == KUMI_UCX_PUT) {
+        memcpy((uint8_t *)tp->local[h->handler] + h->off, payload, len);
+    } else if (h->kind == KUMI_UCX_PROBE) {
+        /* everything before it is applied: answer (a failure to send is
+         * the job's, recorded by the send) */
+        struct kumi_ucx_hdr a = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE_ACK,
+                                  .val = h->val };
+        kumi_ucx_send(s, (int)h->src, &a, NULL, 0, NULL, 0);
+    } else if (h->kind == KUMI_UCX_PROBE_ACK) {
+        uint64_t *ack = &s->peer[h->src].probe_ack;
+        if (__atomic_load_n(ack, __ATOMIC_ACQUIRE) < h->val)
+            __atomic_store_n(ack, h->val, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&s->peer[h->src].fin_rx, 1, __ATOMIC_RELEASE);
     }
 }
 
@@ -141,34 +200,7 @@ static int kumi_ucx_drain(struct kumi_ucx *s)
             const uint8_t *payload = q + at + sizeof(h) + 8;
             at += (sizeof(h) + 8 + len + 7) & ~(size_t)7;
             n++;
-            if (h.kind == KUMI_UCX_KICK) {
-                kumi_ucx_store((uint8_t *)tp->local[KUMI_SEG_LLCM] + h.off, h.width, h.val);
-            } else if (h.kind == KUMI_UCX_AM) {
-                kumi_tp_am_fn fn = __atomic_load_n(&tp->am[h.handler].fn, __ATOMIC_ACQUIRE);
-                if (fn != NULL) {
-                    kumi_ucx_in_rx = 1;
-                    fn(tp, (int)h.src, len ? payload : NULL, len,
-                       __atomic_load_n(&tp->am[h.handler].arg, __ATOMIC_RELAXED));
-                    kumi_ucx_in_rx = 0;
-                }
-            } else if (h.kind == KUMI_UCX_AMO) {
-                kumi_tp_amo_apply((uint8_t *)tp->local[h.handler & 0xff] + h.off,
-                                  (enum kumi_amo)(h.handler >> 8), h.width, h.val, 0);
-            } else if (h.kind == KUMI_UCX_PUT) {
-                memcpy((uint8_t *)tp->local[h.handler] + h.off, payload, len);
-            } else if (h.kind == KUMI_UCX_PROBE) {
-                /* everything before it is applied: answer (a failure to
-                 * send is the job's, recorded by the send) */
-                struct kumi_ucx_hdr a = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE_ACK,
-                                          .val = h.val };
-                kumi_ucx_send(s, (int)h.src, &a, NULL, 0, NULL, 0);
-            } else if (h.kind == KUMI_UCX_PROBE_ACK) {
-                uint64_t *ack = &s->peer[h.src].probe_ack;
-                if (__atomic_load_n(ack, __ATOMIC_ACQUIRE) < h.val)
-                    __atomic_store_n(ack, h.val, __ATOMIC_RELEASE);
-            } else {
-                __atomic_store_n(&s->peer[h.src].fin_rx, 1, __ATOMIC_RELEASE);
-            }
+            kumi_ucx_apply(s, &h, payload, len);
         }
         free(q);
     }
@@ -178,11 +210,46 @@ static int kumi_ucx_drain(struct kumi_ucx *s)
     return n;
 }
 
+/* One thread at a time drives the worker: a second one returns at once
+ * instead of spinning on UCX's worker lock (UCS_THREAD_MODE_MULTI: a
+ * spinlock) while the first progresses, which on a loaded machine cost
+ * the spinner's core and, when the holder was preempted, milliseconds. */
+static int kumi_ucx_drive(struct kumi_ucx *s)
+{
+    uint32_t d0 = __atomic_load_n(&s->direct, __ATOMIC_RELAXED);
+
+    if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
+        return 0;
+    ucp_worker_progress(s->worker);
+    __atomic_store_n(&s->driving, 0, __ATOMIC_RELEASE);
+    return (int)(__atomic_load_n(&s->direct, __ATOMIC_RELAXED) - d0);
+}
+
+/* One ucp_worker_progress per call: a caller's wait calls again anyway,
+ * and a second call after an event (to see the worker idle) is one more
+ * epoll_wait over UCX's tcp between a message's arrival and the wait
+ * seeing it. */
 int kumi_ucx_progress_(struct kumi_ucx *s)
 {
-    if (s->worker != NULL)
-        while (ucp_worker_progress(s->worker) != 0) {
-        }
-    return kumi_ucx_drain(s);
+    /* a caller polls: the progress thread stays away (README: progress);
+     * a lost increment between two threads only means it moved less */
+    __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    int n = kumi_ucx_drive(s);
+    return n + kumi_ucx_drain(s);
+}
+
+int kumi_ucx_serve(struct kumi_ucx *s, int *armed)
+{
+    uint32_t d0 = __atomic_load_n(&s->direct, __ATOMIC_RELAXED);
+
+    *armed = 0;
+    if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
+        return -1;
+    while (ucp_worker_progress(s->worker) != 0) {
+    }
+    *armed = ucp_worker_arm(s->worker) == UCS_OK;
+    __atomic_store_n(&s->driving, 0, __ATOMIC_RELEASE);
+    return (int)(__atomic_load_n(&s->direct, __ATOMIC_RELAXED) - d0) + kumi_ucx_drain(s);
 }
 

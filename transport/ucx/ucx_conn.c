@@ -293,21 +293,28 @@ static void *kumi_ucx_thread(void *arg)
     struct kumi_ucx *s = arg;
     uint32_t         seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
 
+    int              away = 0;
+
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         uint32_t now = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
-        if (now != seen && !__atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE)) {
+        if (away || (now != seen && !__atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))) {
             seen = now;                       /* a caller polls: stay away */
+            away = 0;
             struct timespec ts = { 0, 1000000 };
             nanosleep(&ts, NULL);
             continue;
         }
-        if (kumi_ucx_progress_(s) > 0)
+        /* nobody polled since `seen` was taken, at least a millisecond
+         * ago: serve. `seen` is not renewed here, so a caller that polls
+         * meanwhile (woken by the same message) sends the thread back to
+         * sleep before it touches the worker again: the two never take
+         * turns at the worker's lock */
+        int armed, n = kumi_ucx_serve(s, &armed);
+        away = n < 0;         /* a caller drives (perhaps preempted there): it polls */
+        if (n != 0 || !armed)
             continue;
-        if (ucp_worker_arm(s->worker) == UCS_OK) {
-            struct pollfd pf = { .fd = s->efd, .events = POLLIN };
-            poll(&pf, 1, 1);
-        }
-        seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
+        struct pollfd pf = { .fd = s->efd, .events = POLLIN };
+        poll(&pf, 1, 1);
     }
     return NULL;
 }

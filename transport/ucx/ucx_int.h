@@ -100,13 +100,25 @@ struct kumi_ucx {
     uint32_t              stop;
     uint32_t              sleeping;    /* callers asleep on their doorbell   */
     uint32_t              polls;       /* bumped by every caller's progress  */
+    uint32_t              driving;     /* a thread is in ucp_worker_progress */
+    uint32_t              rma_any;     /* an RMA put since quiet's last flush */
+    uint32_t              direct;      /* messages applied in UCP's callback  */
 };
 
 double kumi_ucx_now(void);
 int    kumi_ucx_is_failed(struct kumi_ucx *s);
-/* Drives the worker and applies what arrived; handlers run unless this
- * thread is inside one. Returns messages applied. */
+/* A caller's progress (every wait inside the transport too): counts in
+ * `polls`, drives the worker unless another thread is at it, and applies
+ * what arrived; handlers run unless this thread is inside one. Returns
+ * messages applied. */
 int    kumi_ucx_progress_(struct kumi_ucx *s);
+/* The progress thread's turn, which does not count as a caller's: drives
+ * the worker until idle and arms it (*armed: its wakeup fd signals the
+ * next event), holding `driving` throughout, so the thread never waits on
+ * UCX's lock for a caller inside progress (a caller preempted there made
+ * it spin for a whole time slice); then applies. Returns messages
+ * applied, or -1 when a caller drives. */
+int    kumi_ucx_serve(struct kumi_ucx *s, int *armed);
 /* Waits for req (NULL: done) with progress; KUMI_OK, or KUMI_ERR_PEER
  * once the request failed or the job did (the request is then left to
  * UCP, which frees it when it ends). */
