@@ -456,6 +456,41 @@ static int kumi_team_make(const char *call, struct kumi_team *parent, int *ranks
     return KUMI_OK;
 }
 
+/* My handle of a team of the world PEs pes[0..n) (copied) at team slot
+ * slot, which its members agreed on among themselves (a binding's
+ * members-only creation, MPI_Comm_create_group): no collective here. The
+ * slot must be free here; its LLCM words are cleared, and the caller makes
+ * sure no member uses the team before every member has returned from
+ * this call (a barrier of the members' own). I must be one of pes. */
+int kumi_coll_team_at(const char *call, const int *pes, int n, int slot, struct kumi_team **out)
+{
+    struct kumi_team *t;
+    int               me = -1;
+
+    if (slot < 1 || slot >= kumi_rt.team_slots || kumi_rt_team_bit(kumi_rt.team_slots_used, slot)
+        || pes == NULL || n < 1 || out == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "team slot %d is not free here (or no "
+                             "members)", slot);
+    for (int i = 0; i < n; i++)
+        if (pes[i] == kumi_rt.rank)
+            me = i;
+    if (me < 0)
+        return kumi_rt_error(KUMI_ERR_INVALID, call, "this PE is not one of the team's members");
+    t = calloc(1, sizeof(*t));
+    if (t == NULL || (t->pes = malloc((size_t)n * sizeof(int))) == NULL) {
+        free(t);
+        return kumi_rt_error(KUMI_ERR_NOMEM, call, "no memory for a team");
+    }
+    memcpy(t->pes, pes, (size_t)n * sizeof(int));
+    t->size    = n;
+    t->rank    = me;
+    t->scratch = -1;
+    kumi_rt_team_bind_slot(t, slot);
+    memset((void *)kumi_coll_llcm(t, 0), 0, KUMI_TEAM_LLCM_BYTES);
+    *out = t;
+    return KUMI_OK;
+}
+
 int kumi_team_split_strided(kumi_team_t parent, int start, int stride, int size, kumi_team_t *out)
 {
     static const char call[] = "kumi_team_split_strided";

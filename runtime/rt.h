@@ -290,6 +290,9 @@ void kumi_rt_team_bind_slot(struct kumi_team *team, int slot);
 void kumi_rt_team_bind_scratch(struct kumi_team *team, int area);
 /* Frees the collectives' state, gives back the slot and the area. */
 void kumi_rt_team_release_slot(struct kumi_team *team);
+/* collectives/team.c: my handle of a team whose members agreed on its slot
+ * among themselves (no collective; see there). */
+int kumi_coll_team_at(const char *call, const int *pes, int n, int slot, struct kumi_team **out);
 /* Bit i of a KUMI_RT_TEAM_WORDS bitmap. */
 static inline int kumi_rt_team_bit(const uint64_t *map, int i)
 {

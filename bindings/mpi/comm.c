@@ -98,6 +98,8 @@ void kmpi_comm_fini(void)
             free(c->team);
         }
         kmpi_topo_free(c->topo);
+        kmpi_comm_info_free(c);
+        kmpi_attr_drop(c);
         kmpi_errh_unref(c->errh);
         free(c);
     }
@@ -197,6 +199,9 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return team_error(call, comm, krc);
     if ((rc = comm_add(call, comm, team, newcomm)) != MPI_SUCCESS)
         return rc;
+    /* the keys' copy callbacks decide which attributes the copy gets */
+    if ((rc = kmpi_attr_copy(call, comm, *newcomm)) != MPI_SUCCESS)
+        return rc;
     /* a duplicate keeps the topology (MPI-3.1 6.4.2) */
     if (c->topo != NULL && (kmpi_comm_fast(*newcomm)->topo = kmpi_topo_dup(c->topo)) == NULL)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for the topology");
@@ -205,7 +210,11 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    static const char call[] = "MPI_Comm_split";
+    return kmpi_comm_split("MPI_Comm_split", comm, color, key, newcomm);
+}
+
+int kmpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
     int               rc, krc;
     struct kmpi_comm *c = comm_check(call, comm, &rc);
     kumi_team_t       team;
@@ -228,6 +237,173 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return comm_add(call, comm, team, newcomm);
 }
 
+/* One message of MPI_Comm_create_group's agreement, to or from the group's
+ * leader (group rank 0): a member's team slots in use and whether it is
+ * ready (first round), the leader's choice of slot (second), each member's
+ * result and the leader's verdict (third). */
+struct create_msg {
+    uint64_t used[KUMI_RT_TEAM_WORDS];
+    int32_t  ok;     /* member: 1 ready / 0 failed; leader: the verdict */
+    int32_t  slot;   /* leader, second round: the slot, -1 none free    */
+};
+
+/* A round with the leader: every member sends *m to it (the leader
+ * receives them into all[1..n)), then the leader sends *m, which it may
+ * have changed in between through combine, to every member. */
+static int create_round(const char *call, struct kmpi_comm *c, const int *prank, int n, int me,
+                        int tag, struct create_msg *m, struct create_msg *all,
+                        void (*combine)(struct create_msg *m, const struct create_msg *all, int n))
+{
+    kumi_request_t r;
+    int            krc = KUMI_OK;
+
+    if (me != 0) {
+        krc = kumi_msg_isend_ctx(call, m, sizeof(*m), prank[0], tag, c->team, KMPI_CTX_CREATE,
+                                 0, &r);
+        if (krc == KUMI_OK && (krc = kumi_msg_req_wait(call, r)) == KUMI_OK)
+            krc = kumi_msg_req_finish(r, NULL);
+        if (krc == KUMI_OK)
+            krc = kumi_msg_irecv_ctx(call, m, sizeof(*m), prank[0], tag, c->team,
+                                     KMPI_CTX_CREATE, &r);
+        if (krc == KUMI_OK && (krc = kumi_msg_req_wait(call, r)) == KUMI_OK)
+            krc = kumi_msg_req_finish(r, NULL);
+        return krc;
+    }
+    for (int i = 1; i < n && krc == KUMI_OK; i++) {
+        krc = kumi_msg_irecv_ctx(call, &all[i], sizeof(*all), prank[i], tag, c->team,
+                                 KMPI_CTX_CREATE, &r);
+        if (krc == KUMI_OK && (krc = kumi_msg_req_wait(call, r)) == KUMI_OK)
+            krc = kumi_msg_req_finish(r, NULL);
+    }
+    if (krc == KUMI_OK)
+        combine(m, all, n);
+    for (int i = 1; i < n && krc == KUMI_OK; i++) {
+        krc = kumi_msg_isend_ctx(call, m, sizeof(*m), prank[i], tag, c->team, KMPI_CTX_CREATE,
+                                 0, &r);
+        if (krc == KUMI_OK && (krc = kumi_msg_req_wait(call, r)) == KUMI_OK)
+            krc = kumi_msg_req_finish(r, NULL);
+    }
+    return krc;
+}
+
+/* first round: the lowest slot free on every member, -1 if none or a
+ * member is not ready */
+static void create_pick(struct create_msg *m, const struct create_msg *all, int n)
+{
+    for (int i = 1; i < n; i++) {
+        m->ok &= all[i].ok;
+        for (int w = 0; w < KUMI_RT_TEAM_WORDS; w++)
+            m->used[w] |= all[i].used[w];
+    }
+    m->slot = -1;
+    for (int s = 1; m->ok && s < kumi_rt.team_slots && m->slot < 0; s++)
+        if (!kumi_rt_team_bit(m->used, s))
+            m->slot = s;
+}
+
+/* third round: ready only if every member is */
+static void create_verdict(struct create_msg *m, const struct create_msg *all, int n)
+{
+    for (int i = 1; i < n; i++)
+        m->ok &= all[i].ok;
+}
+
+/* Collective over the members of group only (MPI-3.1 6.4.2): the leader
+ * gathers the members' team slots in use and hands out the lowest free on
+ * all of them, each member makes its handle of the team there
+ * (kumi_coll_team_at), and a last round with the leader makes sure all
+ * have cleared the slot before anyone uses it. Its messages go on comm's
+ * team in a context of their own (KMPI_CTX_CREATE) with the caller's tag,
+ * so concurrent calls on overlapping groups with different tags, as MPI
+ * asks, keep apart. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char  call[] = "MPI_Comm_create_group";
+    int                rc, krc, n, me = -1, slot;
+    struct kmpi_comm  *c = comm_check(call, comm, &rc), *nc = NULL;
+    const int         *pes;
+    int               *prank;
+    struct create_msg  m, *all = NULL;
+    struct kumi_team  *team = NULL;
+
+    if (c == NULL)
+        return rc;
+    if ((n = kmpi_group_pes(group, &pes)) < 0)
+        return kmpi_error(comm, MPI_ERR_GROUP, call, "%d is no group%s", group,
+                          group == MPI_GROUP_NULL ? " (MPI_GROUP_NULL)" : " (freed?)");
+    if (newcomm == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    if (tag < 0)
+        return kmpi_error(comm, MPI_ERR_TAG, call, "tag %d is negative", tag);
+    if ((prank = malloc((size_t)(n > 0 ? n : 1) * sizeof(int))) == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for %d ranks", n);
+    /* every member of the group must be one of comm's */
+    for (int i = 0; i < n; i++) {
+        int r;
+        for (r = 0; r < c->size && kumi_team_pe(c->team, r) != pes[i]; r++)
+            ;
+        if (r == c->size) {
+            free(prank);
+            return kmpi_error(comm, MPI_ERR_GROUP, call, "group rank %d (PE %d) is not in the "
+                              "communicator", i, pes[i]);
+        }
+        prank[i] = r;
+        if (pes[i] == kumi_rank())
+            me = i;
+    }
+    if (me < 0) {   /* MPI_GROUP_EMPTY, or a group without me: no communicator */
+        free(prank);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    /* what can fail here is taken before the others rely on it */
+    slot = comm_slot();
+    if (slot >= 0)
+        kmpi_comms[slot] = nc = calloc(1, sizeof(*nc));
+    if (me == 0)
+        all = calloc((size_t)n, sizeof(*all));
+    memset(&m, 0, sizeof(m));
+    memcpy(m.used, kumi_rt.team_slots_used, sizeof(m.used));
+    m.ok = nc != NULL && (me != 0 || all != NULL);
+    krc = create_round(call, c, prank, n, me, tag, &m, all, create_pick);
+    if (krc == KUMI_OK && m.ok && m.slot > 0) {
+        /* the chosen slot is free here (it was when I sent my bitmap, and
+         * nothing took one since); only memory can fail */
+        m.ok = kumi_coll_team_at(call, pes, n, m.slot, &team) == KUMI_OK;
+        krc  = create_round(call, c, prank, n, me, tag, &m, all, create_verdict);
+    }
+    free(all);
+    free(prank);
+    if (krc == KUMI_OK && m.ok && m.slot > 0 && team != NULL) {
+        struct kmpi_comm *p = kmpi_comm_fast(comm);
+        nc->team = team;
+        nc->rank = kumi_team_rank(team);
+        nc->size = kumi_team_size(team);
+        nc->errh = p->errh;
+        kmpi_errh_ref(p->errh);
+        *newcomm = slot;
+        return MPI_SUCCESS;
+    }
+    /* nobody uses the team: each member releases its handle alone */
+    if (team != NULL) {
+        kumi_rt_team_release_slot(team);
+        free(team->pes);
+        free(team);
+    }
+    if (slot >= 0) {
+        kmpi_comms[slot] = NULL;
+        free(nc);
+    }
+    if (krc != KUMI_OK)
+        return kmpi_error_kumi(comm, krc, call, "agreeing on the new communicator");
+    if (nc == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a communicator");
+    if (m.ok && m.slot < 0)
+        return team_error(call, comm, KUMI_ERR_NOMEM);
+    return kmpi_error(comm, MPI_ERR_OTHER, call, "another member of the group could not make "
+                      "the communicator (no memory there)");
+}
+
 int MPI_Comm_free(MPI_Comm *comm)
 {
     static const char call[] = "MPI_Comm_free";
@@ -243,8 +419,12 @@ int MPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return kmpi_error(*comm, MPI_ERR_COMM, call, "%s cannot be freed",
                           *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    /* the delete callbacks run first, while the communicator still works */
+    if ((rc = kmpi_attr_delete_all(call, *comm)) != MPI_SUCCESS)
+        return rc;
     krc = kumi_team_destroy(c->team);   /* a barrier of its members */
     kmpi_topo_free(c->topo);
+    kmpi_comm_info_free(c);
     kmpi_errh_unref(c->errh);
     kmpi_comms[*comm] = NULL;
     free(c);
@@ -290,36 +470,6 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 
 /* The predefined attributes (MPI_COMM_WORLD's, answered on every
  * communicator): the value is a pointer to an int that stays valid. */
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
-{
-    static const char call[] = "MPI_Comm_get_attr";
-    static int        tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE,
-                      wtime_global = 0, universe, appnum = 0;
-    int               rc;
-    struct kmpi_comm *c = comm_check(call, comm, &rc);
-    int              *v = NULL;
-
-    if (c == NULL)
-        return rc;
-    if (attribute_val == NULL || flag == NULL)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
-    switch (comm_keyval) {
-    case MPI_TAG_UB:          v = &tag_ub; break;
-    case MPI_HOST:            v = &host; break;
-    case MPI_IO:              v = &io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE:   universe = kumi_size(); v = &universe; break;
-    case MPI_APPNUM:          v = &appnum; break;
-    default:
-        return kmpi_error(comm, MPI_ERR_ARG, call, "keyval %d is none of the predefined "
-                          "attributes (MPI_TAG_UB .. MPI_APPNUM; no others exist here)",
-                          comm_keyval);
-    }
-    *(int **)attribute_val = v;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     static const char call[] = "MPI_Comm_set_name";

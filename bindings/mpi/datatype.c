@@ -513,6 +513,65 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     return dt_wrap("MPI_Type_create_resized", oldtype, m, newtype);
 }
 
+/* MPI-3.1 4.1.3: built from the constructors above -- the fastest
+ * dimension contiguous, each slower one an hvector of the faster, the
+ * corner placed by a one-block hindexed, the whole resized to the full
+ * array (lb the old type's, extent the product of sizes times its extent) */
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                             const int array_of_subsizes[], const int array_of_starts[],
+                             int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_subarray";
+    int               rc = kmpi_check_live(call), one = 1;
+    MPI_Aint          lb = 0, ext = 0, stride, offset = 0;
+    MPI_Datatype      t, u;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (ndims < 1 || array_of_sizes == NULL || array_of_subsizes == NULL
+        || array_of_starts == NULL || newtype == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "ndims %d is not positive or an "
+                          "array or newtype is NULL", ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "order %d is neither MPI_ORDER_C "
+                          "nor MPI_ORDER_FORTRAN", order);
+    for (int i = 0; i < ndims; i++)
+        if (array_of_sizes[i] < 1 || array_of_subsizes[i] < 0
+            || array_of_subsizes[i] > array_of_sizes[i] || array_of_starts[i] < 0
+            || array_of_starts[i] > array_of_sizes[i] - array_of_subsizes[i])
+            return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "dimension %d: size %d, "
+                              "subsize %d, start %d do not fit (size >= 1, 0 <= subsize <= "
+                              "size, 0 <= start <= size - subsize)", i, array_of_sizes[i],
+                              array_of_subsizes[i], array_of_starts[i]);
+    if ((rc = MPI_Type_get_extent(oldtype, &lb, &ext)) != MPI_SUCCESS)
+        return rc;
+    /* dimension k from the fastest: C's last, Fortran's first */
+#define SUB_DIM(k) (order == MPI_ORDER_C ? ndims - 1 - (k) : (k))
+    if ((rc = MPI_Type_contiguous(array_of_subsizes[SUB_DIM(0)], oldtype, &t)) != MPI_SUCCESS)
+        return rc;
+    stride = ext;
+    for (int k = 0; k < ndims; k++) {
+        int d = SUB_DIM(k);
+        offset += (MPI_Aint)array_of_starts[d] * stride;
+        if (k > 0) {
+            rc = MPI_Type_create_hvector(array_of_subsizes[d], 1, stride, t, &u);
+            MPI_Type_free(&t);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            t = u;
+        }
+        stride *= array_of_sizes[d];
+    }
+#undef SUB_DIM
+    rc = MPI_Type_create_hindexed(1, &one, &offset, t, &u);
+    MPI_Type_free(&t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Type_create_resized(u, lb, stride, newtype);
+    MPI_Type_free(&u);
+    return rc;
+}
+
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return dt_wrap("MPI_Type_dup", oldtype, NULL, newtype);

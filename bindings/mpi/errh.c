@@ -41,7 +41,11 @@
     X(MPI_ERR_PROC_FAILED, "a process failed")                                      \
     X(MPI_ERR_UNSUPPORTED_OPERATION, "unsupported operation")                        \
     X(MPI_ERR_WIN,         "invalid window")                                         \
-    X(MPI_ERR_INFO,        "invalid info object")
+    X(MPI_ERR_INFO,        "invalid info object")                                    \
+    X(MPI_ERR_INFO_KEY,    "info key too long or empty")                             \
+    X(MPI_ERR_INFO_VALUE,  "info value too long or empty")                           \
+    X(MPI_ERR_INFO_NOKEY,  "no such key in the info object")                         \
+    X(MPI_ERR_KEYVAL,      "invalid attribute key")
 
 struct kmpi_error_row {
     int         code;

@@ -159,17 +159,12 @@ static int ranks_check(const char *call, const struct kmpi_group *p, int n, cons
     return MPI_SUCCESS;
 }
 
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+static int group_incl(const char *call, struct kmpi_group *p, int n, const int ranks[],
+                      MPI_Group *newgroup)
 {
-    static const char  call[] = "MPI_Group_incl";
-    int                rc, *pes;
-    char              *mark;
-    struct kmpi_group *p = group_check(call, group, "group", &rc);
+    int   rc, *pes;
+    char *mark;
 
-    if (p == NULL)
-        return rc;
-    if (newgroup == NULL)
-        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
     if ((rc = ranks_check(call, p, n, ranks, &mark)) != MPI_SUCCESS)
         return rc;
     free(mark);
@@ -180,17 +175,12 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
     return group_add(call, pes, n, newgroup);
 }
 
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+static int group_excl(const char *call, struct kmpi_group *p, int n, const int ranks[],
+                      MPI_Group *newgroup)
 {
-    static const char  call[] = "MPI_Group_excl";
-    int                rc, *pes, k = 0;
-    char              *mark;
-    struct kmpi_group *p = group_check(call, group, "group", &rc);
+    int   rc, *pes, k = 0;
+    char *mark;
 
-    if (p == NULL)
-        return rc;
-    if (newgroup == NULL)
-        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
     if ((rc = ranks_check(call, p, n, ranks, &mark)) != MPI_SUCCESS)
         return rc;
     if ((pes = malloc(((size_t)(p->n - n) + 1) * sizeof(int))) == NULL) {
@@ -202,6 +192,150 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
             pes[k++] = p->pes[i];
     free(mark);
     return group_add(call, pes, k, newgroup);
+}
+
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    static const char  call[] = "MPI_Group_incl";
+    int                rc;
+    struct kmpi_group *p = group_check(call, group, "group", &rc);
+
+    if (p == NULL)
+        return rc;
+    if (newgroup == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
+    return group_incl(call, p, n, ranks, newgroup);
+}
+
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    static const char  call[] = "MPI_Group_excl";
+    int                rc;
+    struct kmpi_group *p = group_check(call, group, "group", &rc);
+
+    if (p == NULL)
+        return rc;
+    if (newgroup == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
+    return group_excl(call, p, n, ranks, newgroup);
+}
+
+/* The ranks of n (first, last, stride) triplets, in order, into a new
+ * array (*out, *count): a stride of 0 or a rank outside the group is
+ * MPI_ERR_RANK / MPI_ERR_ARG (duplicates are left to ranks_check). */
+static int ranges_expand(const char *call, const struct kmpi_group *p, int n, int ranges[][3],
+                         int **out, int *count)
+{
+    long long total = 0;
+    int      *r, k = 0;
+
+    if (n < 0)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "n %d is negative", n);
+    if (n > 0 && ranges == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "ranges is NULL");
+    for (int i = 0; i < n; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        if (stride == 0)
+            return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "ranges[%d] has stride 0", i);
+        if (first < 0 || first >= p->n || last < 0 || last >= p->n)
+            return kmpi_error(MPI_COMM_NULL, MPI_ERR_RANK, call, "ranges[%d] = (%d, %d, %d) "
+                              "leaves the group (size %d)", i, first, last, stride, p->n);
+        if ((stride > 0 && last >= first) || (stride < 0 && last <= first))
+            total += ((long long)last - first) / stride + 1;
+        if (total > p->n)
+            return kmpi_error(MPI_COMM_NULL, MPI_ERR_RANK, call, "ranges[0..%d] name more "
+                              "ranks than the group has (%d): some rank is listed twice", i,
+                              p->n);
+    }
+    if ((r = malloc(((size_t)total + 1) * sizeof(int))) == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory for %lld ranks",
+                          total);
+    for (int i = 0; i < n && k < total; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        for (long long v = first; k < total && (stride > 0 ? v <= last : v >= last); v += stride)
+            r[k++] = (int)v;
+    }
+    *out   = r;
+    *count = k;
+    return MPI_SUCCESS;
+}
+
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    static const char  call[] = "MPI_Group_range_incl";
+    int                rc, *ranks, k;
+    struct kmpi_group *p = group_check(call, group, "group", &rc);
+
+    if (p == NULL)
+        return rc;
+    if (newgroup == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
+    if ((rc = ranges_expand(call, p, n, ranges, &ranks, &k)) != MPI_SUCCESS)
+        return rc;
+    rc = group_incl(call, p, k, ranks, newgroup);
+    free(ranks);
+    return rc;
+}
+
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    static const char  call[] = "MPI_Group_range_excl";
+    int                rc, *ranks, k;
+    struct kmpi_group *p = group_check(call, group, "group", &rc);
+
+    if (p == NULL)
+        return rc;
+    if (newgroup == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
+    if ((rc = ranges_expand(call, p, n, ranges, &ranks, &k)) != MPI_SUCCESS)
+        return rc;
+    rc = group_excl(call, p, k, ranks, newgroup);
+    free(ranks);
+    return rc;
+}
+
+enum set_op { SET_UNION, SET_INTERSECTION, SET_DIFFERENCE };
+
+/* MPI-3.1 6.3.2: union is group1's PEs then group2's not in group1 (in
+ * group2's order); intersection and difference keep group1's order. */
+static int group_set(const char *call, MPI_Group group1, MPI_Group group2, enum set_op op,
+                     MPI_Group *newgroup)
+{
+    int                rc, *pes, k = 0;
+    struct kmpi_group *a = group_check(call, group1, "group1", &rc), *b;
+
+    if (a == NULL)
+        return rc;
+    if ((b = group_check(call, group2, "group2", &rc)) == NULL)
+        return rc;
+    if (newgroup == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
+    if ((pes = malloc(((size_t)a->n + (size_t)b->n + 1) * sizeof(int))) == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory for a group");
+    for (int i = 0; i < a->n; i++) {
+        int in_b = group_find(b, a->pes[i]) >= 0;
+        if (op == SET_UNION || (op == SET_INTERSECTION) == in_b)
+            pes[k++] = a->pes[i];
+    }
+    for (int i = 0; op == SET_UNION && i < b->n; i++)
+        if (group_find(a, b->pes[i]) < 0)
+            pes[k++] = b->pes[i];
+    return group_add(call, pes, k, newgroup);
+}
+
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return group_set("MPI_Group_union", group1, group2, SET_UNION, newgroup);
+}
+
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return group_set("MPI_Group_intersection", group1, group2, SET_INTERSECTION, newgroup);
+}
+
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return group_set("MPI_Group_difference", group1, group2, SET_DIFFERENCE, newgroup);
 }
 
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
@@ -279,6 +413,16 @@ int MPI_Group_free(MPI_Group *group)
     }
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
+}
+
+int kmpi_group_pes(MPI_Group g, const int **pes)
+{
+    struct kmpi_group *p = group_at(g);
+
+    if (p == NULL)
+        return -1;
+    *pes = p->pes;
+    return p->n;
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)

@@ -121,6 +121,10 @@ int MPI_Finalize(void)
 
     if (rc != MPI_SUCCESS)
         return rc;
+    /* MPI_COMM_SELF's attributes are deleted first, as if it were freed
+     * (MPI-3.1 8.7.1: programs hang clean-up on them) */
+    if ((rc = kmpi_attr_delete_all(call, MPI_COMM_SELF)) != MPI_SUCCESS)
+        return rc;
     /* buffered and freed sends finish first (MPI_Buffer_detach's wait) */
     if ((rc = kmpi_req_fini()) != MPI_SUCCESS)
         return rc;
@@ -128,6 +132,8 @@ int MPI_Finalize(void)
     if ((krc = kumi_barrier(kumi_team_world())) != KUMI_OK)
         return kmpi_error_kumi(MPI_COMM_WORLD, krc, call, "the final barrier failed");
     kmpi_comm_fini();
+    kmpi_info_fini();
+    kmpi_attr_fini();
     kmpi_state = 2;
     krc = kumi_finalize();
     kmpi_errh_fini();

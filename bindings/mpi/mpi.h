@@ -66,6 +66,7 @@ typedef struct MPI_Status {
 #define MPI_GROUP_NULL       0
 #define MPI_GROUP_EMPTY      1
 #define MPI_INFO_NULL        0
+#define MPI_INFO_ENV         1   /* predefined: no entries here */
 #define MPI_WIN_NULL         0
 
 #define MPI_ANY_SOURCE  (-1)
@@ -73,6 +74,7 @@ typedef struct MPI_Status {
 #define MPI_PROC_NULL   (-2)
 #define MPI_ROOT        (-3)
 #define MPI_UNDEFINED   (-32766)
+#define MPI_COMM_TYPE_SHARED 1   /* MPI_Comm_split_type: the ranks of one node */
 
 #define MPI_IN_PLACE    ((void *)-1)
 #define MPI_BOTTOM      ((void *)0)
@@ -82,6 +84,8 @@ typedef struct MPI_Status {
 #define MPI_MAX_ERROR_STRING            512
 #define MPI_MAX_LIBRARY_VERSION_STRING  256
 #define MPI_MAX_OBJECT_NAME             128
+#define MPI_MAX_INFO_KEY                256
+#define MPI_MAX_INFO_VAL                1024
 
 #define MPI_THREAD_SINGLE     0
 #define MPI_THREAD_FUNNELED   1
@@ -141,6 +145,10 @@ extern const int kmpi_weights_empty[1];
 #define MPI_ERR_UNSUPPORTED_OPERATION 22
 #define MPI_ERR_WIN          23
 #define MPI_ERR_INFO         24
+#define MPI_ERR_INFO_KEY     25
+#define MPI_ERR_INFO_VALUE   26
+#define MPI_ERR_INFO_NOKEY   27
+#define MPI_ERR_KEYVAL       28
 #define MPI_ERR_LASTCODE     64
 
 /* ------------------------------------------------------------ datatypes
@@ -286,6 +294,36 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+/* attributes (attr.c): user keys with copy and delete callbacks */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out,
+                                        int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef MPI_Comm_copy_attr_function   MPI_Copy_function;     /* MPI-1 names */
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+int kmpi_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+int kmpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+int kmpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN   kmpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN         kmpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN kmpi_comm_null_delete_fn
+#define MPI_NULL_COPY_FN        kmpi_comm_null_copy_fn
+#define MPI_DUP_FN              kmpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN      kmpi_comm_null_delete_fn
+#define MPI_KEYVAL_INVALID      (-1)
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 
@@ -361,6 +399,11 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype);
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                             const int array_of_subsizes[], const int array_of_starts[],
+                             int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+#define MPI_ORDER_C       56
+#define MPI_ORDER_FORTRAN 57
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
@@ -535,11 +578,36 @@ int MPI_Group_size(MPI_Group group, int *size);
 int MPI_Group_rank(MPI_Group group, int *rank);
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                               int ranks2[]);
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 int MPI_Group_free(MPI_Group *group);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+
+/* ------------------------------------------------------------ info objects, hints (info.c) */
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_free(MPI_Info *info);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm);
+/* ordinary memory (kumi needs no registration); MPI_Pcontrol: no profiler */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+int MPI_Pcontrol(const int level, ...);
 
 /* ------------------------------------------------------------ one-sided (not provided)
  * kumi's MPI subset has no one-sided communication (use kumi.h or

@@ -60,10 +60,32 @@ struct kmpi_comm {
                                  MPI_Comm_free calls kmpi_topo_free on it */
     unsigned    coll_seq;     /* coll.c: collective calls that used messages,
                                  the same on every member (their tags) */
+    struct kmpi_attr *attrs;  /* attr.c: values of user keys, newest first */
+    MPI_Info    info;         /* info.c: hints set (MPI_Comm_set_info), or
+                                 MPI_INFO_NULL */
     unsigned    nbc_seq;      /* nbc.c: schedules started (non-blocking and
                                  neighborhood collectives), the same on every
                                  member (their tags: nbc.h) */
 };
+/* group.c: the world PEs of group g in group rank order (*pes, not to be
+ * freed) and their number, or -1 when g is no group (MPI_GROUP_EMPTY: 0) */
+int kmpi_group_pes(MPI_Group g, const int **pes);
+/* The message context of MPI_Comm_create_group's agreement: neither a
+ * user's traffic nor the collectives' (msg/msg.h contexts 0 and 1) */
+#define KMPI_CTX_CREATE 2
+
+/* attr.c: oldcomm's attributes copied to newcomm (MPI_Comm_dup), comm's
+ * deleted (MPI_Comm_free; MPI_COMM_SELF's at MPI_Finalize), the keys
+ * freed at the end */
+int  kmpi_attr_copy(const char *call, MPI_Comm oldcomm, MPI_Comm newcomm);
+int  kmpi_attr_delete_all(const char *call, MPI_Comm comm);
+void kmpi_attr_drop(struct kmpi_comm *c);   /* no callbacks: at the end */
+void kmpi_attr_fini(void);
+/* info.c: frees c's hints; every info object at MPI_Finalize */
+void kmpi_comm_info_free(struct kmpi_comm *c);
+void kmpi_info_fini(void);
+/* comm.c: MPI_Comm_split for call (MPI_Comm_split_type) */
+int kmpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 /* NULL when c is not a live communicator (the caller reports MPI_ERR_COMM) */
 struct kmpi_comm *kmpi_comm(MPI_Comm c);
 /* comm.c: the table behind kmpi_comm (index: the handle) */
