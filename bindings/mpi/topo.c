@@ -207,13 +207,47 @@ static int cart_step(const struct kmpi_topo *t, int dim, long disp)
     return r;
 }
 
+/* Gives newcomm (made for it) a Cartesian topology of ndims dimensions
+ * (its size is the grid's); on failure newcomm is freed. */
+static int cart_attach(const char *call, MPI_Comm newcomm, int ndims, const int *dims,
+                       const int *periods)
+{
+    struct kmpi_comm *nc = kmpi_comm_fast(newcomm);
+    struct kmpi_topo *t;
+
+    if ((t = calloc(1, sizeof(*t))) == NULL || (t->dims = ints(3 * (size_t)ndims + 1)) == NULL
+        || (t->in = ints(4 * (size_t)ndims + 1)) == NULL) {
+        kmpi_topo_free(t);
+        MPI_Comm_free(&newcomm);
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory for the topology");
+    }
+    t->kind    = MPI_CART;
+    t->ndims   = ndims;
+    t->periods = t->dims + ndims;
+    t->coords  = t->periods + ndims;
+    t->indeg = t->outdeg = 2 * ndims;
+    t->out = t->in + 2 * ndims;
+    for (int i = 0; i < ndims; i++) {
+        t->dims[i]    = dims[i];
+        t->periods[i] = periods[i] != 0;
+    }
+    cart_coords(t, nc->rank, t->coords);
+    for (int i = 0; i < ndims; i++) {
+        t->in[2 * i]     = cart_step(t, i, -1);
+        t->in[2 * i + 1] = cart_step(t, i, +1);
+    }
+    memcpy(t->out, t->in, 2 * (size_t)ndims * sizeof(int));
+    kmpi_topo_free(nc->topo);
+    nc->topo = t;
+    return MPI_SUCCESS;
+}
+
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *comm_cart)
 {
     static const char  call[] = "MPI_Cart_create";
     int                rc;
-    struct kmpi_comm  *c = kmpi_nbc_comm(call, comm_old, NULL, 1, &rc), *nc;
-    struct kmpi_topo  *t;
+    struct kmpi_comm  *c = kmpi_nbc_comm(call, comm_old, NULL, 1, &rc);
     long               cells = 1;
     MPI_Comm           newcomm;
 
@@ -235,38 +269,74 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
             return kmpi_error(comm_old, MPI_ERR_ARG, call, "the grid has more cells than the "
                               "communicator's %d processes", c->size);
     }
-    if ((t = calloc(1, sizeof(*t))) == NULL || (t->dims = ints(3 * (size_t)ndims)) == NULL
-        || (t->in = ints(4 * (size_t)ndims)) == NULL) {
-        kmpi_topo_free(t);
-        return kmpi_error(comm_old, MPI_ERR_NO_MEM, call, "no memory for the topology");
-    }
-    t->kind    = MPI_CART;
-    t->ndims   = ndims;
-    t->periods = t->dims + ndims;
-    t->coords  = t->periods + ndims;
-    t->indeg = t->outdeg = 2 * ndims;
-    t->out = t->in + 2 * ndims;
-    for (int i = 0; i < ndims; i++) {
-        t->dims[i]    = dims[i];
-        t->periods[i] = periods[i] != 0;
-    }
     rc = MPI_Comm_split(comm_old, c->rank < cells ? 0 : MPI_UNDEFINED, c->rank, &newcomm);
-    if (rc != MPI_SUCCESS || newcomm == MPI_COMM_NULL) {
-        kmpi_topo_free(t);
-        if (rc == MPI_SUCCESS)
-            *comm_cart = MPI_COMM_NULL;
+    if (rc != MPI_SUCCESS)
         return rc;
+    if (newcomm == MPI_COMM_NULL) {
+        *comm_cart = MPI_COMM_NULL;
+        return MPI_SUCCESS;
     }
-    nc = kmpi_comm_fast(newcomm);
-    cart_coords(t, nc->rank, t->coords);
-    for (int i = 0; i < ndims; i++) {
-        t->in[2 * i]     = cart_step(t, i, -1);
-        t->in[2 * i + 1] = cart_step(t, i, +1);
-    }
-    memcpy(t->out, t->in, 2 * (size_t)ndims * sizeof(int));
-    kmpi_topo_free(nc->topo);
-    nc->topo   = t;
+    if ((rc = cart_attach(call, newcomm, ndims, dims, periods)) != MPI_SUCCESS)
+        return rc;
     *comm_cart = newcomm;
+    return MPI_SUCCESS;
+}
+
+/* MPI-3.1 7.5.7: the processes with the same coordinates in the dropped
+ * dimensions form one grid of the kept ones, ranked in the old order */
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Cart_sub";
+    int               rc, color = 0, key = 0, nd = 0, *dims, *periods;
+    struct kmpi_topo *t = kmpi_topo_get(call, comm, MPI_CART, &rc);
+
+    if (t == NULL)
+        return rc;
+    if (newcomm == NULL || (t->ndims > 0 && remain_dims == NULL))
+        return kmpi_error(comm, MPI_ERR_ARG, call, "remain_dims or newcomm is NULL");
+    if ((dims = ints(2 * (size_t)t->ndims + 1)) == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory");
+    periods = dims + t->ndims;
+    for (int i = 0; i < t->ndims; i++)
+        if (remain_dims[i]) {
+            key = key * t->dims[i] + t->coords[i];
+            dims[nd]      = t->dims[i];
+            periods[nd++] = t->periods[i];
+        } else {
+            color = color * t->dims[i] + t->coords[i];
+        }
+    rc = MPI_Comm_split(comm, color, key, newcomm);
+    if (rc == MPI_SUCCESS && (rc = cart_attach(call, *newcomm, nd, dims, periods))
+                             != MPI_SUCCESS)
+        *newcomm = MPI_COMM_NULL;   /* cart_attach freed it */
+    free(dims);
+    return rc;
+}
+
+/* MPI-3.1 7.5.8: ranks are kept (as MPI_Cart_create does), so my place is
+ * my rank, or none beyond the grid */
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    static const char call[] = "MPI_Cart_map";
+    int               rc;
+    struct kmpi_comm *c = kmpi_nbc_comm(call, comm, NULL, 1, &rc);
+    long              cells = 1;
+
+    (void)periods;
+    if (c == NULL)
+        return rc;
+    if (newrank == NULL || ndims < 0 || (ndims > 0 && dims == NULL))
+        return kmpi_error(comm, MPI_ERR_ARG, call, "newrank or dims is NULL, or ndims %d is "
+                          "negative", ndims);
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] <= 0)
+            return kmpi_error(comm, MPI_ERR_DIMS, call, "dims[%d] = %d is not positive", i,
+                              dims[i]);
+        if ((cells *= dims[i]) > c->size)
+            return kmpi_error(comm, MPI_ERR_ARG, call, "the grid has more cells than the "
+                              "communicator's %d processes", c->size);
+    }
+    *newrank = c->rank < cells ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
