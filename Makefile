@@ -9,10 +9,10 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|ucx-full|package'
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|ucx-full|package'
+ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|ucx-full|slurm-full|package'
+TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|ucx-full|slurm-full|package'
 
-.PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-ucx test-asan \
+.PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-ucx test-slurm test-asan \
         test-tsan install package test-package clean
 
 all: build
@@ -44,7 +44,7 @@ demo: test-deps build
 # `make test-mpi`, the ucx transport's (ucx-full) to `make test-ucx`, the
 # Debian package's install test to `make test-package`
 test: test-deps build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|ucx-full|package'
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|ucx-full|slurm-full|package'
 
 test-shmem: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem
@@ -52,6 +52,10 @@ test-shmem: test-deps build
 # every ucx test (labels ucx, ucx-full; skipped when UCX is not built)
 test-ucx: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L ucx
+
+# every test under a private Slurm, the two-node ones included (slurm-full)
+test-slurm: test-deps build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L slurm
 
 # the MPI subset's whole PE-count x transport matrix (labels mpi, mpi-full)
 test-mpi: test-deps build

@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
-# slurm.sh -- a one-node Slurm of its own (munged, slurmctld, slurmd in a
-# private directory, on free ports, stopped by their own pids) to run kumi
+# slurm.sh -- a Slurm of its own (munged, slurmctld, slurmd in a private
+# directory, on free ports, stopped by their own pids) to run kumi
 # programs under srun (tests/slurm/slurm.cmake, label slurm):
 #
-#   slurm.sh MPI NPES TRANSPORT PROGRAM ARGS...   srun --mpi=MPI (pmi2, pmix)
-#   slurm.sh exec COMMAND ARGS...                 COMMAND with SLURM_CONF set
-#                                                 (bench/startup/startup.sh)
+#   slurm.sh [--nodes 2] MPI NPES TRANSPORT PROGRAM ARGS...
+#                                 srun --mpi=MPI (pmi2, pmix)
+#   slurm.sh exec COMMAND ARGS... COMMAND with SLURM_CONF set
+#                                 (bench/startup/startup.sh)
+#
+# One node by default. --nodes 2: two compute nodes on this machine, n1 and
+# n2, each a slurmd in a network namespace of its own (10.253.X.1 and .2 on
+# a bridge that holds slurmctld's 10.253.X.254), a UTS namespace (its own
+# hostname, so kumi counts two hosts) and a mount namespace with a private
+# TmpFS (Slurm's PMIx plugin names its per-step directories there by job
+# and step only); NPES ranks, half on each node, tcp between the nodes.
 #
 # The job must succeed and leave nothing in /dev/shm (/kumi-<slurmstepd's
 # pid>-*) and no process. Skips (77) when Slurm or munge is not installed
 # (Debian: slurm-wlm, munge), or not as root (slurmd must be).
 set -u
+NODES=1 NSP= BR=
+if [ "${1:-}" = --nodes ]; then
+    NODES=${2:?}
+    shift 2
+    [ "$NODES" = 1 ] || [ "$NODES" = 2 ] || { echo "usage: --nodes 1|2"; exit 2; }
+fi
 if [ "${1:-}" = exec ]; then
     MPI=exec N=0 TP=none
     shift
@@ -23,6 +37,12 @@ for c in munged slurmctld slurmd srun; do
     command -v "$c" >/dev/null 2>&1 || { echo "skipped: $c not installed (Debian: slurm-wlm, munge)"; exit 77; }
 done
 [ "$(id -u)" = 0 ] || { echo "skipped: a private slurmd needs root"; exit 77; }
+if [ "$NODES" = 2 ]; then
+    for c in ip nsenter unshare; do
+        command -v "$c" >/dev/null 2>&1 || { echo "skipped: $c not installed (two nodes need network namespaces)"; exit 77; }
+    done
+    [ $(( N % 2 )) = 0 ] || { echo "usage: --nodes 2 needs an even NPES"; exit 2; }
+fi
 
 # sanitizer builds: libpmix's own leaks are not the PEs' (lsan.supp)
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/../pmix" && pwd)/lsan.supp"
@@ -42,6 +62,15 @@ stop() {
     sleep 0.5
     for p in $pids; do kill -KILL "$p" 2>/dev/null; done
     [ -f "$D/munged.pid" ] && kill -KILL "$(cat "$D/munged.pid")" 2>/dev/null
+    if [ -n "$NSP" ]; then
+        for i in 1 2; do
+            left=$(ip netns pids "$NSP-n$i" 2>/dev/null)
+            [ -n "$left" ] && kill -KILL $left 2>/dev/null
+            ip netns del "$NSP-n$i" 2>/dev/null
+        done
+        [ -n "$BR" ] && ip link del "$BR" 2>/dev/null
+        # a node's private TmpFS went with its mount namespace
+    fi
     rm -rf "$D"
 }
 trap stop EXIT
@@ -63,9 +92,30 @@ munged --force --socket="$D/munge.sock" --key-file="$D/munge.key" --pid-file="$D
     fail "munged did not start"
 
 host=$(hostname -s)
+nodes="NodeName=$host NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN"
+part=$host ctl="$host(127.0.0.1)"
+if [ "$NODES" = 2 ]; then
+    # names of at most 15 characters; a subnet of this run's own
+    NSP=kst$$ BR=kstbr$(( $$ % 100000 )) NET=10.253.$(( $$ % 250 + 1 ))
+    ip link add "$BR" type bridge 2>/dev/null || { echo "skipped: cannot make a bridge (ip link add type bridge)"; exit 77; }
+    ip addr add "$NET.254/24" dev "$BR" && ip link set "$BR" up || fail "bridge $BR"
+    for i in 1 2; do
+        ip netns add "$NSP-n$i" &&
+        ip link add "kv$$$i" type veth peer name eth0 netns "$NSP-n$i" &&
+        ip link set "kv$$$i" master "$BR" up &&
+        ip -n "$NSP-n$i" addr add "$NET.$i/24" dev eth0 &&
+        ip -n "$NSP-n$i" link set eth0 up &&
+        ip -n "$NSP-n$i" link set lo up || fail "network namespace $NSP-n$i"
+    done
+    nodes="NodeName=n1 NodeAddr=$NET.1 CPUs=8 State=UNKNOWN
+NodeName=n2 NodeAddr=$NET.2 CPUs=8 State=UNKNOWN
+TmpFS=$D/nodetmp"
+    part=n1,n2 ctl="$host($NET.254)"
+    mkdir -p "$D/nodetmp"
+fi
 cat >"$D/slurm.conf" <<EOF
 ClusterName=kumitest
-SlurmctldHost=$host(127.0.0.1)
+SlurmctldHost=$ctl
 SlurmctldPort=$(free_port)
 SlurmdPort=$(free_port)
 SrunPortRange=$(( 40000 + RANDOM % 20000 ))-$(( 40000 + RANDOM % 20000 + 100 ))
@@ -75,11 +125,11 @@ CredType=cred/munge
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$D/state
-SlurmdSpoolDir=$D/spool
+SlurmdSpoolDir=$D/spool.%n
 SlurmctldPidFile=$D/slurmctld.pid
-SlurmdPidFile=$D/slurmd.pid
+SlurmdPidFile=$D/slurmd.%n.pid
 SlurmctldLogFile=$D/slurmctld.log
-SlurmdLogFile=$D/slurmd.log
+SlurmdLogFile=$D/slurmd.%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SwitchType=switch/none
@@ -91,20 +141,32 @@ AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
 SlurmdParameters=config_overrides
-NodeName=$host NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN
-PartitionName=kumi Nodes=$host Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:8
+$nodes
+PartitionName=kumi Nodes=$part Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:8
 EOF
-mkdir -p "$D/state" "$D/spool"
+mkdir -p "$D/state" "$D/spool.$host" "$D/spool.n1" "$D/spool.n2"
 export SLURM_CONF=$D/slurm.conf
 slurmctld -D -i -f "$SLURM_CONF" >"$D/slurmctld.out" 2>&1 &
 pids="$pids $!"
-slurmd -D -f "$SLURM_CONF" -N "$host" >"$D/slurmd.out" 2>&1 &
-pids="$pids $!"
+if [ "$NODES" = 1 ]; then
+    slurmd -D -f "$SLURM_CONF" -N "$host" >"$D/slurmd.out" 2>&1 &
+    pids="$pids $!"
+else
+    # nsenter, not ip netns exec: that one remounts /sys, hiding the
+    # cgroup file systems slurmd reads
+    for i in 1 2; do
+        nsenter --net="/var/run/netns/$NSP-n$i" unshare --uts --mount --propagation private \
+            sh -c "mount -t tmpfs kumi-slurm-tmp '$D/nodetmp' && hostname n$i &&
+                   exec slurmd -D -f '$SLURM_CONF' -N n$i" >"$D/slurmd.n$i.out" 2>&1 &
+        pids="$pids $!"
+    done
+fi
 
 # the node up: sinfo says idle, 30 s at most
 end=$(( $(now_ms) + 30000 ))
-until [ "$(sinfo -h -o %t 2>/dev/null)" = idle ]; do
-    [ "$(now_ms)" -ge "$end" ] && fail "the node is not up after 30 s: $(sinfo -h 2>&1)"
+until [ "$(sinfo -h -o %t 2>/dev/null | sort -u)" = idle ] &&
+      [ "$(sinfo -h -o %D 2>/dev/null)" = "$NODES" ]; do
+    [ "$(now_ms)" -ge "$end" ] && fail "the nodes are not up after 30 s: $(sinfo -h 2>&1)"
     sleep 0.2
 done
 
@@ -115,7 +177,10 @@ fi
 
 out=$D/out start=$(now_ms)
 before=$(ls /dev/shm 2>/dev/null | grep -E '^kumi-' | sort)
-env KST_MARK="$MARK" KUMI_TRANSPORT="$TP" timeout -k 5 120 srun --mpi="$MPI" -n "$N" --overcommit "$@" >"$out" 2>&1
+spread=
+[ "$NODES" = 2 ] && spread="-N 2 --ntasks-per-node=$(( N / 2 ))"
+env KST_MARK="$MARK" KUMI_TRANSPORT="$TP" timeout -k 5 120 srun --mpi="$MPI" -n "$N" $spread \
+    --overcommit "$@" >"$out" 2>&1
 rc=$?
 ms=$(( $(now_ms) - start ))
 [ "$rc" = 0 ] || { cat "$out"; fail "srun exited with $rc"; }
@@ -133,6 +198,6 @@ left=$(ls /dev/shm 2>/dev/null | grep -E '^kumi-' | sort | comm -13 <(echo "$bef
 [ -n "$left" ] && fail "left in /dev/shm: $left"
 left=$(marked)
 [ -n "$left" ] && fail "processes of the job left: $left"
-echo "ok   srun --mpi=$MPI -n $N $(basename "$1") on $TP (${ms} ms)"
+echo "ok   srun --mpi=$MPI -n $N $spread $(basename "$1") on $TP (${ms} ms)"
 sed -n '1,5p' "$out"
 exit 0
