@@ -194,9 +194,10 @@ static int group_excl(const char *call, struct kmpi_group *p, int n, const int r
     return group_add(call, pes, k, newgroup);
 }
 
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+/* MPI_Group_incl, _excl: the listed ranks kept (in their order) or left out */
+static int group_pick(const char *call, MPI_Group group, int n, const int ranks[], int excl,
+                      MPI_Group *newgroup)
 {
-    static const char  call[] = "MPI_Group_incl";
     int                rc;
     struct kmpi_group *p = group_check(call, group, "group", &rc);
 
@@ -204,20 +205,17 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
         return rc;
     if (newgroup == NULL)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
-    return group_incl(call, p, n, ranks, newgroup);
+    return excl ? group_excl(call, p, n, ranks, newgroup) : group_incl(call, p, n, ranks, newgroup);
+}
+
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return group_pick("MPI_Group_incl", group, n, ranks, 0, newgroup);
 }
 
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    static const char  call[] = "MPI_Group_excl";
-    int                rc;
-    struct kmpi_group *p = group_check(call, group, "group", &rc);
-
-    if (p == NULL)
-        return rc;
-    if (newgroup == NULL)
-        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
-    return group_excl(call, p, n, ranks, newgroup);
+    return group_pick("MPI_Group_excl", group, n, ranks, 1, newgroup);
 }
 
 /* The ranks of n (first, last, stride) triplets, in order, into a new
@@ -260,10 +258,11 @@ static int ranges_expand(const char *call, const struct kmpi_group *p, int n, in
     return MPI_SUCCESS;
 }
 
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+/* MPI_Group_range_incl, _range_excl: the ranges' ranks kept or left out */
+static int group_range(const char *call, MPI_Group group, int n, int ranges[][3], int excl,
+                       MPI_Group *newgroup)
 {
-    static const char  call[] = "MPI_Group_range_incl";
-    int                rc, *ranks, k;
+    int                rc, *ranks = NULL, k = 0;
     struct kmpi_group *p = group_check(call, group, "group", &rc);
 
     if (p == NULL)
@@ -272,26 +271,19 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
     if ((rc = ranges_expand(call, p, n, ranges, &ranks, &k)) != MPI_SUCCESS)
         return rc;
-    rc = group_incl(call, p, k, ranks, newgroup);
+    rc = excl ? group_excl(call, p, k, ranks, newgroup) : group_incl(call, p, k, ranks, newgroup);
     free(ranks);
     return rc;
 }
 
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return group_range("MPI_Group_range_incl", group, n, ranges, 0, newgroup);
+}
+
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    static const char  call[] = "MPI_Group_range_excl";
-    int                rc, *ranks, k;
-    struct kmpi_group *p = group_check(call, group, "group", &rc);
-
-    if (p == NULL)
-        return rc;
-    if (newgroup == NULL)
-        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "newgroup is NULL");
-    if ((rc = ranges_expand(call, p, n, ranges, &ranks, &k)) != MPI_SUCCESS)
-        return rc;
-    rc = group_excl(call, p, k, ranks, newgroup);
-    free(ranks);
-    return rc;
+    return group_range("MPI_Group_range_excl", group, n, ranges, 1, newgroup);
 }
 
 enum set_op { SET_UNION, SET_INTERSECTION, SET_DIFFERENCE };
