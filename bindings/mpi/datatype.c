@@ -681,6 +681,43 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
     return MPI_SUCCESS;
 }
 
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_size_x", datatype, size, &rc);
+
+    if (t == NULL)
+        return rc;
+    *size = (MPI_Count)t->pub.size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    MPI_Aint l = 0, e = 0;
+    int      rc = MPI_Type_get_extent(datatype, lb != NULL && extent != NULL ? &l : NULL, &e);
+
+    if (rc == MPI_SUCCESS) {
+        *lb     = l;
+        *extent = e;
+    }
+    return rc;
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    MPI_Aint l = 0, e = 0;
+    int      rc = MPI_Type_get_true_extent(datatype,
+                                           true_lb != NULL && true_extent != NULL ? &l : NULL,
+                                           &e);
+
+    if (rc == MPI_SUCCESS) {
+        *true_lb     = l;
+        *true_extent = e;
+    }
+    return rc;
+}
+
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
     int             rc;

@@ -494,3 +494,77 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
         *count = (int)(whole * (long long)t->nelem + part);
     return MPI_SUCCESS;
 }
+
+/* MPI-3.1 4.1.11: the large-count forms */
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    int             rc, dummy = 0;
+    struct kmpi_dt *t = count_check("MPI_Get_elements_x", status, datatype,
+                                    count != NULL ? &dummy : NULL, &rc);
+    long long       bytes, part;
+
+    if (t == NULL)
+        return rc;
+    bytes = status->kmpi_bytes;
+    if (t->pub.size == 0 || bytes <= 0) {
+        *count = 0;
+        return MPI_SUCCESS;
+    }
+    part   = elems_prefix(t, (size_t)(bytes % (long long)t->pub.size));
+    *count = part < 0 ? MPI_UNDEFINED
+                      : bytes / (long long)t->pub.size * (long long)t->nelem + part;
+    return MPI_SUCCESS;
+}
+
+/* MPI-3.1 12.2: status then says count elements of datatype arrived
+ * (MPI_Get_elements gives count back; MPI_Get_count count / elements per
+ * datatype when that divides). A count that ends inside the type's
+ * elements takes the shortest prefix holding that many. */
+static int status_set(const char *call, MPI_Status *status, MPI_Datatype datatype,
+                      long long count)
+{
+    int             rc = kmpi_check_live(call);
+    struct kmpi_dt *t;
+    long long       whole, rest;
+    size_t          p = 0;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((t = kmpi_dt_get(MPI_COMM_NULL, call, "datatype", datatype, &rc)) == NULL)
+        return rc;
+    if (status == NULL || status == MPI_STATUS_IGNORE || count < 0)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "status is NULL or "
+                          "MPI_STATUS_IGNORE, or count %lld is negative", count);
+    if (t->nelem == 0 || t->pub.size == 0) {
+        if (count != 0)
+            return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "the datatype holds no "
+                              "elements, so count must be 0, not %lld", count);
+        status->kmpi_bytes = 0;
+        return MPI_SUCCESS;
+    }
+    whole = count / (long long)t->nelem;
+    rest  = count % (long long)t->nelem;
+    while (rest > 0 && p < t->pub.size && elems_prefix(t, p) != rest)
+        p++;
+    status->kmpi_bytes = whole * (long long)t->pub.size + (long long)p;
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return status_set("MPI_Status_set_elements", status, datatype, count);
+}
+
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return status_set("MPI_Status_set_elements_x", status, datatype, count);
+}
+
+int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled",
+                          "status is NULL or MPI_STATUS_IGNORE");
+    status->kmpi_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}

@@ -9,9 +9,12 @@
  * keys: copy callbacks at dup, delete callbacks at set, delete, free and
  * for MPI_COMM_SELF at MPI_Finalize; the MPI-1 names), info objects,
  * MPI_Alloc_mem, MPI_Pcontrol and MPI_Type_create_subarray (C and Fortran
- * order, sent and received), MPI_Cart_sub and MPI_Cart_map. Prints the same lines with Open MPI
+ * order, sent and received), MPI_Cart_sub and MPI_Cart_map, the _x
+ * queries and MPI_Status_set_elements/_cancelled. Prints the same lines with Open MPI
  * (tests/mpi/vs_openmpi.sh).
  */
+#include <stddef.h>
+
 #include "core_test.h"
 
 static int class_of(int rc)
@@ -463,6 +466,50 @@ static void test_cart_sub(void)
     SAY("cart_sub: rows, columns, none; cart_map\n");
 }
 
+/* the large-count queries and setting a status (as a generalized request's
+ * query function does) */
+static void test_counts(void)
+{
+    struct pair { int i; double d; };
+    int          bl[2] = { 1, 1 }, n;
+    MPI_Aint     disp[2] = { offsetof(struct pair, i), offsetof(struct pair, d) };
+    MPI_Datatype types[2] = { MPI_INT, MPI_DOUBLE }, t;
+    MPI_Count    sz, lb, ext, c;
+    MPI_Status   st;
+
+    MPI_OK(MPI_Type_create_struct(2, bl, disp, types, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    MPI_OK(MPI_Type_size_x(t, &sz));
+    MPI_OK(MPI_Type_get_extent_x(t, &lb, &ext));
+    CHECK(sz == (MPI_Count)(sizeof(int) + sizeof(double)) && lb == 0
+          && ext == (MPI_Count)sizeof(struct pair), "size_x %lld, extent_x %lld %lld",
+          (long long)sz, (long long)lb, (long long)ext);
+    MPI_OK(MPI_Type_get_true_extent_x(t, &lb, &ext));
+    CHECK(lb == 0 && ext == (MPI_Count)sizeof(struct pair), "true extent_x");
+    MPI_OK(MPI_Status_set_elements(&st, t, 4));   /* two whole pairs */
+    MPI_OK(MPI_Get_count(&st, t, &n));
+    CHECK(n == 2, "count of 4 elements: %d", n);
+    MPI_OK(MPI_Get_elements_x(&st, t, &c));
+    CHECK(c == 4, "elements_x %lld", (long long)c);
+    MPI_OK(MPI_Status_set_elements_x(&st, t, 3));  /* a pair and a half */
+    MPI_OK(MPI_Get_count(&st, t, &n));
+    CHECK(n == MPI_UNDEFINED, "count of 3 elements: %d", n);
+    MPI_OK(MPI_Get_elements(&st, t, &n));
+    CHECK(n == 3, "elements %d", n);
+    MPI_OK(MPI_Status_set_elements(&st, MPI_DOUBLE, 5));
+    MPI_OK(MPI_Get_count(&st, MPI_BYTE, &n));
+    CHECK(n == 5 * (int)sizeof(double), "bytes of 5 doubles: %d", n);
+    int flag = 1;
+    MPI_OK(MPI_Status_set_cancelled(&st, 0));
+    MPI_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(!flag, "not cancelled");
+    MPI_OK(MPI_Status_set_cancelled(&st, 1));
+    MPI_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK(flag, "cancelled");
+    MPI_OK(MPI_Type_free(&t));
+    SAY("counts: size_x, extent_x, status_set_elements(_x), set_cancelled\n");
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -475,6 +522,7 @@ int main(int argc, char **argv)
     test_info();
     test_mem_subarray();
     test_cart_sub();
+    test_counts();
     SAY("done\n");
     MPI_OK(MPI_Finalize());
     CHECK(self_deletes == 1, "MPI_COMM_SELF's delete ran %d times", self_deletes);
