@@ -404,6 +404,19 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
                       "the communicator (no memory there)");
 }
 
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    static const char call[] = "MPI_Comm_test_inter";
+    int               rc;
+
+    if (comm_check(call, comm, &rc) == NULL)
+        return rc;
+    if (flag == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "flag is NULL");
+    *flag = 0;   /* every communicator is an intracommunicator */
+    return MPI_SUCCESS;
+}
+
 int MPI_Comm_free(MPI_Comm *comm)
 {
     static const char call[] = "MPI_Comm_free";

@@ -457,6 +457,48 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     return dt_blocks("MPI_Type_create_indexed_block", &a, newtype);
 }
 
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    struct dt_blocks_args a = { .count = count, .one_blocklen = 1, .blocklen = blocklength,
+                                .adisps = array_of_displacements, .oldtype = oldtype };
+
+    return dt_blocks("MPI_Type_create_hindexed_block", &a, newtype);
+}
+
+/* MPI-3.1 17.2.5: the predefined C type of that class and size */
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const char  call[] = "MPI_Type_match_size";
+    static const struct { int cls; MPI_Datatype t; } table[] = {
+        { MPI_TYPECLASS_INTEGER, MPI_INT8_T },  { MPI_TYPECLASS_INTEGER, MPI_INT16_T },
+        { MPI_TYPECLASS_INTEGER, MPI_INT32_T }, { MPI_TYPECLASS_INTEGER, MPI_INT64_T },
+        { MPI_TYPECLASS_REAL, MPI_FLOAT },      { MPI_TYPECLASS_REAL, MPI_DOUBLE },
+        { MPI_TYPECLASS_REAL, MPI_LONG_DOUBLE },
+        { MPI_TYPECLASS_COMPLEX, MPI_C_FLOAT_COMPLEX },
+        { MPI_TYPECLASS_COMPLEX, MPI_C_DOUBLE_COMPLEX },
+        { MPI_TYPECLASS_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX },
+    };
+    int rc = kmpi_check_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (datatype == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "datatype is NULL");
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        int sz = 0;
+        MPI_Type_size(table[i].t, &sz);
+        if (table[i].cls == typeclass && sz == size) {
+            *datatype = table[i].t;
+            return MPI_SUCCESS;
+        }
+    }
+    return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "no predefined type of class %d "
+                      "(MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX) has %d bytes", typeclass,
+                      size);
+}
+
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)

@@ -507,7 +507,28 @@ static void test_counts(void)
     MPI_OK(MPI_Test_cancelled(&st, &flag));
     CHECK(flag, "cancelled");
     MPI_OK(MPI_Type_free(&t));
-    SAY("counts: size_x, extent_x, status_set_elements(_x), set_cancelled\n");
+    /* hindexed_block: ints 0, 2 and 5 of an array, two each */
+    int      src[8] = { 10, 11, 12, 13, 14, 15, 16, 17 }, dst[6];
+    MPI_Aint hd[3] = { 0, 2 * sizeof(int), 5 * sizeof(int) };
+    MPI_OK(MPI_Type_create_hindexed_block(3, 1, hd, MPI_INT, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    MPI_OK(MPI_Sendrecv(src, 1, t, t_rank, 9, dst, 3, MPI_INT, t_rank, 9, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
+    CHECK(dst[0] == 10 && dst[1] == 12 && dst[2] == 15, "hindexed_block %d %d %d", dst[0],
+          dst[1], dst[2]);
+    MPI_OK(MPI_Type_free(&t));
+    MPI_Datatype m;
+    double   dx = 1.5, dy = 0;
+    MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m));   /* an 8-byte real: a double */
+    MPI_OK(MPI_Allreduce(&dx, &dy, 1, m, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(dy == 1.5 * t_size, "match_size real 8: sum %g", dy);
+    MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &m));
+    MPI_OK(MPI_Type_size(m, &n));
+    CHECK(n == 4, "match_size integer 4: size %d", n);
+    MPI_OK(MPI_Comm_test_inter(MPI_COMM_WORLD, &flag));
+    CHECK(!flag, "world is an intercommunicator");
+    SAY("counts: size_x, extent_x, status_set_elements(_x), set_cancelled; hindexed_block, "
+        "match_size, test_inter\n");
 }
 
 int main(int argc, char **argv)
