@@ -19,6 +19,7 @@
 
 #define KUMI_MSG_STREAM_BURST 16   /* DATA pieces per stream per progress call:
                                       64 KiB, then the others get a turn */
+#define KUMI_MSG_LONG_BURST   2    /* the same with long AMs (tcp): 1 MiB */
 
 struct kumi_msg kumi_msg;
 
@@ -241,6 +242,54 @@ bad:
                 src);
 }
 
+/* DATA as a long active message (transports with am_send_long: tcp): the
+ * transport receives the piece straight into the receive buffer this
+ * returns, then data_done counts it. */
+static void *data_place(struct kumi_tp *tp, int src, const void *hdr, size_t hlen, size_t len,
+                        void *arg)
+{
+    (void)tp;
+    (void)arg;
+    struct kumi_msg_hdr h;
+    void               *dst = NULL;
+
+    if (!__atomic_load_n(&kumi_msg.up, __ATOMIC_ACQUIRE) || hlen != KUMI_MSG_HDR)
+        goto bad;
+    memcpy(&h, hdr, KUMI_MSG_HDR);
+    if (h.type != KUMI_MSG_DATA)
+        goto bad;
+    kumi_msg_lock(&kumi_msg.rdv_lock);
+    struct kumi_request *r = rdv_lookup(h.rid);
+    if (r != NULL && r->kind == KUMI_MSG_RECV && r->streaming && h.size <= r->expect
+        && len <= r->expect - h.size)
+        dst = (char *)r->buf + h.size;
+    kumi_msg_unlock(&kumi_msg.rdv_lock);
+    if (dst != NULL)
+        return dst;
+bad:
+    kumi_rt_log(KUMI_LOG_ERROR, "msg: malformed DATA of %zu bytes from PE %d", len, src);
+    return NULL;
+}
+
+static void data_done(struct kumi_tp *tp, int src, const void *hdr, size_t hlen, void *dst,
+                      size_t len, void *arg)
+{
+    (void)tp;
+    (void)hlen;
+    (void)dst;
+    (void)arg;
+    struct kumi_msg_hdr h;
+
+    memcpy(&h, hdr, KUMI_MSG_HDR);   /* data_place checked it */
+    kumi_msg_lock(&kumi_msg.rdv_lock);
+    struct kumi_request *r = rdv_lookup(h.rid);
+    if (r != NULL)
+        __atomic_store_n(&r->got, r->got + len, __ATOMIC_RELEASE);
+    kumi_msg_unlock(&kumi_msg.rdv_lock);
+    if (r == NULL)
+        kumi_rt_log(KUMI_LOG_ERROR, "msg: DATA from PE %d for a receive that ended", src);
+}
+
 /* ----------------------------------------------------------- sending */
 
 /* One active message to pe: h, then n bytes of data; piggybacks the
@@ -381,15 +430,30 @@ static int stream(const char *call)
     struct kumi_request **pp = &kumi_msg.streams;
     int                   served = 0;
 
+    int                   lng = kumi_tp_has_am_long(&kumi_rt.tp);
+    int                   burst = lng ? KUMI_MSG_LONG_BURST : KUMI_MSG_STREAM_BURST;
+    size_t                chunk = lng ? KUMI_TP_AM_LONG_MAX : KUMI_MSG_CHUNK;
+
     while (*pp != NULL) {
         struct kumi_request *s = *pp;
-        for (int k = 0; k < KUMI_MSG_STREAM_BURST && s->stream_off < s->stream_len; k++) {
+        for (int k = 0; k < burst && s->stream_off < s->stream_len; k++) {
             size_t              n = s->stream_len - s->stream_off;
             struct kumi_msg_hdr h = { .type = KUMI_MSG_DATA, .size = s->stream_off,
                                       .rid = s->stream_rid };
-            if (n > KUMI_MSG_CHUNK)
-                n = KUMI_MSG_CHUNK;
-            int rc = kumi_msg_send_am(call, s->peer, &h, (const char *)s->buf + s->stream_off, n);
+            const char         *p = (const char *)s->buf + s->stream_off;
+            int                 rc;
+            if (n > chunk)
+                n = chunk;
+            if (lng) {
+                rc = kumi_tp_am_send_long(&kumi_rt.tp, s->peer, KUMI_RT_AM_MSG, &h,
+                                          KUMI_MSG_HDR, p, n);
+                if (rc != KUMI_OK)
+                    rc = kumi_rt_failed() ? kumi_rt_peer_error(call)
+                                          : kumi_rt_error(rc, call, "sending to PE %d: %s",
+                                                          s->peer, kumi_strerror(rc));
+            } else {
+                rc = kumi_msg_send_am(call, s->peer, &h, p, n);
+            }
             if (rc != KUMI_OK) {
                 *pp = s->next;
                 kumi_msg_rdv_release(s);
@@ -492,6 +556,7 @@ static int msg_init(void)
         kumi_msg.peer[pe].avail = (int64_t)kumi_msg.credit;
     msg_owner = 1;
     kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_MSG, msg_am, NULL);
+    kumi_tp_am_register_long(&kumi_rt.tp, KUMI_RT_AM_MSG, data_place, data_done, NULL);
     __atomic_store_n(&kumi_msg.up, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&msg_layer.poll, msg_poll, __ATOMIC_RELAXED);
     return KUMI_OK;

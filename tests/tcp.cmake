@@ -66,6 +66,14 @@ kumi_tcp_test(tcp_intruder tcp_intruder.c NPES 2 4 INTERNAL)
 # sender, every PE's blocked call returns KUMI_ERR_PEER, the job exits 1
 kumi_tcp_test(tcp_bad_frame tcp_bad_frame.c NPES 2 3 INTERNAL
   EXPECT_RC 1 EXPECT_REGEX "kumi\\[0\\]: tcp: bad frame from PE 1 \\(.*\\): put of 1 bytes at heap offset 0x[0-9a-f]+ beyond")
+# long active messages (am_send_long): headers and payloads of every size
+# class intact and in order with short AMs; bad arguments refused; a
+# place() that refuses fails the connection as a bad frame
+kumi_tcp_test(tcp_am_long tcp_am_long.c NPES 2 3 INTERNAL)
+kumi_pe_test(tcp_am_long.refuse tcp_am_long.c NPES 2 SHM_ONLY INTERNAL ARGS refuse
+  ENV KUMI_TRANSPORT=tcp EXPECT_RC 1
+  EXPECT_REGEX "kumi\\[0\\]: tcp: bad frame from PE 1 \\(.*\\): long active message of 0 bytes refused by handler 30")
+set_tests_properties(pe.tcp_am_long.refuse.n2 PROPERTIES LABELS "pe;tcp")
 # everyone puts small and large messages to everyone without quiet
 kumi_tcp_test(tcp_backpressure tcp_backpressure.c NPES 2 3 4)
 # gets and fetching atomics complete while the target computes

@@ -262,6 +262,18 @@ int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void 
     return KUMI_OK;
 }
 
+int kumi_tp_am_register_long(struct kumi_tp *tp, unsigned id, kumi_tp_am_place_fn place,
+                             kumi_tp_am_long_fn done, void *arg)
+{
+    if (id >= KUMI_TP_AM_MAX_HANDLERS || place == NULL || done == NULL)
+        return KUMI_ERR_INVALID;
+    /* a progress thread may be dispatching: place is published last */
+    __atomic_store_n(&tp->am[id].long_arg, arg, __ATOMIC_RELAXED);
+    __atomic_store_n(&tp->am[id].done, done, __ATOMIC_RELAXED);
+    __atomic_store_n(&tp->am[id].place, place, __ATOMIC_RELEASE);
+    return KUMI_OK;
+}
+
 /* This process's writers of the failure pair, one at a time (the tcp
  * thread, the bootstrap's channel, kumi_global_exit): otherwise two first
  * failures could each store a status, and the loser's stay behind the

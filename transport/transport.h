@@ -67,6 +67,20 @@ typedef void (*kumi_tp_am_fn)(struct kumi_tp *tp, int src_pe, const void *payloa
 #define KUMI_TP_AM_MAX_HANDLERS 32
 #define KUMI_TP_AM_MAX_PAYLOAD  4096
 
+/* Long active messages (the optional op am_send_long): a small header and
+ * a payload the target places itself. place() runs once the header has
+ * arrived, before any payload byte, and returns where the len payload
+ * bytes go (NULL: the message is malformed, the connection fails); done()
+ * runs once they have landed there. Both run inside progress like any
+ * handler, in order with the pair's other active messages, and must not
+ * block. */
+typedef void *(*kumi_tp_am_place_fn)(struct kumi_tp *tp, int src_pe, const void *hdr,
+                                     size_t hlen, size_t len, void *arg);
+typedef void (*kumi_tp_am_long_fn)(struct kumi_tp *tp, int src_pe, const void *hdr,
+                                   size_t hlen, void *dst, size_t len, void *arg);
+#define KUMI_TP_AM_LONG_HDR     64           /* header bytes of a long AM     */
+#define KUMI_TP_AM_LONG_MAX     (512u << 10) /* payload bytes of a long AM    */
+
 /* The bootstrap (runtime/boot.h) as a transport sees it: who shares my
  * host, and the exchange through which PEs meet. fence and allgather are
  * collective: every PE calls them, in the same order. Keys are short
@@ -200,6 +214,16 @@ struct kumi_tp_ops {
      * neither into a buffer of its own first */
     int  (*am_sendv)(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
                      size_t hlen, const void *payload, size_t len);
+    /* optional (NULL: not offered; callers then send pieces of
+     * am_sendv): a long active message to another PE (hlen <=
+     * KUMI_TP_AM_LONG_HDR, len <= KUMI_TP_AM_LONG_MAX), its payload taken
+     * from the caller's buffer before the call returns and placed by the
+     * handler's place()/done() (kumi_tp_am_register_long) at the target
+     * (tcp: written from and received into the user's buffers, no copy of
+     * its own). May serve incoming traffic while it waits for room;
+     * KUMI_ERR_UNSUPPORTED from inside a handler. */
+    int  (*am_send_long)(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
+                         size_t hlen, const void *payload, size_t len);
 
     /* The registration (transports.h lists the built-in tables): with
      * KUMI_TRANSPORT=auto the runtime opens the available transport of
@@ -234,8 +258,11 @@ struct kumi_tp {
      * full fence, ~15% of a 2-PE barrier) */
     int    kicks_publish;
     struct {
-        kumi_tp_am_fn fn;
-        void         *arg;
+        kumi_tp_am_fn       fn;
+        void               *arg;
+        kumi_tp_am_place_fn place;   /* long AMs (kumi_tp_am_register_long) */
+        kumi_tp_am_long_fn  done;
+        void               *long_arg;
     } am[KUMI_TP_AM_MAX_HANDLERS];
     /* set by the runtime when waiters may block (oversubscribed): writers
      * then ring the target's doorbell after each store */
@@ -292,6 +319,17 @@ static inline int kumi_tp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler,
                                    size_t len)
 {
     return tp->ops->am_sendv(tp, pe, handler, hdr, hlen, payload, len);
+}
+/* Does the transport offer long active messages (am_send_long)? */
+static inline int kumi_tp_has_am_long(const struct kumi_tp *tp)
+{
+    return tp->ops->am_send_long != NULL;
+}
+static inline int kumi_tp_am_send_long(struct kumi_tp *tp, int pe, unsigned handler,
+                                       const void *hdr, size_t hlen, const void *payload,
+                                       size_t len)
+{
+    return tp->ops->am_send_long(tp, pe, handler, hdr, hlen, payload, len);
 }
 static inline int kumi_tp_fence(struct kumi_tp *tp)
 {
@@ -354,6 +392,9 @@ int kumi_tp_unsupported(void);
 
 /* Registers an active-message handler (id < KUMI_TP_AM_MAX_HANDLERS). */
 int kumi_tp_am_register(struct kumi_tp *tp, unsigned id, kumi_tp_am_fn fn, void *arg);
+/* Registers the long-AM side of handler id (place and done both set). */
+int kumi_tp_am_register_long(struct kumi_tp *tp, unsigned id, kumi_tp_am_place_fn place,
+                             kumi_tp_am_long_fn done, void *arg);
 
 /* Blocking support for waiters (wait policy "block"): one doorbell per PE,
  * kept by the transport where its peers can ring it (the shm segment

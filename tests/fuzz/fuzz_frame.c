@@ -16,10 +16,11 @@
 #define HEAP_SIZE 65536
 #define DATA_SIZE 8192
 
+static uint8_t *longbuf;   /* the last long AM's payload (on_place) */
+
 static int on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h, const void *payload,
                     void *arg)
 {
-    (void)rx;
     (void)arg;
     /* an AM payload must be readable for its whole length */
     if (h->type == KUMI_TCP_AM && h->len != 0) {
@@ -27,7 +28,36 @@ static int on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h, cons
         for (uint32_t i = 0; i < h->len; i++)
             x ^= ((const uint8_t *)payload)[i];
     }
+    /* a long AM: its header readable, its payload where place() put it */
+    if (h->type == KUMI_TCP_AM_LONG) {
+        volatile uint8_t x = 0;
+        for (uint64_t i = 0; i < h->val; i++)
+            x ^= ((const uint8_t *)payload)[i];
+        if (rx->dst != longbuf)
+            abort();
+        for (uint64_t i = 0; i < h->len - h->val; i++)
+            x ^= rx->dst[i];
+    }
     return 0;
+}
+
+/* long AMs: payloads of up to 4096 bytes land in a heap buffer of exactly
+ * their size (ASan sees any byte beyond); a header whose first byte is
+ * 0xff is refused */
+
+static void *on_place(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h, const void *hdr,
+                      void *arg)
+{
+    (void)arg;
+    size_t len = h->len - (size_t)h->val;
+    free(longbuf);
+    longbuf = NULL;
+    if ((h->val != 0 && ((const uint8_t *)hdr)[0] == 0xff) || len > 4096) {
+        strcpy(rx->err, "refused");
+        return NULL;
+    }
+    longbuf = malloc(len ? len : 1);
+    return longbuf;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -55,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     req[2] = (struct kumi_frame_req){ .kind = KUMI_REQ_AMO };
     req[3] = (struct kumi_frame_req){ .kind = KUMI_REQ_GET, .len = 0 };
     kumi_frame_rx_init(&rx, &lim, seg, req, on_frame, NULL);
+    rx.place = on_place;
     while (pos < size && !rx.failed) {
         size_t piece = (mode & 0x80) ? size - pos : 1 + (mode & 0x3f) + (pos * 7) % 61;
         void  *dst;
@@ -80,5 +111,7 @@ out:
     for (int i = 0; i < KUMI_SEG_COUNT; i++)
         free(seg[i]);
     free(getbuf);
+    free(longbuf);
+    longbuf = NULL;
     return 0;
 }

@@ -74,6 +74,15 @@ int main(int argc, char **argv)
     hdr(KUMI_TCP_CREDIT, 0, 0, 0, 0, 0, 0, 0, 0);
     hdr(KUMI_TCP_FIN, 0, 0, 0, 0, 0, 0, 0, 0);
     save(d, "valid_am_credit_fin", 0x20);
+    /* long AMs: a 48-byte header and 2000 bytes, then header and payload empty */
+    hdr(KUMI_TCP_AM_LONG, 3, 0, 0, 48 + 2000, 0, 48, 0, 0);
+    hdr(KUMI_TCP_AM_LONG, 3, 0, 0, 0, 0, 0, 0, 0);
+    hdr(KUMI_TCP_AM_LONG, 3, 0, 0, 64, 0, 64, 0, 0);
+    save(d, "valid_am_long", 0x40);
+    hdr(KUMI_TCP_AM_LONG, 3, 0, 0, 100, 0, 65, 0, 0);
+    save(d, "bad_am_long_header", 0x80);
+    hdr(KUMI_TCP_AM_LONG, 3, 0, 0, 10, 0, 11, 0, 0);
+    save(d, "bad_am_long_split", 0x80);
     /* invalid: one broken field each */
     hdr(KUMI_TCP_PUT, 1, 0, 0, 64, 65536 - 32, 0, 0, 0);
     save(d, "bad_put_beyond_heap", 0x80);

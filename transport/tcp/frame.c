@@ -11,6 +11,7 @@ static const char *const kumi_frame_names[KUMI_TCP_TYPE_MAX] = {
     [KUMI_TCP_GET_REP] = "get reply", [KUMI_TCP_AMO_REQ] = "atomic",
     [KUMI_TCP_AMO_REP] = "atomic reply", [KUMI_TCP_AM] = "active message",
     [KUMI_TCP_CREDIT] = "credit", [KUMI_TCP_FIN] = "fin",
+    [KUMI_TCP_AM_LONG] = "long active message",
 };
 
 static const char *const kumi_frame_segs[KUMI_SEG_COUNT] = {
@@ -140,6 +141,18 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
         if (h->width || h->op || h->off || h->val || h->cmp || h->tag)
             KUMI_FRAME_BAD("active message with unused fields set");
         return KUMI_OK;
+    case KUMI_TCP_AM_LONG:
+        if (h->seg >= lim->am_handlers)
+            KUMI_FRAME_BAD("long active message for handler %u (limit %u)", h->seg,
+                           lim->am_handlers);
+        if (h->val > KUMI_TP_AM_LONG_HDR || h->val > h->len
+            || h->len - h->val > KUMI_TP_AM_LONG_MAX)
+            KUMI_FRAME_BAD("long active message of %u bytes with a %llu-byte header (limits "
+                           "%u, %u)", h->len, (unsigned long long)h->val, KUMI_TP_AM_LONG_HDR,
+                           KUMI_TP_AM_LONG_MAX);
+        if (h->width || h->op || h->off || h->cmp || h->tag)
+            KUMI_FRAME_BAD("long active message with unused fields set");
+        return KUMI_OK;
     default: /* CREDIT, FIN: only credit may be set */
         if (h->seg || h->width || h->op || h->len || h->off || h->val || h->cmp || h->tag)
             KUMI_FRAME_BAD("%s with unused fields set", name);
@@ -189,7 +202,25 @@ static int kumi_frame_done(struct kumi_frame_rx *rx)
         break;
     }
     if (rx->on_frame != NULL
-        && rx->on_frame(rx, h, h->type == KUMI_TCP_AM ? rx->am_buf : NULL, rx->arg) != KUMI_OK) {
+        && rx->on_frame(rx, h, h->type == KUMI_TCP_AM || h->type == KUMI_TCP_AM_LONG
+                                   ? rx->am_buf : NULL, rx->arg) != KUMI_OK) {
+        kumi_frame_fail(rx);
+        return KUMI_ERR_INVALID;
+    }
+    return KUMI_OK;
+}
+
+/* A long active message's header is in am_buf: ask where its payload goes. */
+static int kumi_frame_place(struct kumi_frame_rx *rx)
+{
+    if (rx->place == NULL) {
+        snprintf(rx->err, sizeof(rx->err), "long active message for handler %u, which takes "
+                 "none", rx->hdr.seg);
+        rx->dst = NULL;
+    } else {
+        rx->dst = rx->place(rx, &rx->hdr, rx->am_buf, rx->arg);
+    }
+    if (rx->dst == NULL) {
         kumi_frame_fail(rx);
         return KUMI_ERR_INVALID;
     }
@@ -229,6 +260,9 @@ static int kumi_frame_header(struct kumi_frame_rx *rx)
         rx->dst = rx->am_buf;
     }
     rx->have = 0;
+    rx->skip = h->type == KUMI_TCP_AM_LONG ? (size_t)h->val : 0;
+    if (rx->skip == 0 && h->type == KUMI_TCP_AM_LONG && kumi_frame_place(rx) != KUMI_OK)
+        return KUMI_ERR_INVALID;
     if (h->len == 0)
         return kumi_frame_done(rx);
     rx->in_payload = 1;
@@ -284,15 +318,20 @@ size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n)
             if (rx->have == sizeof(rx->hdr) && kumi_frame_header(rx) != KUMI_OK)
                 return used;
         } else {
-            k = rx->hdr.len - rx->have;
+            int head = rx->have < rx->skip;   /* a long AM's header: to am_buf */
+            k = (head ? rx->skip : rx->hdr.len) - rx->have;
             if (k > n - used)
                 k = n - used;
-            if (rx->hdr.type == KUMI_TCP_PUT)
+            if (head)
+                memcpy(rx->am_buf + rx->have, p + used, k);
+            else if (rx->hdr.type == KUMI_TCP_PUT)
                 kumi_frame_copy_polled(rx->dst + rx->have, p + used, k);
             else
-                memcpy(rx->dst + rx->have, p + used, k);
+                memcpy(rx->dst + (rx->have - rx->skip), p + used, k);
             rx->have += k;
             used += k;
+            if (head && rx->have == rx->skip && kumi_frame_place(rx) != KUMI_OK)
+                return used;
             if (rx->have == rx->hdr.len && kumi_frame_done(rx) != KUMI_OK)
                 return used;
         }
@@ -302,15 +341,15 @@ size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n)
 
 size_t kumi_frame_rx_want(struct kumi_frame_rx *rx, void **buf)
 {
-    if (rx->failed || !rx->in_payload || rx->hdr.type == KUMI_TCP_AM)
+    if (rx->failed || !rx->in_payload || rx->hdr.type == KUMI_TCP_AM || rx->have < rx->skip)
         return KUMI_OK;
-    *buf = rx->dst + rx->have;
+    *buf = rx->dst + (rx->have - rx->skip);
     return rx->hdr.len - rx->have;
 }
 
 int kumi_frame_rx_got(struct kumi_frame_rx *rx, size_t n)
 {
-    if (rx->failed || !rx->in_payload || n > rx->hdr.len - rx->have)
+    if (rx->failed || !rx->in_payload || rx->have < rx->skip || n > rx->hdr.len - rx->have)
         return KUMI_ERR_INVALID;
     rx->have += n;
     if (rx->have == rx->hdr.len)

@@ -45,10 +45,17 @@ struct kumi_frame_req {
 
 struct kumi_frame_rx;
 /* Called once per complete, applied frame; payload is the AM buffer for
- * KUMI_TCP_AM (else NULL). Returns KUMI_OK, or an error (KUMI_ERR_*) after
+ * KUMI_TCP_AM and KUMI_TCP_AM_LONG (its header; rx->dst holds where its
+ * payload went), else NULL. Returns KUMI_OK, or an error (KUMI_ERR_*) after
  * writing a reason to rx->err (the frame is then treated as malformed). */
 typedef int (*kumi_frame_fn)(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
                              const void *payload, void *arg);
+
+/* A long active message's header (h->val bytes at hdr) has arrived:
+ * returns where its h->len - h->val payload bytes go, or NULL after
+ * writing a reason to rx->err (the frame is malformed). */
+typedef void *(*kumi_frame_place_fn)(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
+                                     const void *hdr, void *arg);
 
 struct kumi_frame_rx {
     /* set by the owner */
@@ -56,13 +63,17 @@ struct kumi_frame_rx {
     uint8_t               *seg[KUMI_SEG_COUNT];   /* my LLCM, heap, data     */
     struct kumi_frame_req *req;                   /* lim->tags entries        */
     kumi_frame_fn          on_frame;
+    kumi_frame_place_fn    place;    /* NULL: long AMs are malformed      */
     void                  *arg;
     /* state */
     int                    failed;
     size_t                 have;     /* bytes of hdr or payload so far   */
     int                    in_payload;
     struct kumi_tcp_hdr    hdr;
-    uint8_t               *dst;      /* payload destination               */
+    uint8_t               *dst;      /* payload destination (AM_LONG: of
+                                        the bytes after the header)      */
+    size_t                 skip;     /* AM_LONG: its header bytes (in
+                                        am_buf), else 0                  */
     char                   err[192];
     uint8_t                am_buf[KUMI_TP_AM_MAX_PAYLOAD];
 };
@@ -82,7 +93,7 @@ int kumi_frame_check(const struct kumi_tcp_hdr *h, const struct kumi_frame_limit
 size_t kumi_frame_rx_feed(struct kumi_frame_rx *rx, const uint8_t *p, size_t n);
 
 /* Where the next payload bytes may be received directly, and how many
- * (0 when in a header or an AM payload: feed() those). */
+ * (0 when in a header, an AM payload or a long AM's header: feed() those). */
 size_t kumi_frame_rx_want(struct kumi_frame_rx *rx, void **buf);
 /* n bytes were written to want()'s buffer. KUMI_OK, or KUMI_ERR_INVALID
  * when the frame failed. */
@@ -101,7 +112,7 @@ void kumi_frame_store(uint8_t *dst, unsigned width, uint64_t v);
 static inline int kumi_frame_counted(unsigned type)
 {
     return type == KUMI_TCP_KICK || type == KUMI_TCP_PUT || type == KUMI_TCP_GET_REQ
-           || type == KUMI_TCP_AMO_REQ || type == KUMI_TCP_AM;
+           || type == KUMI_TCP_AMO_REQ || type == KUMI_TCP_AM || type == KUMI_TCP_AM_LONG;
 }
 
 #endif /* KUMI_TCP_FRAME_H */

@@ -199,6 +199,7 @@ int kumi_tcp_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
         kumi_tcp_conn_init(s, &s->conn[pe], pe);
         kumi_frame_rx_init(&s->conn[pe].rx, &s->lim, segs, s->conn[pe].req, kumi_tcp_on_frame,
                            &s->conn[pe]);
+        s->conn[pe].rx.place = kumi_tcp_on_place;
     }
     if (p->size == 1)
         return KUMI_OK;              /* a job of one needs no sockets */

@@ -218,7 +218,8 @@ int    kumi_tcp_tx_append(struct kumi_tcp_conn *c, const void *p, size_t n);
 int kumi_tcp_tx_hdr(struct kumi_tcp *s, struct kumi_tcp_conn *c, struct kumi_tcp_hdr *h);
 void kumi_tcp_flush_dirty(struct kumi_tcp *s);
 int kumi_tcp_tx_direct(struct kumi_tcp *s, struct kumi_tcp_conn *c,
-                       struct kumi_tcp_hdr *h, const void *data, size_t len);
+                       struct kumi_tcp_hdr *h, const void *pre, size_t prelen,
+                       const void *data, size_t len);
 int kumi_tcp_credit(struct kumi_tcp *s, struct kumi_tcp_conn *c);
 int kumi_tcp_await(struct kumi_tcp *s, volatile uint8_t *done, unsigned spins);
 int kumi_tcp_tag_get(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned *tag);
@@ -229,6 +230,8 @@ int kumi_tcp_wait_req(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsigned tag)
 int    kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms);
 int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
                       const void *payload, void *arg);
+void *kumi_tcp_on_place(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
+                        const void *hdr, void *arg);
 int kumi_tcp_progress_direct(struct kumi_tcp *s);
 void kumi_tcp_futex_wake(uint32_t *w);
 int kumi_tcp_boot_poll(struct kumi_tcp *s);

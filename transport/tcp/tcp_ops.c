@@ -92,7 +92,7 @@ int kumi_tcp_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off,
             if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
                 rc = kumi_tcp_flush(s, c);
         } else {
-            rc = kumi_tcp_tx_direct(s, c, &h, p, k);
+            rc = kumi_tcp_tx_direct(s, c, &h, NULL, 0, p, k);
         }
         p += k;
         off += k;
@@ -257,6 +257,42 @@ static int kumi_tcp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const
             rc = KUMI_ERR_NOMEM;
         if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
             rc = kumi_tcp_flush(s, c);
+    }
+    kumi_tcp_unlock(s);
+    return rc;
+}
+
+/* A long AM: one frame, [frame header, hdr, payload]; a payload above
+ * KUMI_TCP_COPY_MAX goes out straight from the caller's buffer (as a large
+ * put), and the receiver places it (kumi_tcp_on_place) and receives it
+ * straight there. */
+static int kumi_tcp_am_send_long(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
+                                 size_t hlen, const void *payload, size_t len)
+{
+    struct kumi_tcp      *s = kumi_tcp_of(tp);
+    struct kumi_tcp_conn *c;
+    int                   rc;
+
+    if (handler >= KUMI_TP_AM_MAX_HANDLERS || hlen > KUMI_TP_AM_LONG_HDR
+        || len > KUMI_TP_AM_LONG_MAX || pe == s->rank)
+        return KUMI_ERR_INVALID;
+    kumi_tcp_lock(s);
+    if ((rc = kumi_tcp_peer(s, pe, &c)) != KUMI_OK)
+        return rc;
+    rc = kumi_tcp_credit(s, c);
+    if (rc == KUMI_OK) {
+        struct kumi_tcp_hdr h = { .type = KUMI_TCP_AM_LONG, .seg = (uint8_t)handler,
+                                  .len = (uint32_t)(hlen + len), .val = hlen };
+        if (len <= KUMI_TCP_COPY_MAX || s->in_rx) {
+            rc = kumi_tcp_tx_hdr(s, c, &h);
+            if (rc == KUMI_OK && ((hlen != 0 && kumi_tcp_tx_append(c, hdr, hlen) != KUMI_OK)
+                                  || (len != 0 && kumi_tcp_tx_append(c, payload, len) != KUMI_OK)))
+                rc = KUMI_ERR_NOMEM;
+            if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
+                rc = kumi_tcp_flush(s, c);
+        } else {
+            rc = kumi_tcp_tx_direct(s, c, &h, hdr, hlen, payload, len);
+        }
     }
     kumi_tcp_unlock(s);
     return rc;
@@ -473,6 +509,7 @@ const struct kumi_tp_ops kumi_tp_tcp_ops = {
     .atomic   = kumi_tcp_atomic,
     .am_send  = kumi_tcp_am_send,
     .am_sendv = kumi_tcp_am_sendv,
+    .am_send_long = kumi_tcp_am_send_long,
     .fence    = kumi_tcp_fence,
     .quiet    = kumi_tcp_quiet,
     .progress = kumi_tcp_progress,

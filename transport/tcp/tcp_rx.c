@@ -66,7 +66,7 @@ int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
         c->rx_unreported++;
     s->handled++;
     if (h->type == KUMI_TCP_KICK || h->type == KUMI_TCP_PUT || h->type == KUMI_TCP_AMO_REQ
-        || h->type == KUMI_TCP_AM)
+        || h->type == KUMI_TCP_AM || h->type == KUMI_TCP_AM_LONG)
         s->stored++;
     switch (h->type) {
     case KUMI_TCP_GET_REQ:
@@ -100,6 +100,15 @@ int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
         s->in_rx--;
         return KUMI_OK;
     }
+    case KUMI_TCP_AM_LONG: {
+        /* place() was there (kumi_tcp_on_place), and done is set with it */
+        kumi_tp_am_long_fn fn = __atomic_load_n(&tp->am[h->seg].done, __ATOMIC_RELAXED);
+        s->in_rx++;
+        fn(tp, c->pe, payload, (size_t)h->val, rx->dst, h->len - (size_t)h->val,
+           __atomic_load_n(&tp->am[h->seg].long_arg, __ATOMIC_RELAXED));
+        s->in_rx--;
+        return KUMI_OK;
+    }
     case KUMI_TCP_GET_REP:
     case KUMI_TCP_AMO_REP:
         if (c->req[h->tag].discard)
@@ -111,6 +120,34 @@ int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
     default:
         return KUMI_OK;
     }
+}
+
+/* A long AM's header has arrived: its handler says where the payload goes
+ * (NULL, or no long handler: the frame is malformed). */
+void *kumi_tcp_on_place(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
+                        const void *hdr, void *arg)
+{
+    struct kumi_tcp_conn *c = arg;
+    struct kumi_tcp      *s = (struct kumi_tcp *)((const uint8_t *)rx->lim
+                                                   - offsetof(struct kumi_tcp, lim));
+    struct kumi_tp       *tp = s->tp;
+    kumi_tp_am_place_fn   fn = __atomic_load_n(&tp->am[h->seg].place, __ATOMIC_ACQUIRE);
+    size_t                len = h->len - (size_t)h->val;
+    void                 *dst;
+
+    if (fn == NULL) {
+        snprintf(rx->err, sizeof(rx->err), "long active message for handler %u, which has "
+                 "no long handler", h->seg);
+        return NULL;
+    }
+    s->in_rx++;
+    dst = fn(tp, c->pe, hdr, (size_t)h->val, len,
+             __atomic_load_n(&tp->am[h->seg].long_arg, __ATOMIC_RELAXED));
+    s->in_rx--;
+    if (dst == NULL)
+        snprintf(rx->err, sizeof(rx->err), "long active message of %zu bytes refused by "
+                 "handler %u", len, h->seg);
+    return dst;
 }
 
 /* Reads what c has, decoding as it goes; bounded so one busy peer cannot

@@ -146,13 +146,17 @@ static void kumi_tcp_wait_out(struct kumi_tcp *s, struct kumi_tcp_conn *c)
 }
 
 /* A frame whose payload goes out from the caller's memory: the queued
- * bytes, the header and the payload in one writev, until all is written. */
+ * bytes, the header (and prelen bytes of pre: a long AM's header) and the
+ * payload in one writev, until all is written. */
 int kumi_tcp_tx_direct(struct kumi_tcp *s, struct kumi_tcp_conn *c,
-                       struct kumi_tcp_hdr *h, const void *data, size_t len)
+                       struct kumi_tcp_hdr *h, const void *pre, size_t prelen,
+                       const void *data, size_t len)
 {
     size_t lim, ddone = 0;
     int    rc = kumi_tcp_tx_hdr(s, c, h);
 
+    if (rc == KUMI_OK && prelen != 0)
+        rc = kumi_tcp_tx_append(c, pre, prelen);
     if (rc != KUMI_OK)
         return rc;
     /* the header now ends the queue: send it from there */

@@ -55,6 +55,10 @@ enum kumi_tcp_type {
     KUMI_TCP_AM      = 7,  /* active message: handler = seg, payload (len)     */
     KUMI_TCP_CREDIT  = 8,  /* no payload: returns credit only                  */
     KUMI_TCP_FIN     = 9,  /* orderly close: the sender finalized              */
+    KUMI_TCP_AM_LONG = 10, /* long active message: handler = seg; val header
+                              bytes (<= KUMI_TP_AM_LONG_HDR), then len - val
+                              payload bytes, received where the handler's
+                              place() says (kumi_tp_am_register_long)       */
     KUMI_TCP_TYPE_MAX
 };
 
