@@ -93,17 +93,6 @@ static int kumi_ucx_order(struct kumi_ucx *s, int pe)
     return kumi_ucx_failed_op(s, pe, kumi_ucx_wait(s, ucp_ep_flush_nbx(p->ep, &rp)));
 }
 
-/* The converse: puts sent to pe as messages are applied (a probe's round
- * trip) before an RMA to it, which could otherwise overtake them. */
-static int kumi_ucx_order_rma(struct kumi_ucx *s, int pe)
-{
-    struct kumi_ucx_peer *p = &s->peer[pe];
-
-    if (__atomic_load_n(&p->pdone, __ATOMIC_ACQUIRE) >= __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE))
-        return KUMI_OK;
-    return kumi_ucx_probe(s, pe);
-}
-
 struct kumi_ucx_probe { uint64_t seq, mupto, pupto; };
 
 static void kumi_ucx_max(uint64_t *w, uint64_t v)
@@ -139,7 +128,23 @@ static int kumi_ucx_probe_wait(struct kumi_ucx *s, int pe, const struct kumi_ucx
     }
     kumi_ucx_max(&p->mdone, pr->mupto);
     kumi_ucx_max(&p->pdone, pr->pupto);
+    if (!s->threads)
+        p->pp_asked = 0;     /* the next put asks again */
     return KUMI_OK;
+}
+
+/* The probe a put carried, when it covers every message (mall) or every
+ * put and atomic (!mall) issued to pe: *pr, and 1; else 0. */
+static int kumi_ucx_put_probe(struct kumi_ucx *s, int pe, int mall, struct kumi_ucx_probe *pr)
+{
+    struct kumi_ucx_peer *p = &s->peer[pe];
+
+    if (s->threads || !p->pp_asked || p->pp_pupto != p->pseq || (mall && p->pp_mupto != p->mseq))
+        return 0;
+    pr->seq = p->pp_seq;
+    pr->mupto = p->pp_mupto;
+    pr->pupto = p->pp_pupto;
+    return 1;
 }
 
 int kumi_ucx_probe(struct kumi_ucx *s, int pe)
@@ -148,6 +153,20 @@ int kumi_ucx_probe(struct kumi_ucx *s, int pe)
     int                   rc = kumi_ucx_probe_send(s, pe, &pr);
 
     return rc != KUMI_OK ? rc : kumi_ucx_probe_wait(s, pe, &pr);
+}
+
+/* The converse: puts sent to pe as messages are applied (a probe's round
+ * trip) before an RMA to it, which could otherwise overtake them. */
+static int kumi_ucx_order_rma(struct kumi_ucx *s, int pe)
+{
+    struct kumi_ucx_peer *p = &s->peer[pe];
+
+    if (__atomic_load_n(&p->pdone, __ATOMIC_ACQUIRE) >= __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE))
+        return KUMI_OK;
+    struct kumi_ucx_probe pr;
+    if (kumi_ucx_put_probe(s, pe, 0, &pr))      /* the last put asked: its answer */
+        return kumi_ucx_probe_wait(s, pe, &pr);
+    return kumi_ucx_probe(s, pe);
 }
 
 /* ------------------------------------------------------------ messages */
@@ -240,7 +259,20 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
     if (n <= KUMI_UCX_PUT_AM_MAX) {
         struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PUT,
                                   .handler = (uint16_t)seg, .off = off };
-        return kumi_ucx_send(s, pe, &h, src, n, NULL, 0);
+        /* the first put since the peer was last proven carries a probe
+         * (single-threaded: the counts below are then exact) */
+        int      ask = !s->threads && !p->pp_asked;
+        uint64_t m0 = p->mseq, p0 = p->pseq;
+        if (ask)
+            h.val = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
+        rc = kumi_ucx_send(s, pe, &h, src, n, NULL, 0);
+        if (ask && rc == KUMI_OK) {
+            p->pp_seq = h.val;
+            p->pp_mupto = m0 + 1;
+            p->pp_pupto = p0 + 1;
+            p->pp_asked = 1;
+        }
+        return rc;
     }
     if ((rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
         return rc;
@@ -373,7 +405,8 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
     for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++) {
         seq[pe].seq = 0;
         if (pe != s->rank && __atomic_load_n(&s->peer[pe].mdone, __ATOMIC_ACQUIRE)
-                                 < __atomic_load_n(&s->peer[pe].mseq, __ATOMIC_ACQUIRE))
+                                 < __atomic_load_n(&s->peer[pe].mseq, __ATOMIC_ACQUIRE)
+            && !kumi_ucx_put_probe(s, pe, 1, &seq[pe]))   /* a put's probe covers all */
             rc = kumi_ucx_probe_send(s, pe, &seq[pe]);
     }
     /* RMA (puts > 128 KiB) issued since the last flush: flush the worker.

@@ -32,7 +32,8 @@ enum kumi_ucx_kind {
     KUMI_UCX_KICK = 1,     /* val (width bytes) -> LLCM[off]                 */
     KUMI_UCX_AM,           /* kumi AM: handler, payload                      */
     KUMI_UCX_FIN,          /* orderly end: the sender closes                 */
-    KUMI_UCX_PUT,          /* payload -> segment handler at off              */
+    KUMI_UCX_PUT,          /* payload -> segment handler at off; val != 0:
+                              then answer PROBE_ACK val, as a PROBE          */
     KUMI_UCX_PROBE,        /* reply PROBE_ACK with val once everything
                               before it is applied                           */
     KUMI_UCX_PROBE_ACK,    /* val: the probe answered                        */
@@ -65,6 +66,16 @@ struct kumi_ucx_peer {
      * pdone < pseq: a probe covers whatever any thread issued before it */
     uint64_t   mseq, mdone, pseq, pdone;
     uint64_t   probe_seq;              /* probes sent                         */
+    /* A put that carries a probe (PUT with val != 0: the target answers
+     * PROBE_ACK val once it applied the put; single-threaded jobs only):
+     * the first small put to a peer after its messages were last proven
+     * asks for it, so a quiet or get right after waits for that answer
+     * instead of sending a probe of its own (README: what each op costs).
+     * pp_seq: that probe, pp_mupto/pp_pupto: the counts it covers,
+     * pp_asked: set once a put asked, cleared when a probe's wait proves
+     * the peer */
+    uint64_t   pp_seq, pp_mupto, pp_pupto;
+    uint32_t   pp_asked;
     uint64_t   probe_ack;              /* highest probe it answered           */
     uint32_t   fin_rx;                 /* it said goodbye: its end is orderly */
     uint32_t   lost;                   /* its endpoint failed                 */
