@@ -4,6 +4,9 @@
 # veth pair, UCX_TLS=tcp,self): kumi-bench's pingpong, put 8 B + quiet,
 # get 8 B, barrier and 1 MiB put rows, one libkumi and kumi-bench, the
 # plugin chosen with KUMI_PLUGIN_DIR. Prints every value and the medians.
+# --lat: instead, lat.c here (every operation timed on its own: medians,
+# steadier under load than kumi-bench's means) for A and B, and with
+# --oshmem lat_shmem.c under Open MPI's oshrun, interleaved.
 # Needs root (ip netns). See README.md here.
 set -u
 
@@ -15,11 +18,16 @@ usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECON
   -r REPS   repetitions of each (A then B) pair (5)
   -i ITERS  iterations of the latency rows (5000; 1 MiB: ITERS/16)
   --rows    comma-separated subset of pingpong,put,get,barrier,putbw
+  --lat     per-operation medians from lat.c (put, get, pingpong, barrier)
+  --oshmem  with --lat: a third column, lat_shmem.c under oshrun (OSHRUN,
+            default /usr/bin/oshrun; built with oshcc beside it)
 EOF
 }
 die() { echo "ab.sh: $*" >&2; exit 1; }
 
-BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw
+BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw LAT=0 OSH=0
+OSHRUN=${OSHRUN:-/usr/bin/oshrun}
+HERE=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
     case $1 in
     -b) BUILD=${2:?}; shift 2 ;;
@@ -29,6 +37,8 @@ while [ $# -gt 0 ]; do
     -i) ITERS=${2:?}; shift 2 ;;
     -t) TMO=${2:?}; shift 2 ;;
     --rows) ROWS=${2:?}; shift 2 ;;
+    --lat) LAT=1; shift ;;
+    --oshmem) OSH=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -73,7 +83,10 @@ for _ in $(seq 100); do
     ip -n "$NS2" -o link show "$DEV" | grep -q 'state UP' && break
     sleep 0.1
 done
-cat >"$TMP/nsrsh" <<EOF
+for name in nsrsh nsrsh-sh; do
+    run='"$@"'
+    [ "$name" = nsrsh-sh ] && run='sh -c "$*"'     # Open MPI's agent: one command line
+    cat >"$TMP/$name" <<EOF
 #!/bin/sh
 host=\$1
 shift
@@ -82,9 +95,10 @@ $H1) ns=$NS1 ;;
 $H2) ns=$NS2 ;;
 *) exit 255 ;;
 esac
-exec ip netns exec "\$ns" "\$@"
+exec ip netns exec "\$ns" $run
 EOF
-chmod +x "$TMP/nsrsh"
+    chmod +x "$TMP/$name"
+done
 
 # one WHICH ROW: one kumi-bench job, prints the value
 one() {
@@ -108,6 +122,58 @@ one() {
     sed -n "s/.*\"op\":\"$op\".*\"$field\":\([0-9.eE+-]*\).*/\1/p" "$out" | head -1
 }
 
+# lat WHICH: lat.c with plugin dir WHICH, or lat_shmem.c (WHICH = oshmem):
+# prints "row median p10 p90" lines
+lat() {
+    local out=$TMP/lat.out
+    if [ "$1" = oshmem ]; then
+        ip netns exec "$NS1" timeout -k 5 "$TMO" "$OSHRUN" --allow-run-as-root --host "$H1,$H2" -n 2 \
+            --bind-to none --mca plm_rsh_agent "$TMP/nsrsh-sh" --mca btl self,tcp \
+            -x UCX_TLS=tcp,self -x UCX_NET_DEVICES="$DEV" "$TMP/lat_shmem" "$ITERS" >"$out" 2>"$out.err" &
+    else
+        ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" KUMI_PLUGIN_DIR="$1" \
+            timeout -k 5 "$TMO" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
+            --transport ucx --bind none --timeout "$TMO" "$TMP/lat" "$ITERS" >"$out" 2>"$out.err" &
+    fi
+    CHILD=$!
+    # OSHMEM 4.1 sometimes dies of SIGSEGV in shmem_finalize, after its rows
+    wait "$CHILD" || echo "ab.sh: lat $1 exited $?: $(grep -m1 -i 'signal\|error' "$out" "$out.err")" >&2
+    CHILD=
+    grep -E '^(put|get|pingpong|barrier) [0-9.]+ ' "$out"
+}
+if [ "$LAT" = 1 ]; then
+    ${CC:-cc} -O2 -std=c11 -I"$HERE/../../include" "$HERE/lat.c" -o "$TMP/lat" -L"$BUILD/lib" \
+        -lkumi -Wl,-rpath,"$BUILD/lib" || die "cannot build lat.c"
+    cols="A B"
+    if [ "$OSH" = 1 ]; then
+        "$(dirname "$OSHRUN")/oshcc" -O2 "$HERE/lat_shmem.c" -o "$TMP/lat_shmem" || die "cannot build lat_shmem.c"
+        cols="A B oshmem"
+    fi
+    echo "# ab.sh --lat $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B; $ITERS ops each, per-op median (us) per run"
+    for _ in $(seq "$REPS"); do
+        lat "$A" | sed 's/^/A /' >>"$TMP/lat.all"
+        lat "$B" | sed 's/^/B /' >>"$TMP/lat.all"
+        [ "$OSH" = 1 ] && lat oshmem | sed 's/^/oshmem /' >>"$TMP/lat.all"
+    done
+    python3 - "$TMP/lat.all" $cols <<'EOF'
+import sys, statistics
+v = {}
+for line in open(sys.argv[1]):
+    c, row, med = line.split()[:3]
+    v.setdefault((row, c), []).append(float(med))
+cols = sys.argv[2:]
+print("row       " + "  ".join("%9s" % c for c in cols) + "    B/A" + ("  B/oshmem" if "oshmem" in cols else "") + "  runs")
+for row in ("put", "get", "pingpong", "barrier"):
+    m = {c: statistics.median(v[(row, c)]) if (row, c) in v else float("nan") for c in cols}
+    r = "  %5.2f" % (m["B"] / m["A"])
+    if "oshmem" in cols:
+        r += "  %9.2f" % (m["B"] / m["oshmem"])
+    runs = "; ".join(c + ": " + " ".join("%.2f" % x for x in v.get((row, c), [])) for c in cols)
+    print("%-9s " % row + "  ".join("%9.2f" % m[c] for c in cols) + r + "  " + runs)
+EOF
+    echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
 echo "# ab.sh $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B"
 for row in ${ROWS//,/ }; do
     va="" vb=""
