@@ -4,7 +4,8 @@
  * small put after quiet carries quiet's probe, transport/ucx/README.md).
  * Each PE works on the next one; every value is checked where it lands.
  * ARGS: rounds (300). "loop N": PE 0 does N puts of 8 bytes, each followed
- * by quiet, and nothing else (tests/ucx/put_probe.sh counts its sends). */
+ * by quiet, and nothing else; "barriers N": N barriers (tests/ucx/put_probe.sh
+ * counts the sends of both). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@
 int main(int argc, char **argv)
 {
     int loop = argc > 2 && strcmp(argv[1], "loop") == 0;
-    int rounds = loop ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 300;
+    int bars = argc > 2 && strcmp(argv[1], "barriers") == 0;
+    int rounds = loop || bars ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 300;
 
     OK(kumi_init());
     int       me = kumi_rank(), npes = kumi_size(), to = (me + 1) % npes;
@@ -33,6 +35,12 @@ int main(int argc, char **argv)
     memset(a, 0, 64);
     *ctr = 0;
     BARRIER();
+    for (int i = 0; i < rounds && bars; i++)
+        BARRIER();
+    if (bars) {
+        OK(kumi_finalize());
+        return 0;
+    }
     if (loop) {
         for (int i = 0; i < rounds && me == 0 && npes > 1; i++) {
             v = (uint64_t)i + 1;

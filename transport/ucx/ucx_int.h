@@ -74,8 +74,13 @@ struct kumi_ucx_peer {
      * pp_seq: that probe, pp_mupto/pp_pupto: the counts it covers,
      * pp_asked: set once a put asked, cleared when a probe's wait proves
      * the peer */
-    uint64_t   pp_seq, pp_mupto, pp_pupto;
+    uint64_t   pp_seq, pp_mupto, pp_pupto, pp_lupto;
     uint32_t   pp_asked;
+    /* of pseq, the non-fetching atomics on its LLCM (a barrier's own, as
+     * mcast's ADDs: consumed by the waits of their target, as kicks are),
+     * and how many of them pdone covers: settle() counts the barrier's
+     * atomics as done when they are all that is unproven */
+    uint64_t   lseq, ldone;
     uint64_t   probe_ack;              /* highest probe it answered           */
     uint32_t   fin_rx;                 /* it said goodbye: its end is orderly */
     uint32_t   lost;                   /* its endpoint failed                 */
