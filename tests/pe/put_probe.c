@@ -26,12 +26,13 @@ int main(int argc, char **argv)
     int       me = kumi_rank(), npes = kumi_size(), to = (me + 1) % npes;
     int       from = (me + npes - 1) % npes;
     uint64_t *a = kumi_malloc(64), *ctr = kumi_malloc(8);
-    uint8_t  *big = kumi_malloc(BIG), *bigsrc = malloc(BIG);
+    uint8_t  *big = kumi_malloc(BIG);
+    static uint8_t bigsrc[BIG];
     size_t    off = kumi_llcm_alloc(8);
     volatile uint64_t *kick = kumi_llcm(off);
     uint64_t  v, got, old;
 
-    CHECK(a != NULL && ctr != NULL && big != NULL && bigsrc != NULL, "allocation");
+    CHECK(a != NULL && ctr != NULL && big != NULL, "allocation");
     memset(a, 0, 64);
     *ctr = 0;
     BARRIER();
