@@ -18,6 +18,9 @@ usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECON
   -r REPS   repetitions of each (A then B) pair (5)
   -i ITERS  iterations of the latency rows (5000; 1 MiB: ITERS/16)
   --rows    comma-separated subset of pingpong,put,get,barrier,putbw
+  --pin     every process of the first host on CPU 0, of the second on CPU 1
+            (with both hosts free to use both CPUs, runs differ by where the
+            two PEs landed)
   --lat     per-operation medians from lat.c (put, get, pingpong, barrier)
   --oshmem  with --lat: a third column, lat_shmem.c under oshrun (OSHRUN,
             default /usr/bin/oshrun; built with oshcc beside it)
@@ -25,7 +28,7 @@ EOF
 }
 die() { echo "ab.sh: $*" >&2; exit 1; }
 
-BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw LAT=0 OSH=0
+BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw LAT=0 OSH=0 CPU1=all CPU2=all
 OSHRUN=${OSHRUN:-/usr/bin/oshrun}
 HERE=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
     -t) TMO=${2:?}; shift 2 ;;
     --rows) ROWS=${2:?}; shift 2 ;;
     --lat) LAT=1; shift ;;
+    --pin) CPU1=0 CPU2=1; shift ;;
     --oshmem) OSH=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -91,11 +95,12 @@ for name in nsrsh nsrsh-sh; do
 host=\$1
 shift
 case \$host in
-$H1) ns=$NS1 ;;
-$H2) ns=$NS2 ;;
+$H1) ns=$NS1 cpu=$CPU1 ;;
+$H2) ns=$NS2 cpu=$CPU2 ;;
 *) exit 255 ;;
 esac
-exec ip netns exec "\$ns" $run
+[ "\$cpu" = all ] && exec ip netns exec "\$ns" $run
+exec ip netns exec "\$ns" taskset -c "\$cpu" $run
 EOF
     chmod +x "$TMP/$name"
 done
