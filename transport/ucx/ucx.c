@@ -130,7 +130,7 @@ static int kumi_ucx_probe_wait(struct kumi_ucx *s, int pe, const struct kumi_ucx
     kumi_ucx_max(&p->mdone, pr->mupto);
     kumi_ucx_max(&p->pdone, pr->pupto);
     kumi_ucx_max(&p->ldone, pr->lupto);
-    if (!s->threads)
+    if (!s->threads && !kumi_ucx_in_handler())
         p->pp_asked = 0;     /* the next put asks again */
     return KUMI_OK;
 }
@@ -141,7 +141,8 @@ static int kumi_ucx_put_probe(struct kumi_ucx *s, int pe, int mall, struct kumi_
 {
     struct kumi_ucx_peer *p = &s->peer[pe];
 
-    if (s->threads || !p->pp_asked || p->pp_pupto != p->pseq || (mall && p->pp_mupto != p->mseq))
+    if (s->threads || kumi_ucx_in_handler() || !p->pp_asked || p->pp_pupto != p->pseq
+        || (mall && p->pp_mupto != p->mseq))
         return 0;
     pr->seq = p->pp_seq;
     pr->mupto = p->pp_mupto;
@@ -265,8 +266,9 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
         struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PUT,
                                   .handler = (uint16_t)seg, .off = off };
         /* the first put since the peer was last proven carries a probe
-         * (single-threaded: the counts below are then exact) */
-        int      ask = !s->threads && !p->pp_asked;
+         * (single-threaded: the counts below are then exact; not from a
+         * handler, which the progress thread may be running meanwhile) */
+        int      ask = !s->threads && !kumi_ucx_in_handler() && !p->pp_asked;
         uint64_t m0 = p->mseq, p0 = p->pseq, l0 = p->lseq;
         if (ask)
             h.val = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
@@ -456,10 +458,13 @@ static void kumi_ucx_settle(struct kumi_tp *tp)
         return;      /* other threads may have sent during the barrier */
     for (int pe = 0; s->peer != NULL && pe < s->size; pe++) {
         struct kumi_ucx_peer *p = &s->peer[pe];
-        if (p->pseq - p->pdone <= p->lseq - p->ldone) {   /* LLCM atomics at most */
-            p->pdone = p->pseq;
-            p->ldone = p->lseq;
-            p->mdone = p->mseq;
+        uint64_t pseq = __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE);
+        uint64_t lseq = __atomic_load_n(&p->lseq, __ATOMIC_ACQUIRE);
+        if (pseq - __atomic_load_n(&p->pdone, __ATOMIC_ACQUIRE)
+            <= lseq - __atomic_load_n(&p->ldone, __ATOMIC_ACQUIRE)) {   /* LLCM atomics at most */
+            kumi_ucx_max(&p->pdone, pseq);
+            kumi_ucx_max(&p->ldone, lseq);
+            kumi_ucx_max(&p->mdone, __atomic_load_n(&p->mseq, __ATOMIC_ACQUIRE));
         }
     }
 }

@@ -15,6 +15,11 @@ static __thread int kumi_ucx_in_rx;
 static void kumi_ucx_apply(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const uint8_t *payload,
                            uint32_t len);
 
+int kumi_ucx_in_handler(void)
+{
+    return kumi_ucx_in_rx;
+}
+
 /* Queues one message for progress to apply: [hdr][u32 len][payload],
  * 8-byte aligned entries. */
 int kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,

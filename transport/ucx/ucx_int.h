@@ -153,6 +153,10 @@ int    kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h,
 int    kumi_ucx_probe(struct kumi_ucx *s, int pe);
 
 /* ucx_am.c */
+/* Whether this thread runs a kumi AM handler now (the progress thread
+ * runs them too): such a thread leaves the put-carried probes alone, which
+ * only the PE's own thread keeps (no lock) */
+int    kumi_ucx_in_handler(void);
 int    kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
                         size_t alen, const void *b, size_t blen);
 void   kumi_ucx_store(void *p, unsigned width, uint64_t v);
