@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -264,6 +265,49 @@ static void kumi_run_warn_unknown(const char *name, const char *suggestion, void
         fprintf(stderr, "kumirun: warning: unknown variable %s\n", name);
 }
 
+/* KUMI_TRANSPORT=ucx (--transport ucx): the plugin (transport/plugin.c)
+ * must load, or every PE would fail on its own after starting. Loaded in a
+ * child, as kumi_init loads it (KUMI_PLUGIN_DIR, else beside libkumi: here
+ * beside kumirun), so kumirun itself never maps UCX nor its signal
+ * handlers. Checked on this host only. -1, or KUMI_RUN_EXIT_USAGE after
+ * one line saying why. */
+static int kumi_run_check_plugin(void)
+{
+    const char               *name = getenv("KUMI_TRANSPORT");
+    const struct kumi_tp_ops *ops = name != NULL && strcmp(name, "ucx") == 0
+                                    ? kumi_tp_lookup(name) : NULL;
+    char                      why[1100] = "";
+    int                       fd[2], status;
+    ssize_t                   n, got = 0;
+    pid_t                     pid;
+
+    if (ops == NULL || ops->available == NULL)
+        return -1;
+    if (pipe(fd) != 0)
+        return -1;                     /* no check: the PEs still say why */
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        close(fd[0]);
+        if (ops->available(NULL, why, sizeof(why)) != KUMI_OK)
+            (void)!write(fd[1], why, strnlen(why, sizeof(why) - 1) + 1);
+        _exit(0);
+    }
+    close(fd[1]);
+    while (pid > 0 && got < (ssize_t)sizeof(why) - 1
+           && ((n = read(fd[0], why + got, sizeof(why) - 1 - (size_t)got)) > 0
+               || (n < 0 && errno == EINTR)))
+        got += n > 0 ? n : 0;
+    close(fd[0]);
+    why[got] = '\0';
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    if (got == 0)
+        return -1;
+    fprintf(stderr, "kumirun: KUMI_TRANSPORT=%s: %s\n", name, why);
+    return KUMI_RUN_EXIT_USAGE;
+}
+
 /* Checks the configuration the PEs will read, so that a bad value fails
  * once, here, instead of once per PE after they started; j gets KUMI_LOG
  * (kumirun's own info messages follow it too) and KUMI_HEARTBEAT_TIMEOUT. */
@@ -284,7 +328,7 @@ static int kumi_run_check_env(const struct kumi_run_opts *o, struct kumi_run_job
     }
     j->log    = cfg.log;
     j->dead_s = (unsigned)cfg.heartbeat_timeout;
-    return -1;
+    return kumi_run_check_plugin();
 }
 
 /* ADDR as a numeric address: getaddrinfo, so host names work too. */

@@ -38,3 +38,17 @@ add_test(NAME ucx.plugin COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/plugin.sh
          ${CMAKE_BINARY_DIR}/bin ${CMAKE_BINARY_DIR}/lib)
 set_tests_properties(ucx.plugin PROPERTIES LABELS "ucx" TIMEOUT 700 PROCESSORS 2
   ENVIRONMENT "${KUMI_UCX_SAN_ENV}")
+
+# kumirun checks that the plugin loads before it starts a PE
+# (ucx/precheck.sh)
+add_test(NAME ucx.precheck COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/precheck.sh
+         ${CMAKE_BINARY_DIR}/bin ${CMAKE_BINARY_DIR}/lib)
+set_tests_properties(ucx.precheck PROPERTIES LABELS "ucx" TIMEOUT 120
+  ENVIRONMENT "${KUMI_UCX_SAN_ENV}")
+
+# over UCX's tcp a put+quiet is one message and its answer: the put
+# carries quiet's probe (ucx/put_probe.sh counts the sends under strace)
+add_test(NAME ucx.put_probe COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/put_probe.sh
+         ${CMAKE_BINARY_DIR}/bin)
+set_tests_properties(ucx.put_probe PROPERTIES LABELS "ucx" TIMEOUT 240 PROCESSORS 2
+  SKIP_RETURN_CODE 77 ENVIRONMENT "${KUMI_UCX_SAN_ENV}")

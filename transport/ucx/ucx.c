@@ -93,18 +93,7 @@ static int kumi_ucx_order(struct kumi_ucx *s, int pe)
     return kumi_ucx_failed_op(s, pe, kumi_ucx_wait(s, ucp_ep_flush_nbx(p->ep, &rp)));
 }
 
-/* The converse: puts sent to pe as messages are applied (a probe's round
- * trip) before an RMA to it, which could otherwise overtake them. */
-static int kumi_ucx_order_rma(struct kumi_ucx *s, int pe)
-{
-    struct kumi_ucx_peer *p = &s->peer[pe];
-
-    if (__atomic_load_n(&p->pdone, __ATOMIC_ACQUIRE) >= __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE))
-        return KUMI_OK;
-    return kumi_ucx_probe(s, pe);
-}
-
-struct kumi_ucx_probe { uint64_t seq, mupto, pupto; };
+struct kumi_ucx_probe { uint64_t seq, mupto, pupto, lupto; };
 
 static void kumi_ucx_max(uint64_t *w, uint64_t v)
 {
@@ -120,6 +109,7 @@ static int kumi_ucx_probe_send(struct kumi_ucx *s, int pe, struct kumi_ucx_probe
     /* read before the probe is issued: it covers at least these */
     pr->mupto = __atomic_load_n(&p->mseq, __ATOMIC_ACQUIRE);
     pr->pupto = __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE);
+    pr->lupto = __atomic_load_n(&p->lseq, __ATOMIC_ACQUIRE);
     pr->seq = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
     struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE, .val = pr->seq };
     return kumi_ucx_send(s, pe, &h, NULL, 0, NULL, 0);
@@ -139,7 +129,26 @@ static int kumi_ucx_probe_wait(struct kumi_ucx *s, int pe, const struct kumi_ucx
     }
     kumi_ucx_max(&p->mdone, pr->mupto);
     kumi_ucx_max(&p->pdone, pr->pupto);
+    kumi_ucx_max(&p->ldone, pr->lupto);
+    if (!s->threads && !kumi_ucx_in_handler())
+        p->pp_asked = 0;     /* the next put asks again */
     return KUMI_OK;
+}
+
+/* The probe a put carried, when it covers every message (mall) or every
+ * put and atomic (!mall) issued to pe: *pr, and 1; else 0. */
+static int kumi_ucx_put_probe(struct kumi_ucx *s, int pe, int mall, struct kumi_ucx_probe *pr)
+{
+    struct kumi_ucx_peer *p = &s->peer[pe];
+
+    if (s->threads || kumi_ucx_in_handler() || !p->pp_asked || p->pp_pupto != p->pseq
+        || (mall && p->pp_mupto != p->mseq))
+        return 0;
+    pr->seq = p->pp_seq;
+    pr->mupto = p->pp_mupto;
+    pr->pupto = p->pp_pupto;
+    pr->lupto = p->pp_lupto;
+    return 1;
 }
 
 int kumi_ucx_probe(struct kumi_ucx *s, int pe)
@@ -148,6 +157,20 @@ int kumi_ucx_probe(struct kumi_ucx *s, int pe)
     int                   rc = kumi_ucx_probe_send(s, pe, &pr);
 
     return rc != KUMI_OK ? rc : kumi_ucx_probe_wait(s, pe, &pr);
+}
+
+/* The converse: puts sent to pe as messages are applied (a probe's round
+ * trip) before an RMA to it, which could otherwise overtake them. */
+static int kumi_ucx_order_rma(struct kumi_ucx *s, int pe)
+{
+    struct kumi_ucx_peer *p = &s->peer[pe];
+
+    if (__atomic_load_n(&p->pdone, __ATOMIC_ACQUIRE) >= __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE))
+        return KUMI_OK;
+    struct kumi_ucx_probe pr;
+    if (kumi_ucx_put_probe(s, pe, 0, &pr))      /* the last put asked: its answer */
+        return kumi_ucx_probe_wait(s, pe, &pr);
+    return kumi_ucx_probe(s, pe);
 }
 
 /* ------------------------------------------------------------ messages */
@@ -181,6 +204,8 @@ int kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h, cons
     if (h->kind == KUMI_UCX_KICK || h->kind == KUMI_UCX_AM || h->kind == KUMI_UCX_PUT
         || h->kind == KUMI_UCX_AMO)
         __atomic_add_fetch(&s->peer[pe].mseq, 1, __ATOMIC_ACQ_REL);
+    if (h->kind == KUMI_UCX_AMO && (h->handler & 0xff) == KUMI_SEG_LLCM)
+        __atomic_add_fetch(&s->peer[pe].lseq, 1, __ATOMIC_ACQ_REL);   /* before pseq */
     if (h->kind == KUMI_UCX_PUT || h->kind == KUMI_UCX_AMO)
         __atomic_add_fetch(&s->peer[pe].pseq, 1, __ATOMIC_ACQ_REL);
     rc = kumi_ucx_wait(s, req);
@@ -240,7 +265,22 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
     if (n <= KUMI_UCX_PUT_AM_MAX) {
         struct kumi_ucx_hdr h = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PUT,
                                   .handler = (uint16_t)seg, .off = off };
-        return kumi_ucx_send(s, pe, &h, src, n, NULL, 0);
+        /* the first put since the peer was last proven carries a probe
+         * (single-threaded: the counts below are then exact; not from a
+         * handler, which the progress thread may be running meanwhile) */
+        int      ask = !s->threads && !kumi_ucx_in_handler() && !p->pp_asked;
+        uint64_t m0 = p->mseq, p0 = p->pseq, l0 = p->lseq;
+        if (ask)
+            h.val = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
+        rc = kumi_ucx_send(s, pe, &h, src, n, NULL, 0);
+        if (ask && rc == KUMI_OK) {
+            p->pp_seq = h.val;
+            p->pp_mupto = m0 + 1;
+            p->pp_pupto = p0 + 1;
+            p->pp_lupto = l0;
+            p->pp_asked = 1;
+        }
+        return rc;
     }
     if ((rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
         return rc;
@@ -373,7 +413,8 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
     for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++) {
         seq[pe].seq = 0;
         if (pe != s->rank && __atomic_load_n(&s->peer[pe].mdone, __ATOMIC_ACQUIRE)
-                                 < __atomic_load_n(&s->peer[pe].mseq, __ATOMIC_ACQUIRE))
+                                 < __atomic_load_n(&s->peer[pe].mseq, __ATOMIC_ACQUIRE)
+            && !kumi_ucx_put_probe(s, pe, 1, &seq[pe]))   /* a put's probe covers all */
             rc = kumi_ucx_probe_send(s, pe, &seq[pe]);
     }
     /* RMA (puts > 128 KiB) issued since the last flush: flush the worker.
@@ -404,16 +445,28 @@ static int kumi_ucx_progress(struct kumi_tp *tp)
 
 /* A barrier completed: every message since its quiet was the barrier's
  * own, consumed by its target before that target could leave, so the next
- * quiet need not probe for them (tcp's settle, same argument). */
+ * quiet need not probe for them (tcp's settle, same argument). Unproven
+ * puts and atomics (a handler's, run during the barrier's waits) keep
+ * their probe, except atomics on the peer's LLCM: mcast's ADDs, which its
+ * target waits for as it waits for kicks (without this, every barrier
+ * after an mcast one paid a probe round trip: 24 us against 7). */
 static void kumi_ucx_settle(struct kumi_tp *tp)
 {
     struct kumi_ucx *s = kumi_ucx_of(tp);
 
     if (s->threads)
         return;      /* other threads may have sent during the barrier */
-    for (int pe = 0; s->peer != NULL && pe < s->size; pe++)
-        if (s->peer[pe].pdone >= s->peer[pe].pseq)
-            s->peer[pe].mdone = s->peer[pe].mseq;
+    for (int pe = 0; s->peer != NULL && pe < s->size; pe++) {
+        struct kumi_ucx_peer *p = &s->peer[pe];
+        uint64_t pseq = __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE);
+        uint64_t lseq = __atomic_load_n(&p->lseq, __ATOMIC_ACQUIRE);
+        if (pseq - __atomic_load_n(&p->pdone, __ATOMIC_ACQUIRE)
+            <= lseq - __atomic_load_n(&p->ldone, __ATOMIC_ACQUIRE)) {   /* LLCM atomics at most */
+            kumi_ucx_max(&p->pdone, pseq);
+            kumi_ucx_max(&p->ldone, lseq);
+            kumi_ucx_max(&p->mdone, __atomic_load_n(&p->mseq, __ATOMIC_ACQUIRE));
+        }
+    }
 }
 
 static void kumi_ucx_idle(struct kumi_tp *tp, int sleeping)

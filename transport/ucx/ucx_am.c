@@ -15,6 +15,11 @@ static __thread int kumi_ucx_in_rx;
 static void kumi_ucx_apply(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const uint8_t *payload,
                            uint32_t len);
 
+int kumi_ucx_in_handler(void)
+{
+    return kumi_ucx_in_rx;
+}
+
 /* Queues one message for progress to apply: [hdr][u32 len][payload],
  * 8-byte aligned entries. */
 int kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
@@ -104,6 +109,7 @@ ucs_status_t kumi_ucx_am_cb(void *arg, const void *header, size_t hlen, void *da
      * caller's wait sees the store on its next test. Handlers and probes
      * (which send) always go through the queue. */
     if (h.kind != KUMI_UCX_AM && h.kind != KUMI_UCX_PROBE
+        && !(h.kind == KUMI_UCX_PUT && h.val != 0)        /* answers: as a probe */
         && !__atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)) {
         int direct;
         pthread_mutex_lock(&s->qlock);
@@ -151,9 +157,12 @@ static void kumi_ucx_apply(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, con
     } else if (h->kind == KUMI_UCX_AMO) {
         kumi_tp_amo_apply((uint8_t *)tp->local[h->handler & 0xff] + h->off,
                           (enum kumi_amo)(h->handler >> 8), h->width, h->val, 0);
-    } else if (h->kind == KUMI_UCX_PUT) {
+    } else if (h->kind == KUMI_UCX_PUT && h->val == 0) {
         memcpy((uint8_t *)tp->local[h->handler] + h->off, payload, len);
-    } else if (h->kind == KUMI_UCX_PROBE) {
+    } else if (h->kind == KUMI_UCX_PROBE || h->kind == KUMI_UCX_PUT) {
+        /* a put that carries a probe: applied, then answered */
+        if (h->kind == KUMI_UCX_PUT)
+            memcpy((uint8_t *)tp->local[h->handler] + h->off, payload, len);
         /* everything before it is applied: answer (a failure to send is
          * the job's, recorded by the send) */
         struct kumi_ucx_hdr a = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE_ACK,

@@ -32,7 +32,8 @@ enum kumi_ucx_kind {
     KUMI_UCX_KICK = 1,     /* val (width bytes) -> LLCM[off]                 */
     KUMI_UCX_AM,           /* kumi AM: handler, payload                      */
     KUMI_UCX_FIN,          /* orderly end: the sender closes                 */
-    KUMI_UCX_PUT,          /* payload -> segment handler at off              */
+    KUMI_UCX_PUT,          /* payload -> segment handler at off; val != 0:
+                              then answer PROBE_ACK val, as a PROBE          */
     KUMI_UCX_PROBE,        /* reply PROBE_ACK with val once everything
                               before it is applied                           */
     KUMI_UCX_PROBE_ACK,    /* val: the probe answered                        */
@@ -65,6 +66,21 @@ struct kumi_ucx_peer {
      * pdone < pseq: a probe covers whatever any thread issued before it */
     uint64_t   mseq, mdone, pseq, pdone;
     uint64_t   probe_seq;              /* probes sent                         */
+    /* A put that carries a probe (PUT with val != 0: the target answers
+     * PROBE_ACK val once it applied the put; single-threaded jobs only):
+     * the first small put to a peer after its messages were last proven
+     * asks for it, so a quiet or get right after waits for that answer
+     * instead of sending a probe of its own (README: what each op costs).
+     * pp_seq: that probe, pp_mupto/pp_pupto: the counts it covers,
+     * pp_asked: set once a put asked, cleared when a probe's wait proves
+     * the peer */
+    uint64_t   pp_seq, pp_mupto, pp_pupto, pp_lupto;
+    uint32_t   pp_asked;
+    /* of pseq, the non-fetching atomics on its LLCM (a barrier's own, as
+     * mcast's ADDs: consumed by the waits of their target, as kicks are),
+     * and how many of them pdone covers: settle() counts the barrier's
+     * atomics as done when they are all that is unproven */
+    uint64_t   lseq, ldone;
     uint64_t   probe_ack;              /* highest probe it answered           */
     uint32_t   fin_rx;                 /* it said goodbye: its end is orderly */
     uint32_t   lost;                   /* its endpoint failed                 */
@@ -137,6 +153,10 @@ int    kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h,
 int    kumi_ucx_probe(struct kumi_ucx *s, int pe);
 
 /* ucx_am.c */
+/* Whether this thread runs a kumi AM handler now (the progress thread
+ * runs them too): such a thread leaves the put-carried probes alone, which
+ * only the PE's own thread keeps (no lock) */
+int    kumi_ucx_in_handler(void);
 int    kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const void *a,
                         size_t alen, const void *b, size_t blen);
 void   kumi_ucx_store(void *p, unsigned width, uint64_t v);

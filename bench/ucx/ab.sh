@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# bench/ucx/ab.sh -- two builds of the ucx plugin side by side, interleaved
+# (A, B, A, B, ...), on the two "hosts" of run.sh (network namespaces and a
+# veth pair, UCX_TLS=tcp,self): kumi-bench's pingpong, put 8 B + quiet,
+# get 8 B, barrier and 1 MiB put rows, one libkumi and kumi-bench, the
+# plugin chosen with KUMI_PLUGIN_DIR. Prints every value and the medians.
+# --lat: instead, lat.c here (every operation timed on its own: medians,
+# steadier under load than kumi-bench's means) for A and B, and with
+# --oshmem lat_shmem.c under Open MPI's oshrun, interleaved.
+# Needs root (ip netns). See README.md here.
+set -u
+
+usage() {
+    cat <<'EOF'
+usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECONDS] [--rows LIST]
+  -b BUILD  build holding bin/kumirun and bin/kumi-bench
+  -a DIR_A / -B DIR_B   directories each holding a libkumi-ucx.so
+  -r REPS   repetitions of each (A then B) pair (5)
+  -i ITERS  iterations of the latency rows (5000; 1 MiB: ITERS/16)
+  --rows    comma-separated subset of pingpong,put,get,barrier,putbw
+  --pin     every process of the first host on CPU 0, of the second on CPU 1
+            (with both hosts free to use both CPUs, runs differ by where the
+            two PEs landed)
+  --lat     per-operation medians from lat.c (put, get, pingpong, barrier)
+  --oshmem  with --lat: a third column, lat_shmem.c under oshrun (OSHRUN,
+            default /usr/bin/oshrun; built with oshcc beside it)
+EOF
+}
+die() { echo "ab.sh: $*" >&2; exit 1; }
+
+BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw LAT=0 OSH=0 CPU1=all CPU2=all
+OSHRUN=${OSHRUN:-/usr/bin/oshrun}
+HERE=$(cd "$(dirname "$0")" && pwd)
+while [ $# -gt 0 ]; do
+    case $1 in
+    -b) BUILD=${2:?}; shift 2 ;;
+    -a) A=${2:?}; shift 2 ;;
+    -B) B=${2:?}; shift 2 ;;
+    -r) REPS=${2:?}; shift 2 ;;
+    -i) ITERS=${2:?}; shift 2 ;;
+    -t) TMO=${2:?}; shift 2 ;;
+    --rows) ROWS=${2:?}; shift 2 ;;
+    --lat) LAT=1; shift ;;
+    --pin) CPU1=0 CPU2=1; shift ;;
+    --oshmem) OSH=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+    esac
+done
+case $REPS$ITERS$TMO in *[!0-9]*|"") die "-r, -i and -t take plain numbers" ;; esac
+[ -n "$BUILD" ] && [ -n "$A" ] && [ -n "$B" ] || { usage >&2; exit 2; }
+BUILD=$(cd "$BUILD" && pwd) || die "no build $BUILD"
+A=$(cd "$A" && pwd) && B=$(cd "$B" && pwd) || die "no plugin directory"
+for d in "$A" "$B"; do [ -e "$d/libkumi-ucx.so" ] || die "no $d/libkumi-ucx.so"; done
+[ "$(id -u)" = 0 ] || die "needs root (ip netns)"
+
+H1=10.213.0.1 H2=10.213.0.2 DEV=kub0
+NS1=kab-$$-1 NS2=kab-$$-2
+TMP=$(mktemp -d /tmp/kumi-ucxab.XXXXXX) || die "mktemp"
+CHILD=
+cleanup() {
+    local ns pids
+    [ -n "$CHILD" ] && kill -TERM "$CHILD" 2>/dev/null && wait "$CHILD" 2>/dev/null
+    for ns in "$NS1" "$NS2"; do
+        ip netns list 2>/dev/null | grep -qw "^$ns" || continue
+        pids=$(ip netns pids "$ns" 2>/dev/null)
+        # shellcheck disable=SC2086
+        [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+ip netns add "$NS1" && ip netns add "$NS2" &&
+ip link add "kab$$a" netns "$NS1" type veth peer name "kab$$b" netns "$NS2" &&
+ip -n "$NS1" link set "kab$$a" name "$DEV" && ip -n "$NS2" link set "kab$$b" name "$DEV" &&
+ip -n "$NS1" link set lo up && ip -n "$NS2" link set lo up &&
+ip -n "$NS1" addr add "$H1/32" dev lo && ip -n "$NS2" addr add "$H2/32" dev lo &&
+ip -n "$NS1" addr add 10.213.1.1/30 dev "$DEV" && ip -n "$NS1" link set "$DEV" up &&
+ip -n "$NS2" addr add 10.213.1.2/30 dev "$DEV" && ip -n "$NS2" link set "$DEV" up &&
+ip -n "$NS1" route add "$H2/32" via 10.213.1.2 src "$H1" &&
+ip -n "$NS2" route add "$H1/32" via 10.213.1.1 src "$H2" || die "cannot make the namespaces"
+for _ in $(seq 100); do
+    ip -n "$NS1" -o link show "$DEV" | grep -q 'state UP' &&
+    ip -n "$NS2" -o link show "$DEV" | grep -q 'state UP' && break
+    sleep 0.1
+done
+for name in nsrsh nsrsh-sh; do
+    run='"$@"'
+    [ "$name" = nsrsh-sh ] && run='sh -c "$*"'     # Open MPI's agent: one command line
+    cat >"$TMP/$name" <<EOF
+#!/bin/sh
+host=\$1
+shift
+case \$host in
+$H1) ns=$NS1 cpu=$CPU1 ;;
+$H2) ns=$NS2 cpu=$CPU2 ;;
+*) exit 255 ;;
+esac
+[ "\$cpu" = all ] && exec ip netns exec "\$ns" $run
+exec ip netns exec "\$ns" taskset -c "\$cpu" $run
+EOF
+    chmod +x "$TMP/$name"
+done
+
+# one WHICH ROW: one kumi-bench job, prints the value
+one() {
+    local dir=$1 row=$2 op args field=avg_us out=$TMP/out
+    case $row in
+    pingpong) op=pingpong args="--iters $ITERS" ;;
+    put) op=put args="--bytes 8 --iters $ITERS" ;;
+    get) op=get args="--bytes 8 --iters $ITERS" ;;
+    barrier) op=barrier args="--iters $ITERS" ;;
+    putbw) op=put args="--bytes 1048576 --iters $ITERS" field=mb_per_s ;;
+    *) die "unknown row $row" ;;
+    esac
+    # shellcheck disable=SC2086
+    ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" KUMI_PLUGIN_DIR="$dir" \
+        timeout -k 5 "$TMO" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
+        --transport ucx --bind none --timeout "$TMO" "$BUILD/bin/kumi-bench" $op $args \
+        --json - >"$out" 2>"$out.err" &
+    CHILD=$!
+    wait "$CHILD" || echo "ab.sh: $dir $row failed: $(tail -1 "$out.err")" >&2
+    CHILD=
+    sed -n "s/.*\"op\":\"$op\".*\"$field\":\([0-9.eE+-]*\).*/\1/p" "$out" | head -1
+}
+
+# lat WHICH: lat.c with plugin dir WHICH, or lat_shmem.c (WHICH = oshmem):
+# prints "row median p10 p90" lines
+lat() {
+    local out=$TMP/lat.out
+    if [ "$1" = oshmem ]; then
+        ip netns exec "$NS1" timeout -k 5 "$TMO" "$OSHRUN" --allow-run-as-root --host "$H1,$H2" -n 2 \
+            --bind-to none --mca plm_rsh_agent "$TMP/nsrsh-sh" --mca btl self,tcp \
+            -x UCX_TLS=tcp,self -x UCX_NET_DEVICES="$DEV" "$TMP/lat_shmem" "$ITERS" >"$out" 2>"$out.err" &
+    else
+        ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" KUMI_PLUGIN_DIR="$1" \
+            timeout -k 5 "$TMO" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
+            --transport ucx --bind none --timeout "$TMO" "$TMP/lat" "$ITERS" >"$out" 2>"$out.err" &
+    fi
+    CHILD=$!
+    # OSHMEM 4.1 sometimes dies of SIGSEGV in shmem_finalize, after its rows
+    wait "$CHILD" || echo "ab.sh: lat $1 exited $?: $(grep -m1 -i 'signal\|error' "$out" "$out.err")" >&2
+    CHILD=
+    grep -E '^(put|get|pingpong|barrier) [0-9.]+ ' "$out"
+}
+if [ "$LAT" = 1 ]; then
+    ${CC:-cc} -O2 -std=c11 -I"$HERE/../../include" "$HERE/lat.c" -o "$TMP/lat" -L"$BUILD/lib" \
+        -lkumi -Wl,-rpath,"$BUILD/lib" || die "cannot build lat.c"
+    cols="A B"
+    if [ "$OSH" = 1 ]; then
+        "$(dirname "$OSHRUN")/oshcc" -O2 "$HERE/lat_shmem.c" -o "$TMP/lat_shmem" || die "cannot build lat_shmem.c"
+        cols="A B oshmem"
+    fi
+    echo "# ab.sh --lat $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B; $ITERS ops each, per-op median (us) per run"
+    for _ in $(seq "$REPS"); do
+        lat "$A" | sed 's/^/A /' >>"$TMP/lat.all"
+        lat "$B" | sed 's/^/B /' >>"$TMP/lat.all"
+        [ "$OSH" = 1 ] && lat oshmem | sed 's/^/oshmem /' >>"$TMP/lat.all"
+    done
+    python3 - "$TMP/lat.all" $cols <<'EOF'
+import sys, statistics
+v = {}
+for line in open(sys.argv[1]):
+    c, row, med = line.split()[:3]
+    v.setdefault((row, c), []).append(float(med))
+cols = sys.argv[2:]
+print("row       " + "  ".join("%9s" % c for c in cols) + "    B/A" + ("  B/oshmem" if "oshmem" in cols else "") + "  runs")
+for row in ("put", "get", "pingpong", "barrier"):
+    m = {c: statistics.median(v[(row, c)]) if (row, c) in v else float("nan") for c in cols}
+    r = "  %5.2f" % (m["B"] / m["A"])
+    if "oshmem" in cols:
+        r += "  %9.2f" % (m["B"] / m["oshmem"])
+    runs = "; ".join(c + ": " + " ".join("%.2f" % x for x in v.get((row, c), [])) for c in cols)
+    print("%-9s " % row + "  ".join("%9.2f" % m[c] for c in cols) + r + "  " + runs)
+EOF
+    echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+echo "# ab.sh $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B"
+for row in ${ROWS//,/ }; do
+    va="" vb=""
+    for _ in $(seq "$REPS"); do
+        va="$va $(one "$A" "$row")"
+        vb="$vb $(one "$B" "$row")"
+    done
+    python3 - "$row" "$va" "$vb" <<'EOF'
+import sys, statistics
+row, a, b = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+ma = statistics.median(a) if a else float("nan"); mb = statistics.median(b) if b else float("nan")
+print(f"{row:9s} A {ma:9.2f}  B {mb:9.2f}  B/A {mb / ma if ma else float('nan'):5.2f}   A: {' '.join('%.2f' % x for x in a)}   B: {' '.join('%.2f' % x for x in b)}")
+EOF
+done
+echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

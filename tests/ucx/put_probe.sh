@@ -1,0 +1,35 @@
+#!/bin/bash
+# tests/ucx/put_probe.sh BINDIR -- over ucx (UCX_TLS=tcp,self), a put of 8
+# bytes followed by quiet is one message there and one answer back: the
+# put carries quiet's probe (transport/ucx/README.md, what each op costs).
+# Counts the sends (sendmsg, sendto) of both PEs under strace in a loop of
+# N such rounds: 2 per round (before: 3, the put, a probe and its answer),
+# plus start-up, barriers and goodbye. Then N barriers with KUMI_BARRIER=mcast
+# (an atomic ADD message to each member's LLCM): 2 sends a barrier (one a
+# PE; before settle() counted those ADDs as done, 6: each barrier's quiet
+# probed the partner). Skipped without strace.
+set -u
+bindir=$1
+n=1000
+command -v strace >/dev/null || { echo "put_probe: no strace: skipped"; exit 77; }
+tmp=$(mktemp -d /tmp/kumi-putprobe.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+count() {   # MODE ROUNDS: the sends of one job, both PEs
+  rm -f "$tmp"/st.*
+  UCX_TLS=tcp,self timeout 120 "$bindir/kumirun" -n 2 --transport ucx --timeout 100 \
+    sh -c "exec strace -f -qq -c -e trace=sendmsg,sendto,sendmmsg,write -o $tmp/st.\$\$ $bindir/pe_put_probe $1 $2" \
+    >"$tmp/out" 2>"$tmp/err" || { echo "FAIL: the job failed: $(tail -3 "$tmp/err")"; exit 1; }
+  cat "$tmp"/st.* | awk '$NF ~ /^send/ { s += $4 } END { print s + 0 }'
+}
+base=$(count loop 0)
+full=$(count loop $n)
+per=$(awk -v a="$base" -v b="$full" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / n }')
+echo "put_probe: $base sends with no rounds, $full with $n: $per per put+quiet"
+awk -v p="$per" 'BEGIN { exit !(p >= 1.9 && p <= 2.3) }' || { echo "FAIL: want 2 sends per put+quiet"; exit 1; }
+export KUMI_BARRIER=mcast
+base=$(count barriers 0)
+full=$(count barriers $n)
+per=$(awk -v a="$base" -v b="$full" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / n }')
+echo "put_probe: mcast barriers: $base sends with none, $full with $n: $per per barrier"
+awk -v p="$per" 'BEGIN { exit !(p >= 1.9 && p <= 2.3) }' || { echo "FAIL: want 2 sends per barrier"; exit 1; }
+echo "put_probe: ok"
