@@ -46,9 +46,7 @@
 #define KUMI_SHM_HDR_SIZE 4096
 #define KUMI_SHM_HEAP_FILE_ALIGN ((size_t)2 << 20)   /* the heap's offset in the file */
 #define KUMI_SHM_AM_SKIP  0xffffu                 /* wrap marker */
-#ifndef KUMI_SHM_AM_ALIGN
 #define KUMI_SHM_AM_ALIGN 1   /* small records never straddle two lines */
-#endif
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "kick encoding assumes little endian");
 
