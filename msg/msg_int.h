@@ -48,6 +48,7 @@ _Static_assert(sizeof(struct kumi_msg_hdr) == 48, "the header is 48 bytes");
 #define KUMI_MSG_EAGER_HDR  ((size_t)offsetof(struct kumi_msg_hdr, size))
 _Static_assert(offsetof(struct kumi_msg_hdr, size) == 16, "EAGER sends a 16-byte header");
 #define KUMI_MSG_CHUNK      (KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)  /* DATA payload */
+#define KUMI_MSG_LAZY_WAITS 16   /* waits on done requests per progress pass */
 #define KUMI_MSG_CHARGE(n)  ((uint64_t)(n) + 64)   /* credit an EAGER/RTS costs */
 
 /* A message the handler queued for the main thread (every type but DATA,
@@ -122,6 +123,7 @@ struct kumi_msg {
     uint64_t              unexp_bytes, unexp_peak;   /* charged bytes held */
     struct kumi_request  *streams;    /* sends streaming DATA after a CTS       */
     struct kumi_request  *free_reqs;
+    unsigned              lazy_waits; /* waits on done requests (api.c)         */
     /* rendezvous table: id = generation << 32 | index; the DATA handler
      * looks receives up under rdv_lock */
     uint32_t              rdv_lock;

@@ -42,10 +42,11 @@
 #include "../transport.h"
 
 #define KUMI_SHM_MAGIC    0x6b756d692d73686dULL   /* "kumi-shm" */
-#define KUMI_SHM_VERSION  2
+#define KUMI_SHM_VERSION  3
 #define KUMI_SHM_HDR_SIZE 4096
 #define KUMI_SHM_HEAP_FILE_ALIGN ((size_t)2 << 20)   /* the heap's offset in the file */
 #define KUMI_SHM_AM_SKIP  0xffffu                 /* wrap marker */
+#define KUMI_SHM_AM_ALIGN 1   /* small records never straddle two lines */
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "kick encoding assumes little endian");
 
@@ -66,19 +67,41 @@ struct kumi_shm_hdr {
 _Static_assert(sizeof(struct kumi_shm_hdr) <= KUMI_SHM_HDR_SIZE, "shm header too large");
 
 /* A single-producer single-consumer byte queue in the receiver's segment.
- * Records are [u32 len][u16 handler][u16 pad][payload, padded to 8]. */
+ * A record is [u64 header][payload, padded to 8]; the header word is
+ * len | handler << 32 | KUMI_SHM_AM_LIVE << 48, so a published one is
+ * never 0. There is no shared tail: the receiver polls the header word at
+ * its head, and the sender publishes a record by one release store of its
+ * header after the payload, so a small message costs the receiver one
+ * cache line, not a tail's line and then the record's.
+ *
+ * Stale bytes of an earlier lap must never look like a header. So before
+ * publishing a record at t (need bytes) the sender stores 0 to the word at
+ * t + need, where the next header will go: the receiver that sees the
+ * header at t (acquire) then sees 0 or a fresh record at t + need. That
+ * word must be free too, so the room check keeps 8 bytes of slack
+ * (t + need + 8 - head <= cap). The segment starts zeroed: word 0 is 0.
+ *
+ * Wrap: a record that does not fit before the end is preceded by a skip
+ * record (handler KUMI_SHM_AM_SKIP) covering the end, published the same
+ * way (its "next header" is word 0). A record of at most a cache line
+ * that would straddle two lines is moved to the next line by a skip too
+ * (KUMI_SHM_AM_ALIGN), so the receiver reads it in one line.
+ *
+ * head (the receiver's, released after each record) is read by the sender
+ * only when its cached copy says the queue is full. */
 struct kumi_shm_amq {
     __attribute__((aligned(64))) volatile uint64_t head;  /* consumer's */
-    __attribute__((aligned(64))) volatile uint64_t tail;  /* producer's */
     __attribute__((aligned(64))) uint8_t data[];
 };
 #define KUMI_SHM_AMQ_HDR offsetof(struct kumi_shm_amq, data)
+#define KUMI_SHM_AM_LIVE ((uint64_t)1 << 48)
+#define KUMI_SHM_REC     ((size_t)8)    /* the header word */
+#define KUMI_SHM_LINE    ((size_t)64)
 
-struct kumi_shm_rec {
-    uint32_t len;
-    uint16_t handler;
-    uint16_t pad;
-};
+static inline uint64_t kumi_shm_rec_word(size_t len, unsigned handler)
+{
+    return (uint64_t)len | (uint64_t)handler << 32 | KUMI_SHM_AM_LIVE;
+}
 
 /* The header-seed table entry for one peer. */
 struct kumi_shm_peer {
@@ -133,7 +156,7 @@ static void kumi_shm_segname(char *buf, size_t len, const char *job, int rank)
 static size_t kumi_shm_amq_data(int npes)
 {
     size_t per = ((size_t)4 << 20) / (size_t)npes;
-    size_t min = 4 * (KUMI_TP_AM_MAX_PAYLOAD + sizeof(struct kumi_shm_rec));
+    size_t min = 4 * (KUMI_TP_AM_MAX_PAYLOAD + KUMI_SHM_REC);
     size_t q   = 64 << 10;
 
     while (q > per && q / 2 >= min)
@@ -625,8 +648,31 @@ static void kumi_shm_unlock(uint32_t *l)
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
-/* One record of hdr (hlen bytes) then payload: the tail's release store
- * publishes it whole. */
+/* Publishes the record of need bytes at pos whose header word is w: the
+ * word where the next header will go is cleared first (see struct
+ * kumi_shm_amq), then w's release store publishes payload and all. */
+static inline void kumi_shm_publish(struct kumi_shm_amq *q, size_t cap, size_t pos, size_t need,
+                                    uint64_t w)
+{
+    size_t next = pos + need == cap ? 0 : pos + need;
+
+    __atomic_store_n((uint64_t *)(void *)&q->data[next], 0, __ATOMIC_RELAXED);
+    __atomic_store_n((uint64_t *)(void *)&q->data[pos], w, __ATOMIC_RELEASE);
+}
+
+/* The bytes to skip before a record of need bytes at pos: to the end when
+ * it does not fit there, to the next line when it fits one line but would
+ * straddle two; else 0. */
+static inline size_t kumi_shm_skip(size_t pos, size_t need, size_t cap)
+{
+    if (cap - pos < need)
+        return cap - pos;
+    if (KUMI_SHM_AM_ALIGN && need <= KUMI_SHM_LINE && pos % KUMI_SHM_LINE + need > KUMI_SHM_LINE)
+        return KUMI_SHM_LINE - pos % KUMI_SHM_LINE;
+    return 0;
+}
+
+/* One record of hdr (hlen bytes) then payload. */
 static int kumi_shm_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
                              size_t hlen, const void *payload, size_t plen)
 {
@@ -634,7 +680,7 @@ static int kumi_shm_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const
     struct kumi_shm_peer *pp = &s->peer[pe];
     struct kumi_shm_amq  *q  = pp->out;
     size_t                len  = hlen + plen;
-    size_t                need = sizeof(struct kumi_shm_rec) + kumi_shm_round(len, 8);
+    size_t                need = KUMI_SHM_REC + kumi_shm_round(len, 8);
     size_t                cap  = s->amq_data;
 
     if (handler >= KUMI_TP_AM_MAX_HANDLERS || len > KUMI_TP_AM_MAX_PAYLOAD)
@@ -643,31 +689,29 @@ static int kumi_shm_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const
         if (s->threads)
             kumi_shm_lock(&pp->out_lock);
         size_t pos  = pp->out_tail % cap;
-        size_t skip = cap - pos < need ? cap - pos : 0;   /* wrap: waste the end */
-        if (pp->out_tail + skip + need - pp->out_head <= cap) {
+        size_t skip = kumi_shm_skip(pos, need, cap);
+        /* + 8: the next header's word is cleared too */
+        if (pp->out_tail + skip + need + KUMI_SHM_REC - pp->out_head <= cap) {
             if (skip != 0) {
-                struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[pos];
-                r->len     = (uint32_t)(skip - sizeof(*r));
-                r->handler = KUMI_SHM_AM_SKIP;
+                kumi_shm_publish(q, cap, pos, skip,
+                                 kumi_shm_rec_word(skip - KUMI_SHM_REC, KUMI_SHM_AM_SKIP));
                 pp->out_tail += skip;
-                pos = 0;
+                pos = pp->out_tail % cap;
             }
-            struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[pos];
-            r->len     = (uint32_t)len;
-            r->handler = (uint16_t)handler;
+            uint8_t *r = &q->data[pos];
             if (hlen != 0)
-                memcpy(r + 1, hdr, hlen);
+                memcpy(r + KUMI_SHM_REC, hdr, hlen);
             if (plen != 0)
-                memcpy((char *)(r + 1) + hlen, payload, plen);
+                memcpy(r + KUMI_SHM_REC + hlen, payload, plen);
+            kumi_shm_publish(q, cap, pos, need, kumi_shm_rec_word(len, handler));
             pp->out_tail += need;
-            __atomic_store_n(&q->tail, pp->out_tail, __ATOMIC_RELEASE);
             if (s->threads)
                 kumi_shm_unlock(&pp->out_lock);
             kumi_shm_ring(tp, pe);
             return KUMI_OK;
         }
         pp->out_head = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
-        int room = pp->out_tail + skip + need - pp->out_head <= cap;
+        int room = pp->out_tail + skip + need + KUMI_SHM_REC - pp->out_head <= cap;
         if (s->threads)   /* never held while waiting for room */
             kumi_shm_unlock(&pp->out_lock);
         if (room)
@@ -696,7 +740,7 @@ static int kumi_shm_progress(struct kumi_tp *tp)
 {
     struct kumi_shm *s = kumi_tp_shm(tp);
     uint8_t         *qbase;
-    int              handled = 0;
+    int              handled = 0, rc = 0;
 
     if (s->threads) {
         /* one thread serves at a time; the others find nothing to do */
@@ -712,31 +756,45 @@ static int kumi_shm_progress(struct kumi_tp *tp)
     for (int i = 0; i < tp->size; i++) {
         int                  src = (int)((s->next_src + (unsigned)i) % (unsigned)tp->size);
         struct kumi_shm_amq *q   = (struct kumi_shm_amq *)(qbase + s->hdr->amq_bytes * (size_t)src);
-        uint64_t             head = q->head;
-        uint64_t             tail = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+        size_t               cap = s->amq_data;
+        uint64_t             head = q->head, end = head + cap;   /* one queue's worth */
 
-        while (head != tail) {
-            struct kumi_shm_rec *r = (struct kumi_shm_rec *)&q->data[head % s->amq_data];
-            size_t               step = sizeof(*r) + kumi_shm_round(r->len, 8);
+        while (head != end) {
+            size_t   at = head % cap;
+            uint64_t w  = __atomic_load_n((uint64_t *)(void *)&q->data[at], __ATOMIC_ACQUIRE);
+            size_t   len = (uint32_t)w;
+            unsigned handler = (unsigned)(w >> 32) & 0xffffu;
 
-            if (r->handler != KUMI_SHM_AM_SKIP) {
-                if (r->handler < KUMI_TP_AM_MAX_HANDLERS && tp->am[r->handler].fn != NULL)
-                    tp->am[r->handler].fn(tp, src, r + 1, r->len, tp->am[r->handler].arg);
+            if (w == 0)
+                break;
+            if ((w & ~(uint64_t)0xffffffffffff) != KUMI_SHM_AM_LIVE
+                || len > cap - at - KUMI_SHM_REC) {
+                kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "active-message queue from PE %d "
+                            "corrupt at %zu (word %#llx)", src, at, (unsigned long long)w);
+                rc = KUMI_ERR_TRANSPORT;
+                break;
+            }
+            if (handler != KUMI_SHM_AM_SKIP) {
+                const uint8_t *payload = &q->data[at + KUMI_SHM_REC];
+                if (handler < KUMI_TP_AM_MAX_HANDLERS && tp->am[handler].fn != NULL)
+                    tp->am[handler].fn(tp, src, payload, len, tp->am[handler].arg);
                 else
                     kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "active message for unregistered "
-                                "handler %u from PE %d dropped", r->handler, src);
+                                "handler %u from PE %d dropped", handler, src);
                 handled++;
             }
-            head += step;
+            head += KUMI_SHM_REC + kumi_shm_round(len, 8);
             __atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
         }
+        if (rc < 0)
+            break;
     }
     s->next_src++;
     if (s->threads)
         __atomic_store_n(&s->in_progress, 0, __ATOMIC_RELEASE);
     else
         s->in_progress = 0;
-    return handled;
+    return rc < 0 ? rc : handled;
 }
 
 static int kumi_shm_fence(struct kumi_tp *tp)
