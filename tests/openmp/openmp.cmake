@@ -101,6 +101,18 @@ kumi_omp_test(alloc)
 kumi_omp_test(nested)
 kumi_omp_test(teams)
 kumi_omp_test(loop_rotate)
+kumi_omp_test(rows QUICK_ONLY)   # grids of malloc'ed rows (NPB MG), homed at several PEs
+
+# the coherence block of the OpenMP heap's small objects: the MG-shaped
+# rows.c at 2 PEs must move a row in one message (<= 1024 protocol messages
+# per iteration; 512 measured), and 64-byte blocks (the negative control)
+# cost more (2560)
+add_test(NAME omp.rows.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rows_msgs.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows 1024)
+add_test(NAME omp.rows.msgs_line COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rows_msgs.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows ">1024" KUMI_OMP_HEAP_BLOCK=line)
+set_tests_properties(omp.rows.msgs omp.rows.msgs_line PROPERTIES LABELS openmp
+  FIXTURES_REQUIRED omp_rows TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
 # two hosts (network namespaces, as tests/hosts/; skipped unless root with
 # ip netns): labels hosts and openmp-full
