@@ -114,6 +114,14 @@ add_test(NAME omp.rows.msgs_line COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rows_msgs.
 set_tests_properties(omp.rows.msgs omp.rows.msgs_line PROPERTIES LABELS openmp
   FIXTURES_REQUIRED omp_rows TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
+kumi_omp_test(pipeline QUICK_ONLY)   # NPB LU's flag pipeline (flush spins)
+# flag spins give the core away: the pipeline at 4 PEs on 2 cores, against
+# KUMI_OMP_FLUSH_SPIN=1 (several seconds: openmp-full)
+add_test(NAME omp.pipeline.time COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pipeline_time.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/pipeline)
+set_tests_properties(omp.pipeline.time PROPERTIES LABELS openmp-full SKIP_RETURN_CODE 77
+  FIXTURES_REQUIRED omp_pipeline TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
 # two hosts (network namespaces, as tests/hosts/; skipped unless root with
 # ip netns): labels hosts and openmp-full
 foreach(t parallel reduction for_dynamic single critical locks ordered)
