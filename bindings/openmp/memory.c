@@ -38,6 +38,7 @@
 
 #include "omp_libc.h"
 #include "check.h"
+#include "rt.h"   /* kumi_rt.cfg.omp_heap_block */
 
 #define KUMI_OMP_HDR       16u          /* header bytes before the object    */
 #define KUMI_OMP_CHUNK     (64u << 10)  /* DSM bytes carved per refill        */
@@ -68,9 +69,7 @@ static struct {
 
 static void heap_mode(void)
 {
-    const char *e = getenv("KUMI_OMP_HEAP_BLOCK");
-
-    if (e != NULL && strcmp(e, "line") == 0) {
+    if (kumi_rt.cfg.omp_heap_block == 1) {   /* KUMI_OMP_HEAP_BLOCK=line */
         heap.slot   = omp_class_line;
         heap.nclass = NCLASS_MAX;
         heap.mode   = 2;
