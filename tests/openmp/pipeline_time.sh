@@ -10,12 +10,15 @@
 # with fewer than 4 cores (skipped, status 77, with more).
 set -u
 kumirun=$1 dir=$2
+# sanitizer builds: the kumi runs preload the sanitizer runtime (omp_test.sh)
+kumienv=
+[ -n "${KUMI_OMP_TEST_PRELOAD:-}" ] && kumienv="LD_PRELOAD=$KUMI_OMP_TEST_PRELOAD"
 [ -x "$dir/kumi" ] || { echo "pipeline_time: $dir/kumi missing (omp.pipeline.build failed)" >&2; exit 1; }
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 [ "$cores" -lt 4 ] || { echo "pipeline_time: $cores cores, 4 PEs are not oversubscribed"; exit 77; }
 run() {   # run TAG [ENV...]: prints the seconds
     tag=$1; shift
-    env "$@" "$kumirun" -n 4 --transport shm --timeout 60 "$dir/kumi" 200 4 \
+    env $kumienv "$@" "$kumirun" -n 4 --transport shm --timeout 60 "$dir/kumi" 200 4 \
         >"$dir/time.$tag.out" 2>"$dir/time.$tag.err" || {
         echo "pipeline_time: the run ($tag) failed:" >&2; tail -20 "$dir/time.$tag.err" >&2; exit 1; }
     grep -q '^pipeline ok$' "$dir/time.$tag.out" || { echo "pipeline_time: wrong result ($tag)" >&2; exit 1; }

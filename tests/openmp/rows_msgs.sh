@@ -11,9 +11,12 @@
 set -u
 kumirun=$1 dir=$2 max=$3
 shift 3
+# sanitizer builds: the kumi runs preload the sanitizer runtime (omp_test.sh)
+kumienv=
+[ -n "${KUMI_OMP_TEST_PRELOAD:-}" ] && kumienv="LD_PRELOAD=$KUMI_OMP_TEST_PRELOAD"
 [ -x "$dir/kumi" ] || { echo "rows_msgs: $dir/kumi missing (omp.rows.build failed)" >&2; exit 1; }
 count() {
-    env "$@" KUMI_DSM_STATS=1 "$kumirun" -n 2 --transport shm --timeout 60 "$dir/kumi" 34 "$it" 0 \
+    env $kumienv "$@" KUMI_DSM_STATS=1 "$kumirun" -n 2 --transport shm --timeout 60 "$dir/kumi" 34 "$it" 0 \
         2>"$dir/msgs.$it.err" >"$dir/msgs.$it.out" || {
         echo "rows_msgs: the run with $it iterations failed:"; tail -20 "$dir/msgs.$it.err"
         cat "$dir/msgs.$it.out"; exit 1; }
