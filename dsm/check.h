@@ -43,6 +43,11 @@ void     kumi_dsm_store_miss(void *p, unsigned w);
  * (each may be private at run time): copies through a private buffer, each
  * line valid when its bytes move. Ends the job on a failure, as the misses. */
 void     kumi_dsm_memmove(void *dst, const void *src, size_t n);
+/* An allocation whose coherence block is sized to it (the power of two >=
+ * size, 64..4096 bytes: a row of a grid moves in one miss, not one per
+ * 64-byte line), or block-distributed from KUMI_DSM_DIST_MIN bytes as
+ * kumi_dsm_malloc; zeroed when zero. For the OpenMP heap (not in kumi.h). */
+void    *kumi_dsm_malloc_fit(size_t size, int zero);
 /* 1 when every line of [lo, hi) is readable now (write: exclusive), or the
  * range lies wholly outside the region; 0 otherwise, also when the range
  * straddles the region's edge. Serves nothing and changes nothing. The

@@ -506,6 +506,25 @@ static unsigned default_bshift(int dist)
     return dist ? kumi_dsm.dist_bshift : KUMI_DSM_LINE_SHIFT;
 }
 
+/* A block sized to a small allocation: the power of two >= size, from the
+ * line to KUMI_DSM_BLOCK_MAX. */
+static unsigned fit_bshift(size_t size)
+{
+    unsigned b = KUMI_DSM_LINE_SHIFT;
+
+    while (b < KUMI_DSM_MAX_BSHIFT && ((size_t)1 << b) < size)
+        b++;
+    return b;
+}
+
+void *kumi_dsm_malloc_fit(size_t size, int zero)
+{
+    int dist = dist_wanted(size);
+
+    return dsm_alloc(zero ? "kumi_dsm_calloc" : "kumi_dsm_malloc", size,
+                     dist ? default_bshift(1) : fit_bshift(size), dist, zero);
+}
+
 void *kumi_dsm_malloc_block(size_t size, size_t block_bytes)
 {
     static const char call[] = "kumi_dsm_malloc";

@@ -58,6 +58,10 @@ KUMI_CFG(dsm_dist_block, "KUMI_DSM_DIST_BLOCK", SIZE, "4k", 64, 4096, NULL,
          "coherence block of block-distributed allocations (a power of two, 64..4096): larger moves a whole row in one miss, smaller shares finer")
 KUMI_CFG(dsm_stats, "KUMI_DSM_STATS", BOOL, "0", 0, 1, NULL,
          "at kumi_finalize every PE that used the DSM prints its kumi_dsm_stats counters to stderr")
+KUMI_CFG(omp_heap_block, "KUMI_OMP_HEAP_BLOCK", CHOICE, "fit", 0, 0, "fit|line",
+         "kumicc -fopenmp programs' heap: fit gives every object of 64 bytes and up a coherence block of its own sized to it (up to 4 KiB: a malloc'ed row moves in one miss); line: 64-byte blocks (the former heap, for comparisons)")
+KUMI_CFG(omp_flush_spin, "KUMI_OMP_FLUSH_SPIN", BOOL, "0", 0, 1, NULL,
+         "kumicc -fopenmp programs: 1: a `#pragma omp flush` in a flag spin never gives the core away (the former behaviour, for comparisons); 0: after 64 flushes that saw nothing change it yields (naps when PEs outnumber cores)")
 KUMI_CFG(msg_eager, "KUMI_MSG_EAGER", SIZE, "4080", 0, 4080, NULL,
          "Two-sided messages (kumi_send) of at most this many bytes travel eagerly in one active message and may be buffered at the receiver; longer ones by rendezvous (the receiver pulls from the sender's buffer once the receive is matched)")
 KUMI_CFG(msg_credit, "KUMI_MSG_CREDIT", SIZE, "64k", 8192, 64ull << 20, NULL,

@@ -7,17 +7,23 @@
  *
  * Every object has a 16-byte header right before the pointer the program
  * sees: its size, and how it was allocated.
- *  - Small objects (up to 2032 bytes, alignment 16) come
- *    from size classes carved out of 64 KiB DSM chunks of the allocating
- *    PE's slice (it is their home: a thread's own data is served locally,
- *    as with first touch). A free puts the object on the freeing PE's
- *    private list of its class, which that PE's next allocations reuse:
- *    no message, whoever allocated it. (kumi_dsm_malloc per object would
- *    cost a search of the PE's free extents each time: 40000 list nodes
- *    took 0.8 s.)
- *  - Larger objects are DSM allocations of their own (kumi_dsm_malloc: at
- *    KUMI_DSM_DIST_MIN bytes and up block-distributed over the PEs, so no
- *    one PE serves every miss of a big array), freed with kumi_dsm_free.
+ *  - Small objects (up to 2032 bytes, alignment 16) come from size
+ *    classes carved out of 64 KiB DSM chunks of the allocating PE's slice
+ *    (it is their home: a thread's own data is served locally, as with
+ *    first touch), one chunk per class. From 64 bytes on a slot is a
+ *    power of two and the chunk's coherence block is the slot: an object
+ *    (a row of a grid that NPB MG mallocs row by row) moves in one miss,
+ *    not one per 64-byte line, and never shares a block with another
+ *    object. KUMI_OMP_HEAP_BLOCK=line gives the former classes (1.25x
+ *    steps) and 64-byte blocks (for comparisons). A free puts the object
+ *    on the freeing PE's private list of its class, which that PE's next
+ *    allocations reuse: no message, whoever allocated it. (kumi_dsm_malloc
+ *    per object would cost a search of the PE's free extents each time:
+ *    40000 list nodes took 0.8 s.)
+ *  - Larger objects are DSM allocations of their own (kumi_dsm_malloc_fit:
+ *    the block sized to the object up to 4 KiB; at KUMI_DSM_DIST_MIN bytes
+ *    and up block-distributed over the PEs, so no one PE serves every miss
+ *    of a big array), freed with kumi_dsm_free.
  * kumi_omp_free accepts pointers that are not DSM memory (from libc, from
  * code that was not translated) and gives them to libc's free.
  */
@@ -32,6 +38,7 @@
 
 #include "omp_libc.h"
 #include "check.h"
+#include "rt.h"   /* kumi_rt.cfg.omp_heap_block */
 
 #define KUMI_OMP_HDR       16u          /* header bytes before the object    */
 #define KUMI_OMP_CHUNK     (64u << 10)  /* DSM bytes carved per refill        */
@@ -42,26 +49,47 @@ struct kumi_omp_hdr {
                          small class: 0                                          */
 };
 
-/* classes by slot size (header included): multiples of 16 up to 128, then
- * roughly 1.25x steps to 2048; a slot of 64 or more is 64-aligned */
-static const uint32_t omp_class_slot[] = { 32,  48,  64,  80,  96,  112,  128, 192, 256,
+/* classes by slot size (header included). Fit (default): 32, 48, then
+ * powers of two, each slot of 64 or more one coherence block. Line
+ * (KUMI_OMP_HEAP_BLOCK=line): multiples of 16 up to 128, then roughly
+ * 1.25x steps to 2048, 64-byte blocks; a slot of 64 or more is 64-aligned. */
+static const uint32_t omp_class_fit[] = { 32, 48, 64, 128, 256, 512, 1024, 2048 };
+static const uint32_t omp_class_line[] = { 32,  48,  64,  80,  96,  112,  128, 192, 256,
                                            320, 384, 512, 640, 768, 1024, 1280, 1536, 2048 };
-#define NCLASS (sizeof omp_class_slot / sizeof omp_class_slot[0])
+#define NCLASS_MAX (sizeof omp_class_line / sizeof omp_class_line[0])
 
 static struct {
-    char  *carve, *carve_end;            /* the current chunk's unused part      */
-    void **free[NCLASS];                 /* freed objects per class (private)    */
-    size_t nfree[NCLASS], cap[NCLASS];
+    int             mode;                   /* 0: not yet chosen, 1 fit, 2 line   */
+    const uint32_t *slot;                   /* the classes' slot sizes            */
+    unsigned        nclass;
+    char           *carve[NCLASS_MAX], *carve_end[NCLASS_MAX];   /* per class     */
+    void          **free[NCLASS_MAX];       /* freed objects per class (private)  */
+    size_t          nfree[NCLASS_MAX], cap[NCLASS_MAX];
 } heap;
+
+static void heap_mode(void)
+{
+    if (kumi_rt.cfg.omp_heap_block == 1) {   /* KUMI_OMP_HEAP_BLOCK=line */
+        heap.slot   = omp_class_line;
+        heap.nclass = NCLASS_MAX;
+        heap.mode   = 2;
+    } else {
+        heap.slot   = omp_class_fit;
+        heap.nclass = sizeof omp_class_fit / sizeof omp_class_fit[0];
+        heap.mode   = 1;
+    }
+}
 
 /* The class of a small object (alignment 16), or -1. */
 static int omp_class(size_t size, size_t alignment)
 {
     size_t need = size + KUMI_OMP_HDR;
+    if (heap.mode == 0)
+        heap_mode();
     if (alignment > 16)
         return -1;
-    for (unsigned c = 0; c < NCLASS; c++)
-        if (omp_class_slot[c] >= need)
+    for (unsigned c = 0; c < heap.nclass; c++)
+        if (heap.slot[c] >= need)
             return (int)c;
     return -1;
 }
@@ -77,27 +105,29 @@ static void hdr_put(const char *call, char *obj, uint64_t size, uint64_t back)
 static void *small_alloc(const char *call, size_t size, int c)
 {
     char  *obj;
-    size_t slot = omp_class_slot[c];
+    size_t slot = heap.slot[c];
 
     if (heap.nfree[c] > 0) {
         obj = heap.free[c][--heap.nfree[c]];
     } else {
-        /* 64-byte slots and up start on a 64-byte boundary */
-        uintptr_t at = (uintptr_t)heap.carve;
+        /* 64-byte slots and up start on a 64-byte boundary (fit: on their
+         * own size, as the chunk and the slots are powers of two) */
+        uintptr_t at = (uintptr_t)heap.carve[c];
         if (slot >= 64)
             at = (at + 63) & ~(uintptr_t)63;
-        if (heap.carve == NULL || at + slot > (uintptr_t)heap.carve_end) {
-            char *chunk = kumi_dsm_malloc_block(KUMI_OMP_CHUNK, 64);
+        if (heap.carve[c] == NULL || at + slot > (uintptr_t)heap.carve_end[c]) {
+            size_t block = heap.mode == 1 && slot > 64 ? slot : 64;
+            char  *chunk = kumi_dsm_malloc_block(KUMI_OMP_CHUNK, block);
             if (chunk == NULL) {
                 errno = ENOMEM;   /* reported by kumi_dsm_malloc_block */
                 return NULL;
             }
-            heap.carve     = chunk;
-            heap.carve_end = chunk + KUMI_OMP_CHUNK;
-            at             = (uintptr_t)chunk;
+            heap.carve[c]     = chunk;
+            heap.carve_end[c] = chunk + KUMI_OMP_CHUNK;
+            at                = (uintptr_t)chunk;
         }
-        heap.carve = (char *)(at + slot);
-        obj        = (char *)at + KUMI_OMP_HDR;
+        heap.carve[c] = (char *)(at + slot);
+        obj           = (char *)at + KUMI_OMP_HDR;
     }
     hdr_put(call, obj, size, 0);
     return obj;
@@ -116,7 +146,8 @@ static void *big_alloc(const char *call, size_t size, size_t alignment, int zero
     size_t total = lead + size + (alignment > 64 ? alignment : 0);
     /* kumi_dsm_calloc zeroes a distributed allocation at each part's
      * home, without moving its lines here */
-    char  *base  = zero ? kumi_dsm_calloc(1, total) : kumi_dsm_malloc(total);
+    char  *base  = heap.mode == 1 ? kumi_dsm_malloc_fit(total, zero)
+                   : zero ? kumi_dsm_calloc(1, total) : kumi_dsm_malloc(total);
     if (base == NULL) {
         errno = ENOMEM;   /* kumi_dsm_malloc reported why */
         return NULL;

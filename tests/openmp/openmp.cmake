@@ -101,6 +101,28 @@ kumi_omp_test(alloc)
 kumi_omp_test(nested)
 kumi_omp_test(teams)
 kumi_omp_test(loop_rotate)
+kumi_omp_test(rows QUICK_ONLY)   # grids of malloc'ed rows (NPB MG), homed at several PEs
+
+# the coherence block of the OpenMP heap's small objects: the MG-shaped
+# rows.c at 2 PEs must move a row in one message (<= 1024 protocol messages
+# per iteration; 512 measured), and 64-byte blocks (the negative control,
+# slower: openmp-full) cost more (2560)
+add_test(NAME omp.rows.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rows_msgs.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows 1024)
+add_test(NAME omp.rows.msgs_line COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rows_msgs.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows ">1024" KUMI_OMP_HEAP_BLOCK=line)
+set_tests_properties(omp.rows.msgs PROPERTIES LABELS openmp
+  FIXTURES_REQUIRED omp_rows TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+set_tests_properties(omp.rows.msgs_line PROPERTIES LABELS openmp-full
+  FIXTURES_REQUIRED omp_rows TIMEOUT 150 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
+kumi_omp_test(pipeline QUICK_ONLY)   # NPB LU's flag pipeline (flush spins)
+# flag spins give the core away: the pipeline at 4 PEs on 2 cores, against
+# KUMI_OMP_FLUSH_SPIN=1 (several seconds: openmp-full)
+add_test(NAME omp.pipeline.time COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pipeline_time.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/pipeline)
+set_tests_properties(omp.pipeline.time PROPERTIES LABELS openmp-full SKIP_RETURN_CODE 77
+  FIXTURES_REQUIRED omp_pipeline TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
 # two hosts (network namespaces, as tests/hosts/; skipped unless root with
 # ip netns): labels hosts and openmp-full
