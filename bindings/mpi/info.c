@@ -100,6 +100,24 @@ static int key_check(const char *call, const char *key)
     return MPI_SUCCESS;
 }
 
+/* the object of handle h and a valid key for call (writable: not
+ * MPI_INFO_ENV), or NULL with the error reported in *rc */
+static struct kmpi_info *info_key_check(const char *call, MPI_Info h, const char *key,
+                                        int writable, int *rc)
+{
+    struct kmpi_info *p = info_check(call, h, rc);
+
+    if (p == NULL)
+        return NULL;
+    if (writable && h == MPI_INFO_ENV) {
+        *rc = kmpi_error(MPI_COMM_WORLD, MPI_ERR_INFO, call, "MPI_INFO_ENV cannot be changed");
+        return NULL;
+    }
+    if ((*rc = key_check(call, key)) != MPI_SUCCESS)
+        return NULL;
+    return p;
+}
+
 static int info_set(struct kmpi_info *p, const char *key, const char *val)
 {
     int   i = info_find(p, key);
@@ -149,14 +167,10 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char call[] = "MPI_Info_set";
     int               rc;
-    struct kmpi_info *p = info_check(call, info, &rc);
+    struct kmpi_info *p = info_key_check(call, info, key, 1, &rc);
     size_t            n;
 
     if (p == NULL)
-        return rc;
-    if (info == MPI_INFO_ENV)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_INFO, call, "MPI_INFO_ENV cannot be changed");
-    if ((rc = key_check(call, key)) != MPI_SUCCESS)
         return rc;
     if (value == NULL || (n = strlen(value)) == 0 || n >= MPI_MAX_INFO_VAL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_INFO_VALUE, call, "the value of \"%s\" is %s "
@@ -171,13 +185,9 @@ int MPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char call[] = "MPI_Info_delete";
     int               rc, i;
-    struct kmpi_info *p = info_check(call, info, &rc);
+    struct kmpi_info *p = info_key_check(call, info, key, 1, &rc);
 
     if (p == NULL)
-        return rc;
-    if (info == MPI_INFO_ENV)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_INFO, call, "MPI_INFO_ENV cannot be changed");
-    if ((rc = key_check(call, key)) != MPI_SUCCESS)
         return rc;
     if ((i = info_find(p, key)) < 0)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_INFO_NOKEY, call, "no key \"%s\"", key);
@@ -192,11 +202,9 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
 {
     static const char call[] = "MPI_Info_get";
     int               rc, i;
-    struct kmpi_info *p = info_check(call, info, &rc);
+    struct kmpi_info *p = info_key_check(call, info, key, 0, &rc);
 
     if (p == NULL)
-        return rc;
-    if ((rc = key_check(call, key)) != MPI_SUCCESS)
         return rc;
     if (flag == NULL || valuelen < 0 || (valuelen > 0 && value == NULL))
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "flag or value is NULL, or "
@@ -220,11 +228,9 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
 {
     static const char call[] = "MPI_Info_get_valuelen";
     int               rc, i;
-    struct kmpi_info *p = info_check(call, info, &rc);
+    struct kmpi_info *p = info_key_check(call, info, key, 0, &rc);
 
     if (p == NULL)
-        return rc;
-    if ((rc = key_check(call, key)) != MPI_SUCCESS)
         return rc;
     if (valuelen == NULL || flag == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "valuelen or flag is NULL");
