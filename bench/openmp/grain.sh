@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench/openmp/grain.sh -- the costs issue 16 is about, as is and with the
-# former behaviour switched back on, run alternately; libomp beside them.
+# bench/openmp/grain.sh -- OpenMP on the DSM: the heap's coherence grain
+# and flag spins, as is and with the former behaviour switched back on,
+# run alternately; libomp beside them.
 #   rows   tests/openmp/rows.c: grids of separately malloc'ed rows (NPB MG),
 #          the master allocates them; n = 66 (rows of 528 bytes, as MG W).
 #          Protocol messages (all PEs) per iteration (from 2 and 6
