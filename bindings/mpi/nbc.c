@@ -42,8 +42,81 @@ struct nbc_step {
 /* scratch memory: a list of blocks */
 struct nbc_tmp {
     struct nbc_tmp *next;
+    size_t          cap;    /* bytes of data */
     max_align_t     data[];
 };
+
+/* Large scratch blocks outlive their schedule: a few are kept for the
+ * next one. Freshly allocated, every page of a block faults in once more
+ * per call (glibc returns large blocks to the kernel when freed): a 1 MiB
+ * MPI_Iallreduce at 2 PEs spent most of its time in page faults, and the
+ * cross-memory-attach reads into a fresh buffer fault too (0.9-1.0 ms a
+ * call against 50 us for MPI_Allreduce; bindings/mpi/README.md). Kept:
+ * blocks of at least NBC_KEEP_MIN bytes, NBC_KEEP_N of them, at most
+ * NBC_KEEP_MAX bytes together; the program's threads call MPI one at a
+ * time (FUNNELED), so no lock. */
+#define NBC_KEEP_MIN ((size_t)64 << 10)
+#define NBC_KEEP_N   8
+#define NBC_KEEP_MAX ((size_t)64 << 20)
+static struct nbc_tmp *nbc_kept[NBC_KEEP_N];
+static size_t          nbc_kept_bytes;
+
+/* the smallest kept block of at least bytes, taken out; NULL: none */
+static struct nbc_tmp *tmp_reuse(size_t bytes)
+{
+    int best = -1;
+
+    for (int i = 0; i < NBC_KEEP_N; i++)
+        if (nbc_kept[i] != NULL && nbc_kept[i]->cap >= bytes
+            && (best < 0 || nbc_kept[i]->cap < nbc_kept[best]->cap))
+            best = i;
+    if (best < 0)
+        return NULL;
+    struct nbc_tmp *b = nbc_kept[best];
+    nbc_kept[best] = NULL;
+    nbc_kept_bytes -= b->cap;
+    return b;
+}
+
+/* keeps b for a later schedule, or frees it (or a smaller kept one) */
+static void tmp_release(struct nbc_tmp *b)
+{
+    int slot = -1;
+
+    if (b->cap < NBC_KEEP_MIN || b->cap > NBC_KEEP_MAX) {
+        free(b);
+        return;
+    }
+    for (int i = 0; i < NBC_KEEP_N && slot < 0; i++)
+        if (nbc_kept[i] == NULL)
+            slot = i;
+    if (slot < 0) {   /* full: the smallest goes, if smaller than b */
+        slot = 0;
+        for (int i = 1; i < NBC_KEEP_N; i++)
+            if (nbc_kept[i]->cap < nbc_kept[slot]->cap)
+                slot = i;
+        if (nbc_kept[slot]->cap >= b->cap) {
+            free(b);
+            return;
+        }
+        nbc_kept_bytes -= nbc_kept[slot]->cap;
+        free(nbc_kept[slot]);
+        nbc_kept[slot] = NULL;
+    }
+    while (nbc_kept_bytes + b->cap > NBC_KEEP_MAX) {   /* drop the largest others */
+        int big = -1;
+        for (int i = 0; i < NBC_KEEP_N; i++)
+            if (nbc_kept[i] != NULL && (big < 0 || nbc_kept[i]->cap > nbc_kept[big]->cap))
+                big = i;
+        if (big < 0)
+            break;
+        nbc_kept_bytes -= nbc_kept[big]->cap;
+        free(nbc_kept[big]);
+        nbc_kept[big] = NULL;
+    }
+    nbc_kept[slot] = b;
+    nbc_kept_bytes += b->cap;
+}
 
 /* the schedule's reduction (kmpi_sched_red) */
 struct nbc_red {
@@ -109,8 +182,10 @@ void kmpi_sched_discard(struct kmpi_sched *s)
 
 void *kmpi_sched_tmp(struct kmpi_sched *s, size_t bytes)
 {
-    struct nbc_tmp *b = malloc(sizeof(*b) + (bytes ? bytes : 1));
+    struct nbc_tmp *b = bytes >= NBC_KEEP_MIN ? tmp_reuse(bytes) : NULL;
 
+    if (b == NULL && (b = malloc(sizeof(*b) + (bytes ? bytes : 1))) != NULL)
+        b->cap = bytes ? bytes : 1;
     if (b == NULL) {
         s->nomem = 1;
         return NULL;
@@ -323,6 +398,11 @@ size_t kmpi_sched_unit(const struct kmpi_sched *s)
 int kmpi_sched_commutes(const struct kmpi_sched *s)
 {
     return s->red.commute;
+}
+
+int kmpi_sched_predefined(const struct kmpi_sched *s)
+{
+    return s->red.pre != 0;
 }
 
 void kmpi_sched_red_in(struct kmpi_sched *s, const void *buf, size_t count, void *work)
@@ -557,7 +637,7 @@ static void sched_free(struct kmpi_sched *s)
     while (s->tmps != NULL) {
         struct nbc_tmp *b = s->tmps;
         s->tmps = b->next;
-        free(b);
+        tmp_release(b);
     }
     free(s->held);
     free(s->reqs);

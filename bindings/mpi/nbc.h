@@ -79,6 +79,8 @@ void   kmpi_sched_red(struct kmpi_sched *s, MPI_Op op, MPI_Datatype dt, struct k
                       size_t maxcount);
 size_t kmpi_sched_unit(const struct kmpi_sched *s);
 int    kmpi_sched_commutes(const struct kmpi_sched *s);
+/* the operation is a predefined one (work buffers are C arrays) */
+int    kmpi_sched_predefined(const struct kmpi_sched *s);
 /* count elements of dt at buf into work, and back */
 void kmpi_sched_red_in(struct kmpi_sched *s, const void *buf, size_t count, void *work);
 void kmpi_sched_red_out(struct kmpi_sched *s, const void *work, size_t count, void *buf);

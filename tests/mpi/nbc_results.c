@@ -132,13 +132,19 @@ static void test_reduce(void)
     cu_section("ireduce");
 }
 
+/* ints: 65 644 bytes, past the size where MPI_Iallreduce of a predefined
+ * op turns to reduce-scatter + allgather on the caller's buffers
+ * (nbc_red.c); odd, so the halves are uneven */
+#define LARGE 16411
+
 static void test_allreduce(void)
 {
     MPI_Request r;
+    static const int asizes[] = { 0, 1, 7, BIG, LARGE };
 
-    for (int s = 0; s < NSIZES; s++)
+    for (int s = 0; s < (int)(sizeof asizes / sizeof asizes[0]); s++)
         for (int form = 0; form < 2; form++) {
-            int n = sizes[s], *a = nu_ints((size_t)n), *b = nu_ints((size_t)n);
+            int n = asizes[s], *a = nu_ints((size_t)n), *b = nu_ints((size_t)n);
             for (int i = 0; i < n; i++) {
                 a[i] = cu_val(cu_rank, i, s);
                 b[i] = form == 1 ? a[i] : -1;
@@ -167,6 +173,22 @@ static void test_allreduce(void)
                 want = (double)((q * 7 + i) % 13) - 0.5;
         CU_CHECK(m[i] == want, "max [%d] = %g, want %g", i, m[i], want);
     }
+    /* large doubles, MAX, in place: every rank's element i differs */
+    double *dl = malloc(LARGE * sizeof(double));
+    for (int i = 0; dl != NULL && i < LARGE; i++)
+        dl[i] = (double)((cu_rank * 7919 + i * 31) % 1009) + 0.25 * cu_rank;
+    CU_CHECK(dl != NULL, "no memory");
+    CU_OK(MPI_Iallreduce(MPI_IN_PLACE, dl, LARGE, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r));
+    wait1(&r);
+    for (int i = 0; dl != NULL && i < LARGE; i++) {
+        double want = -1e9;
+        for (int q = 0; q < cu_size; q++) {
+            double v = (double)((q * 7919 + i * 31) % 1009) + 0.25 * q;
+            want = v > want ? v : want;
+        }
+        CU_CHECK(dl[i] == want, "large max [%d] = %g, want %g", i, dl[i], want);
+    }
+    free(dl);
     nu_affine x[BIG];
     padded    px[7], py[7];
     for (int i = 0; i < BIG; i++)
