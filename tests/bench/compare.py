@@ -4,13 +4,16 @@
     compare.py KUMI_COMPARE
     compare.py --self-test
 
-Runs `kumi-compare -n 2 --impls kumi --rounds 3` on barrier and allreduce
-and checks its JSON: one record per op, rounds 3, three per-round figures
+Runs `kumi-compare -n 2 --impls kumi,kheap --rounds 3` on barrier and
+allreduce and checks its JSON: one record per op, rounds 3, three per-round figures
 for kumi (avg_us_rounds), kumi's time the median of them (the middle one
 of the three, so one of the rounds' own figures), limit_ratio a positive
 number, the peers' fields null, `--from` those records printing the very
 same table, and nothing but its own messages on stderr (no progress:
-stderr is not a terminal); that with stderr on a terminal (a pty) it
+stderr is not a terminal); kheap (kumi-bench --buffers heap): on the
+allreduce a row of its own marked "buffers":"heap" whose time is the median
+of its three rounds while kumi's row has malloc'd buffers, on the barrier
+(no buffers) no run at all; that with stderr on a terminal (a pty) it
 shows its progress there ("[1/1] barrier on kumi"); and that a round
 count of 0 is refused with a usage error (exit 2).
 
@@ -58,9 +61,34 @@ def check_record(r, rounds=ROUNDS):
     lim = r.get("limit_ratio")
     if not is_num(lim) or lim <= 0:
         errs.append(f"{op}: limit_ratio {lim!r}")
-    for key in ("mpi_avg_us", "oshmem_avg_us", "kumi_over_mpi", "kumi_over_oshmem"):
+    for key in ("mpi_avg_us", "oshmem_avg_us", "kumi_over_mpi", "kumi_over_oshmem",
+                "kheap_over_oshmem", "kheap_over_mpi"):
         if r.get(key) is not None:
             errs.append(f"{op}: {key} {r[key]!r} without the peers")
+    return errs
+
+
+def check_heap(r, rounds=ROUNDS):
+    """The problems of kheap's part of a record of `--impls kumi,kheap`:
+    a collective has a heap row, kumi's row is the malloc'd one; an op
+    without buffers (barrier) has no kheap run."""
+    op = r.get("op")
+    h, k = r.get("kheap"), r.get("kumi") or {}
+    per = (r.get("avg_us_rounds") or {}).get("kheap")
+    if op == "barrier":
+        return [] if h is None and per is None and r.get("kheap_avg_us") is None \
+            else [f"{op}: a kheap run for an op without buffers"]
+    errs = []
+    if not isinstance(h, dict) or h.get("buffers") != "heap":
+        errs.append(f"{op}: kheap row {h!r} is not marked buffers heap")
+    if k.get("buffers") is not None:
+        errs.append(f"{op}: kumi's row has buffers {k.get('buffers')!r}, want malloc'd ones")
+    if not isinstance(per, list) or len(per) != rounds or not all(is_num(x) for x in per):
+        errs.append(f"{op}: kheap's per-round times {per!r}")
+    elif r.get("kheap_avg_us") != sorted(per)[(len(per) - 1) // 2] \
+            or (h or {}).get("avg_us") != r.get("kheap_avg_us"):
+        errs.append(f"{op}: kheap_avg_us {r.get('kheap_avg_us')!r} is not the median of "
+                    f"its rounds {per} and its row's")
     return errs
 
 
@@ -85,12 +113,38 @@ def self_test():
         "limit_ratio 0": rec(2.0, [3.0, 1.0, 2.0], limit_ratio=0),
         "a peer's time without peers": rec(2.0, [3.0, 1.0, 2.0], mpi_avg_us=1.0),
     }
+    hgood = rec(2.0, [3.0, 1.0, 2.0], op="allreduce", kheap={"avg_us": 1.0, "buffers": "heap"},
+                kheap_avg_us=1.0, avg_us_rounds={"kumi": [3.0, 1.0, 2.0],
+                                                 "kheap": [1.0, 0.5, 1.5]})
+    hbad = {
+        "kheap: the row not on the heap": dict(hgood, kheap={"avg_us": 1.0}),
+        "kheap: kumi's row on the heap": dict(hgood, kumi={"avg_us": 2.0, "buffers": "heap"}),
+        "kheap: not the median": dict(hgood, kheap_avg_us=1.5,
+                                      kheap={"avg_us": 1.5, "buffers": "heap"}),
+        "kheap: a round missing": dict(hgood, avg_us_rounds={"kumi": [3.0, 1.0, 2.0],
+                                                             "kheap": [1.0, 0.5]}),
+        "kheap: a barrier run": rec(2.0, [3.0, 1.0, 2.0], kheap_avg_us=1.0),
+        "kheap: a ratio without peers": dict(hgood, kheap_over_oshmem=0.5),
+    }
     fails = 0
+    for what, r in hbad.items():
+        errs = check_record(r) + check_heap(r)
+        if errs:
+            print(f"ok   {what}: rejected ({errs[0]})")
+        else:
+            print(f"FAIL {what}: accepted")
+            fails += 1
+    if check_record(hgood) + check_heap(hgood):
+        print(f"FAIL: a right kheap record rejected: {check_record(hgood) + check_heap(hgood)}")
+        fails += 1
+    bad.update(hbad)
     errs = check_record(good)
     if errs:
         print(f"FAIL: a right record rejected: {errs}")
         fails += 1
     for what, r in bad.items():
+        if what in hbad:
+            continue
         errs = check_record(r)
         if errs:
             print(f"ok   {what}: rejected ({errs[0]})")
@@ -134,7 +188,7 @@ def main():
         self_test()
         return
     compare = sys.argv[1]
-    cmd = [compare, "-n", "2", "--impls", "kumi", "--ops", "barrier,allreduce",
+    cmd = [compare, "-n", "2", "--impls", "kumi,kheap", "--ops", "barrier,allreduce",
            "--rounds", str(ROUNDS), "--iters", "2000", "--json", "-", "--timeout", "120"]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=300)
@@ -144,7 +198,7 @@ def main():
     if sorted(r["op"] for r in recs) != ["allreduce", "barrier"]:
         sys.exit(f"FAIL: records {[r['op'] for r in recs]}, expected barrier and allreduce")
     for r in recs:
-        errs = check_record(r)
+        errs = check_record(r) + check_heap(r)
         if errs:
             sys.exit("FAIL: " + "; ".join(errs))
         print(f"{r['op']}: {r['kumi_avg_us']:.4f} us, x_limit {r['limit_ratio']:.3f} "
