@@ -192,6 +192,13 @@ static void mpi_run(enum peer_op op, size_t bytes, long n)
         for (long i = 0; i < n; i++)
             MPI_Reduce(src, dst, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         break;
+    case PEER_IALLREDUCE:
+        for (long i = 0; i < n; i++) {
+            MPI_Request r;
+            MPI_Iallreduce(src, dst, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        break;
     case PEER_BROADCAST:
         for (long i = 0; i < n; i++)
             MPI_Bcast(dst, count, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -294,6 +301,7 @@ static int mpi_check(enum peer_op op, size_t bytes, long calls)
 #endif
     switch (op) {
     case PEER_ALLREDUCE:
+    case PEER_IALLREDUCE:
     case PEER_BROADCAST:
     case PEER_ALLGATHER:
     case PEER_ALLTOALL:
@@ -385,7 +393,8 @@ int main(int argc, char **argv)
                          PEER_OP_BIT(PEER_PINGPONG) |
                          PEER_OP_BIT(PEER_SEND) | PEER_OP_BIT(PEER_SEND_LAT) |
                          PEER_OP_BIT(PEER_SEND_BW) | PEER_OP_BIT(PEER_SEND_BIBW) |
-                         PEER_OP_BIT(PEER_SEND_RATE) | PEER_OP_BIT(PEER_SEND_ANY);
+                         PEER_OP_BIT(PEER_SEND_RATE) | PEER_OP_BIT(PEER_SEND_ANY) |
+                         PEER_OP_BIT(PEER_IALLREDUCE);
     struct peer_opts opts;
     peer_opts_parse(argc, argv, PROG, ops,
                     "run: mpirun [--allow-run-as-root] [--oversubscribe] -n P " PROG " OP ...",

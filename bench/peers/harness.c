@@ -44,6 +44,9 @@ static const struct peer_op_info op_table[PEER_OP_COUNT] = {
     [PEER_SEND_ANY]  = { "send-any",  1, 0, 2, 0, PEER_WINDOW, 1, 0, 1, PEER_RATE_NONE,
                          "every PE but 0 sends a window of 64 to PE 0, which receives them "
                          "from MPI_ANY_SOURCE, then acks each; us per message received" },
+    [PEER_IALLREDUCE] = { "iallreduce", 8, 0, 1, 0, 1.0, 0, 0, 1, PEER_RATE_NONE,
+                          "all PEs; MPI_Iallreduce + MPI_Wait, doubles, SUM (osu_iallreduce's "
+                          "pure communication time)" },
 };
 
 const struct peer_op_info *peer_op_info(enum peer_op op)
@@ -334,6 +337,7 @@ void peer_fill_source(enum peer_op op, size_t bytes, int me, int npes, void *src
     switch (op) {
     case PEER_ALLREDUCE:
     case PEER_REDUCE:
+    case PEER_IALLREDUCE:
         for (size_t k = 0; k < count; k++)
             d[k] = (double)(me + 1);
         break;
@@ -378,7 +382,8 @@ int peer_verify(const char *prog, enum peer_op op, size_t bytes, int me, int npe
 
     switch (op) {
     case PEER_ALLREDUCE:
-    case PEER_REDUCE: {
+    case PEER_REDUCE:
+    case PEER_IALLREDUCE: {
         double want = (double)npes * (npes + 1) / 2.0;
         for (size_t k = 0; k < count; k++)
             if (d[k] != want) {

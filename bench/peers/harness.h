@@ -32,6 +32,7 @@ enum peer_op {
     PEER_SEND_RATE,        /* send-bw's loop as messages per second (osu_mbw_mr, one pair) */
     PEER_SEND_ANY,         /* every PE but 0 sends a window to 0, which receives from
                               MPI_ANY_SOURCE, then acks each; us per message received */
+    PEER_IALLREDUCE,       /* MPI_Iallreduce + MPI_Wait, as allreduce (MPI only) */
     PEER_OP_COUNT
 };
 
