@@ -251,11 +251,11 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
     st->barrier = KUMI_BARRIER_TREE;
     if (t->size == 1)
         return KUMI_OK;
-    /* PEs that share cores time the scheduler, not the algorithms, and the
-     * 5280 barriers of the passes each yield and sleep: 43-60 s at 4 PEs on
-     * 2 cores with the machine loaded (every SHMEM program's shmem_init
-     * creates a team). Then the tree stays; rank 0's word decides, so the
-     * members never disagree. */
+    /* PEs that share cores time the scheduler, not the algorithms, and
+     * every barrier of the passes yields and sleeps: on a loaded machine
+     * the passes took most of a minute (every SHMEM program's shmem_init
+     * makes a team; figures: bindings/shmem/README.md). Then the tree
+     * stays; rank 0's word decides, so the members never disagree. */
     uint64_t skip = kumi_rt.boot.oversubscribed != 0;
     int      release = st->release;
     st->release = KUMI_RELEASE_KICK;

@@ -258,12 +258,12 @@ static void kumi_shmem_lock_turn_end(struct kumi_shmem_lock_mine *e)
 
 /* shmem_test_lock is meant to be called in a loop (while (shmem_test_lock(l))
  * ;), and a loop that finds the lock taken burns its core: with
- * SHMEM_THREAD_MULTIPLE and more threads than cores, 15 threads of a PE
+ * SHMEM_THREAD_MULTIPLE and more threads than cores, the threads of a PE
  * spinning so starve the one thread that holds the lock (its gets and
  * puts wait for replies), the PE's progress thread and its heartbeats, and
- * kumirun (SOS's mt_locking, 16 threads a PE on 2 cores over tcp: 80 % of
- * the job's CPU in test_lock, heartbeats 1.9 s late, the job taken for
- * lost). So a thread's failed test_locks follow the policy of kumi's
+ * kumirun, until the job is taken for lost (SOS's mt_locking over tcp;
+ * the figures: bindings/shmem/README.md, third-party suites). So a
+ * thread's failed test_locks follow the policy of kumi's
  * waits (runtime/wait.c): under a spinning policy without threads nothing
  * changes; otherwise, after KUMI_TEST_SPINS failures in a row the thread
  * yields its core on each failure, and once it has failed for
