@@ -251,6 +251,36 @@ int kumi_coll_barrier_calibrate(struct kumi_team *t, struct kumi_coll_team *st)
     st->barrier = KUMI_BARRIER_TREE;
     if (t->size == 1)
         return KUMI_OK;
+    /* PEs that share cores time the scheduler, not the algorithms, and
+     * every barrier of the passes yields and sleeps: on a loaded machine
+     * the passes took most of a minute (every SHMEM program's shmem_init
+     * makes a team; figures: bindings/shmem/README.md). Then the team takes
+     * what the passes pick there when the machine is quiet: the word where
+     * rank 0's line is mapped, else the tree. Rank 0's word decides (0:
+     * time them), so the members never disagree. */
+    uint64_t skip = 0;
+    if (kumi_rt.boot.oversubscribed) {
+        const int algo = can_poll && t->size <= KUMI_COLL_A2A_MAX ? KUMI_BARRIER_WORD
+                                                                  : KUMI_BARRIER_TREE;
+        for (uint64_t c = 0; c < NCAND && skip == 0; c++)
+            if (cand[c].algo == algo && cand[c].release == KUMI_RELEASE_KICK)
+                skip = c + 1;
+    }
+    int saved_release = st->release;
+    st->release = KUMI_RELEASE_KICK;
+    rc = kumi_coll_tree_data(call, t, st, &skip, sizeof(skip), NULL, 1);
+    st->release = saved_release;
+    if (rc != KUMI_OK)
+        return rc;
+    if (skip != 0 && skip <= NCAND) {
+        pick = skip - 1;
+        st->barrier = cand[pick].algo;
+        st->release = kumi_coll_release_for(st, fixed_release ? kumi_rt.cfg.tree_release
+                                                              : cand[pick].release);
+        kumi_rt_log(KUMI_LOG_INFO, "team of %d: barrier %s (oversubscribed: not timed)",
+                    t->size, kumi_cfg_choice_name("KUMI_BARRIER", st->barrier));
+        return KUMI_OK;
+    }
     for (int pass = 0; pass < KUMI_CALIBRATE_PASSES; pass++) {
         for (uint64_t c = 0; c < NCAND; c++) {
             if (pass == 0)

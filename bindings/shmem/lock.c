@@ -25,7 +25,9 @@
  * whose turn it is joins the queue between PEs.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "shmem_impl.h"
 
@@ -252,6 +254,47 @@ static void kumi_shmem_lock_turn_end(struct kumi_shmem_lock_mine *e)
         kumi_tp_doorbell_ring(kumi_rt.tp.doorbell);
 }
 
+/* ------------------------------------------------- a test_lock that fails */
+
+/* shmem_test_lock is meant to be called in a loop (while (shmem_test_lock(l))
+ * ;), and a loop that finds the lock taken burns its core: with
+ * SHMEM_THREAD_MULTIPLE and more threads than cores, the threads of a PE
+ * spinning so starve the one thread that holds the lock (its gets and
+ * puts wait for replies), the PE's progress thread and its heartbeats, and
+ * kumirun, until the job is taken for lost (SOS's mt_locking over tcp;
+ * the figures: bindings/shmem/README.md, third-party suites). So a
+ * thread's failed test_locks follow the policy of kumi's
+ * waits (runtime/wait.c): under a spinning policy without threads nothing
+ * changes; otherwise, after KUMI_TEST_SPINS failures in a row the thread
+ * yields its core on each failure, and once it has failed for
+ * KUMI_TEST_YIELD_NS it naps KUMI_TEST_NAP_NS on each. Each call still
+ * tries the lock and returns at once when it is free. */
+#define KUMI_TEST_SPINS    16
+#define KUMI_TEST_YIELD_NS 2000000L  /* as KUMI_WAIT_YIELD_NS */
+#define KUMI_TEST_NAP_NS   100000L   /* as KUMI_WAIT_NAP_NS   */
+
+static __thread unsigned kumi_shmem_test_fails;  /* this thread's, in a row */
+static __thread double   kumi_shmem_test_since;  /* when it started yielding */
+
+static void kumi_shmem_test_failed(void)
+{
+    unsigned n = ++kumi_shmem_test_fails;
+    double   now;
+
+    if (n <= KUMI_TEST_SPINS
+        || (kumi_rt.wait_policy == KUMI_WAIT_SPIN && !kumi_rt_threads()))
+        return;
+    now = kumi_wtime();
+    if (n == KUMI_TEST_SPINS + 1)
+        kumi_shmem_test_since = now;
+    if (now - kumi_shmem_test_since < 1e-9 * KUMI_TEST_YIELD_NS) {
+        sched_yield();
+    } else {
+        struct timespec nap = { 0, KUMI_TEST_NAP_NS };
+        nanosleep(&nap, NULL);
+    }
+}
+
 /* ------------------------------------------------------------- the calls */
 
 void shmem_set_lock(long *lock)
@@ -333,6 +376,8 @@ int shmem_test_lock(long *lock)
         kumi_shmem_locks_leave();
         if (e == NULL)
             kumi_shmem_error(KUMI_ERR_NOMEM, call, "out of memory");
+        else
+            kumi_shmem_test_failed();
         return 1;
     }
     e->users++;
@@ -341,8 +386,11 @@ int shmem_test_lock(long *lock)
     rc = kumi_shmem_queue_try(call, lock, &t);
     if (rc != 0) {
         kumi_shmem_lock_turn_end(e);
+        if (rc > 0)
+            kumi_shmem_test_failed();
         return 1;
     }
+    kumi_shmem_test_fails = 0;
     kumi_shmem_locks_enter();
     e->held = 1;
     e->holder = pthread_self();

@@ -42,3 +42,7 @@ kumi_shmem_test(lock_contention lock_contention.c PES 1 2 3 4 8 ARGS 200)
 # SHMEM_THREAD_MULTIPLE: 4 threads per PE lock, wait and fetch_inc at once
 kumi_shmem_test(lock_threads lock_threads.c PES 1 2 4 ARGS 50)
 target_link_libraries(shmem_lock_threads PRIVATE pthread)
+# SHMEM_THREAD_MULTIPLE: threads spinning on a held lock with test_lock
+# nap instead of burning the cores the holder needs
+kumi_shmem_test(lock_test_spin lock_test_spin.c PES 1 2 4)
+target_link_libraries(shmem_lock_test_spin PRIVATE pthread)

@@ -32,3 +32,14 @@ kumi_shmem_test(team_ctx_threads team_ctx_threads.c PES 1 2 4 QUICK "")
 # every PE alike; the collectives work afterwards
 kumi_shmem_test(coll_bad_args coll_bad_args.c PES 1 2 3 4
   EXPECT_RC 0 EXPECT_REGEX "kumi\\[[0-9]+\\]: shmem_int_broadcast: team is SHMEM_TEAM_INVALID")
+# PEs that share cores (pinned to one core: oversubscribed) do not time
+# barrier algorithms when a team is made (shmem_init included): no minute
+# of start-up on a loaded machine; teams still work (the word barrier on
+# shm, where rank 0's line is mapped)
+kumi_shmem_test(team_oversub team_oversub.c PES 4 QUICK "" TRANSPORTS shm)
+add_test(NAME shmem.team_oversub.pinned.n4
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/pe/expect.sh 0
+          "team of 4: barrier (word|tree) \\(oversubscribed: not timed\\)"
+          taskset -c 0 ${KUMIRUN} -n 4 --timeout 20 $<TARGET_FILE:shmem_team_oversub>)
+set_tests_properties(shmem.team_oversub.pinned.n4 PROPERTIES LABELS shmem
+  TIMEOUT 50 PROCESSORS 1 ENVIRONMENT KUMI_LOG=info)
