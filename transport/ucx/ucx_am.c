@@ -244,6 +244,7 @@ int kumi_ucx_progress_(struct kumi_ucx *s)
      * a lost increment between two threads only means it moved less */
     __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
+    __atomic_store_n(&s->poll_ns, kumi_ucx_ns(), __ATOMIC_RELAXED);
     int n = kumi_ucx_drive(s);
     return n + kumi_ucx_drain(s);
 }
