@@ -11,7 +11,7 @@
  * plugin of before 2026-11-27 (its thread stayed away until no caller had
  * polled for a whole millisecond, and PE 1 polls every BURST_US) did about
  * one get per poll. Counts, not times: a loaded machine slows both sides.
- * ARGS: [WINDOW_MS [BURST_US [RATIO]]] (300, 400, 3). */
+ * ARGS: [WINDOW_MS [BURST_US [RATIO]]] (300, 800, 3). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 int main(int argc, char **argv)
 {
     double window = (argc > 1 ? atof(argv[1]) : 300) * 1e-3;
-    double burst = (argc > 2 ? atof(argv[2]) : 400) * 1e-6;
+    double burst = (argc > 2 ? atof(argv[2]) : 800) * 1e-6;
     double ratio = argc > 3 ? atof(argv[3]) : 3;
 
     if (kumi_init() != KUMI_OK)
