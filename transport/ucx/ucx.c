@@ -263,6 +263,7 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
     int                   rc;
 
     if (pe == s->rank) {
+        KUMI_UCX_TSAN_ACQUIRE(s);
         memcpy((uint8_t *)tp->local[seg] + off, src, n);
         kumi_ucx_ring(tp);
         return KUMI_OK;
@@ -313,6 +314,7 @@ static int kumi_ucx_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
     int                   rc;
 
     if (pe == s->rank) {
+        KUMI_UCX_TSAN_ACQUIRE(s);
         memcpy(dst, (uint8_t *)tp->local[seg] + off, n);
         return KUMI_OK;
     }
@@ -355,6 +357,7 @@ static int kumi_ucx_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     int                   rc;
 
     if (pe == s->rank) {
+        KUMI_UCX_TSAN_ACQUIRE(s);
         uint64_t o = kumi_tp_amo_apply((uint8_t *)tp->local[seg] + off, op, width, operand,
                                         compare);
         if (old != NULL && kumi_tp_amo_fetches(op))

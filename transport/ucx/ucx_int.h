@@ -28,6 +28,25 @@
 #define KUMI_UCX_NAP_NS    100000L
 #endif
 
+/* ThreadSanitizer cannot see the atomics libucp applies for a peer (a
+ * remote CSWAP or SWAP on this PE's memory, ATOMIC_MODE=cpu, inside
+ * ucp_worker_progress): libucx is not built with it. So a lock that a
+ * peer releases that way orders nothing in TSan's eyes, and a message
+ * applied by the progress thread before the release races, for TSan, with
+ * this PE's own access after it took the lock (tests/pe/atomics.c). What
+ * stands in for those atomics: every thread releases `tsan_hb` before it
+ * drives the worker, and this PE's own put, get or atomic on its own
+ * memory acquires it. Nothing in other builds. */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define KUMI_UCX_TSAN_RELEASE(s) __tsan_release(&(s)->tsan_hb)
+#define KUMI_UCX_TSAN_ACQUIRE(s) __tsan_acquire(&(s)->tsan_hb)
+#else
+#define KUMI_UCX_TSAN_RELEASE(s) ((void)(s))
+#define KUMI_UCX_TSAN_ACQUIRE(s) ((void)(s))
+#endif
+
 /* UCP active-message ids (ucp_worker_set_am_recv_handler): everything
  * kumi sends as a message travels under one id, its kind in the header,
  * so kicks, kumi AMs and FIN share one ordered stream per endpoint */
@@ -134,6 +153,7 @@ struct kumi_ucx {
     uint32_t              driving;     /* a thread is in ucp_worker_progress */
     uint32_t              rma_any;     /* an RMA put since quiet's last flush */
     uint32_t              direct;      /* messages applied in UCP's callback  */
+    uint32_t              tsan_hb;     /* KUMI_UCX_TSAN_RELEASE's address    */
 };
 
 double kumi_ucx_now(void);
