@@ -10,9 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <ucs/config/global_opts.h>
 
@@ -297,31 +295,6 @@ void kumi_ucx_teardown(struct kumi_ucx *s)
  * On every wake it looks again: a caller that polls meanwhile (woken by
  * the same message) sends it back to its naps before it touches the
  * worker, so the two do not take turns at the worker's lock. */
-/* The kernel's struct sched_attr (sched_setattr(2); glibc before 2.41 has
- * no wrapper). */
-struct kumi_ucx_sched_attr {
-    uint32_t size, sched_policy;
-    uint64_t sched_flags;
-    int32_t  sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime, sched_deadline, sched_period;
-};
-
-/* A short time slice for the thread (Linux 6.12+, EEVDF: sched_runtime of
- * a SCHED_OTHER thread is its slice, and a shorter slice means an earlier
- * deadline): woken by a request while this PE's CPU runs the computing
- * program, the thread then preempts it at once instead of waiting for the
- * program's slice to end (up to a few ms). Older kernels ignore the field;
- * a failure changes nothing. */
-static void kumi_ucx_thread_slice(void)
-{
-#if defined(SYS_sched_setattr) && KUMI_UCX_SLICE_NS > 0
-    struct kumi_ucx_sched_attr a = { .size = sizeof(a), .sched_policy = 0 /* SCHED_OTHER */,
-                                     .sched_runtime = KUMI_UCX_SLICE_NS };
-    (void)syscall(SYS_sched_setattr, 0, &a, 0u);
-#endif
-}
-
 /* Whether a caller is inside a kumi wait now: it polled at least twice
  * since the thread last looked (*seen: the count then), the last time
  * within KUMI_UCX_ACTIVE_NS (a wait polls every few us). One poll is not
@@ -359,7 +332,6 @@ static void *kumi_ucx_thread(void *arg)
 
     /* naps of KUMI_UCX_NAP_NS, not that plus the default 50 us of slack */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-    kumi_ucx_thread_slice();
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         int armed, n = -1;
         if (!kumi_ucx_caller_polls(s, &seen) || __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))

@@ -21,9 +21,6 @@
  * thread within about NAP_NS, and at once (a wake from the worker's fd)
  * after that. */
 #define KUMI_UCX_ACTIVE_NS 50000L
-#ifndef KUMI_UCX_SLICE_NS
-#define KUMI_UCX_SLICE_NS  100000L   /* the thread's time slice (ucx_conn.c) */
-#endif
 #ifndef KUMI_UCX_NAP_NS
 #define KUMI_UCX_NAP_NS    100000L
 #endif
