@@ -22,7 +22,8 @@ usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECON
             (with both hosts free to use both CPUs, runs differ by where the
             two PEs landed)
   --lat     per-operation medians from lat.c (put, get, pingpong, barrier;
-            getbusy, getcomp: gets while PE 1 computes)
+            put1m: 1 MiB put + quiet; getbusy, getcomp: gets while PE 1
+            computes)
   --oshmem  with --lat: a third column, lat_shmem.c under oshrun (OSHRUN,
             default /usr/bin/oshrun; built with oshcc beside it)
 EOF
@@ -110,7 +111,7 @@ lat() {
     # OSHMEM 4.1 sometimes dies of SIGSEGV in shmem_finalize, after its rows
     wait "$CHILD" || echo "ab.sh: lat $1 exited $?: $(grep -m1 -i 'signal\|error' "$out" "$out.err")" >&2
     CHILD=
-    grep -E '^(put|get|pingpong|barrier|getbusy|getcomp) [0-9.]+ ' "$out"
+    grep -E '^(put|get|pingpong|barrier|put1m|getbusy|getcomp) [0-9.]+ ' "$out"
 }
 if [ "$LAT" = 1 ]; then
     ${CC:-cc} -O2 -std=c11 -I"$HERE/../../include" "$HERE/lat.c" -o "$TMP/lat" -L"$BUILD/lib" \
@@ -134,7 +135,7 @@ for line in open(sys.argv[1]):
     v.setdefault((row, c), []).append(float(med))
 cols = sys.argv[2:]
 print("row       " + "  ".join("%9s" % c for c in cols) + "    B/A" + ("  B/oshmem" if "oshmem" in cols else "") + "  runs")
-for row in ("put", "get", "pingpong", "barrier", "getbusy", "getcomp"):
+for row in ("put", "get", "pingpong", "barrier", "put1m", "getbusy", "getcomp"):
     m = {c: statistics.median(v[(row, c)]) if (row, c) in v else float("nan") for c in cols}
     r = "  %5.2f" % (m["B"] / m["A"])
     if "oshmem" in cols:

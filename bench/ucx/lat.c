@@ -1,10 +1,11 @@
 /* bench/ucx/lat.c -- per-operation latencies, medians: 8-byte put+quiet,
  * get, pingpong (half a round trip of kicks) and barrier between PEs 0 and
  * 1, each operation timed on its own, so a loaded machine's stalls move the
- * tail, not the median (kumi-bench reports the loop's mean). Then the get
- * again while PE 1 computes: getbusy (bursts of 400 us with one poll,
- * kumi_test, between them) and getcomp (bursts of 20 ms): served by PE 1's
- * progress thread, or by its next poll. Built and run by ab.sh --lat;
+ * tail, not the median (kumi-bench reports the loop's mean); put1m, a
+ * 1 MiB put and quiet (ITERS/20 of them). Then the get again while PE 1
+ * computes: getbusy (bursts of 400 us with one poll, kumi_test, between
+ * them) and getcomp (bursts of 20 ms): served by PE 1's progress thread,
+ * or by its next poll. Built and run by ab.sh --lat;
  * lat_shmem.c is the same for OpenSHMEM (no busy rows). ARGS: ITERS. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,9 @@ int main(int argc, char **argv)
     volatile uint64_t *mine = kumi_llcm(off);
     double            *t = calloc((size_t)n, sizeof(*t));
 
-    if (sym == NULL || t == NULL || off == (size_t)-1)
+    uint8_t           *big = kumi_malloc(1 << 20), *src = calloc(1, 1 << 20);
+
+    if (sym == NULL || t == NULL || off == (size_t)-1 || big == NULL || src == NULL)
         return 2;
     kumi_barrier(kumi_team_world());
     if (me == 0) {
@@ -54,6 +57,15 @@ int main(int argc, char **argv)
             t[i] = (kumi_wtime() - t0) * 1e6;
         }
         kl_report("get", t, n);
+        /* a 1 MiB put and its quiet (an RMA put and a worker flush over
+         * ucx): MB/s = 1048576 / the median in us */
+        for (int i = 0; i < n / 20; i++) {
+            double t0 = kumi_wtime();
+            if (kumi_put(big, src, 1 << 20, 1) != KUMI_OK || kumi_quiet() != KUMI_OK)
+                return 1;
+            t[i] = (kumi_wtime() - t0) * 1e6;
+        }
+        kl_report("put1m", t, n / 20);
     }
     kumi_barrier(kumi_team_world());
     for (int i = 0; i < n && me < 2; i++) {
@@ -106,5 +118,6 @@ int main(int argc, char **argv)
     }
     kumi_barrier(kumi_team_world());
     free(t);
+    free(src);
     return kumi_finalize() == KUMI_OK ? 0 : 1;
 }
