@@ -10,7 +10,7 @@ CMAKE_ARGS ?=
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
 ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|ucx-full|slurm-full|package'
-TSAN_TESTS ?= -L 'tcp|threads' -LE 'hosts|fuzz|shmem-full|mpi-full|ucx-full|slurm-full|package'
+TSAN_TESTS ?= -L 'tcp|threads|ucx' -LE 'hosts|fuzz|shmem-full|mpi-full|ucx-full|slurm-full|package'
 
 .PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-ucx test-slurm test-asan \
         test-tsan install package test-package clean

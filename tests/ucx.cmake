@@ -52,3 +52,12 @@ add_test(NAME ucx.put_probe COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/put_pro
          ${CMAKE_BINARY_DIR}/bin)
 set_tests_properties(ucx.put_probe PROPERTIES LABELS "ucx" TIMEOUT 240 PROCESSORS 2
   SKIP_RETURN_CODE 77 ENVIRONMENT "${KUMI_UCX_SAN_ENV}")
+
+# a PE that computes is served by its progress thread while it computes,
+# not only at its polls (ucx/compute_get.c: counts of gets and polls)
+add_executable(ucx_compute_get ${CMAKE_CURRENT_SOURCE_DIR}/ucx/compute_get.c)
+target_link_libraries(ucx_compute_get PRIVATE kumi)
+add_test(NAME ucx.compute_get COMMAND ${KUMIRUN} -n 2 --transport ucx --timeout ${KUMI_PE_TIMEOUT}
+         $<TARGET_FILE:ucx_compute_get>)
+set_tests_properties(ucx.compute_get PROPERTIES LABELS "pe;ucx" TIMEOUT 120 PROCESSORS 2
+  ENVIRONMENT "UCX_TLS=tcp,self;${KUMI_UCX_SAN_ENV}")

@@ -21,7 +21,9 @@ usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECON
   --pin     every process of the first host on CPU 0, of the second on CPU 1
             (with both hosts free to use both CPUs, runs differ by where the
             two PEs landed)
-  --lat     per-operation medians from lat.c (put, get, pingpong, barrier)
+  --lat     per-operation medians from lat.c (put, get, pingpong, barrier;
+            put1m: 1 MiB put + quiet; getbusy, getcomp: gets while PE 1
+            computes)
   --oshmem  with --lat: a third column, lat_shmem.c under oshrun (OSHRUN,
             default /usr/bin/oshrun; built with oshcc beside it)
 EOF
@@ -54,56 +56,21 @@ A=$(cd "$A" && pwd) && B=$(cd "$B" && pwd) || die "no plugin directory"
 for d in "$A" "$B"; do [ -e "$d/libkumi-ucx.so" ] || die "no $d/libkumi-ucx.so"; done
 [ "$(id -u)" = 0 ] || die "needs root (ip netns)"
 
-H1=10.213.0.1 H2=10.213.0.2 DEV=kub0
-NS1=kab-$$-1 NS2=kab-$$-2
+# shellcheck source=bench/ucx/netns.sh
+. "$HERE/netns.sh"
 TMP=$(mktemp -d /tmp/kumi-ucxab.XXXXXX) || die "mktemp"
 CHILD=
 cleanup() {
-    local ns pids
     [ -n "$CHILD" ] && kill -TERM "$CHILD" 2>/dev/null && wait "$CHILD" 2>/dev/null
-    for ns in "$NS1" "$NS2"; do
-        ip netns list 2>/dev/null | grep -qw "^$ns" || continue
-        pids=$(ip netns pids "$ns" 2>/dev/null)
-        # shellcheck disable=SC2086
-        [ -n "$pids" ] && kill -9 $pids 2>/dev/null
-        ip netns del "$ns" 2>/dev/null
-    done
+    ucxb_hosts_del
     rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-ip netns add "$NS1" && ip netns add "$NS2" &&
-ip link add "kab$$a" netns "$NS1" type veth peer name "kab$$b" netns "$NS2" &&
-ip -n "$NS1" link set "kab$$a" name "$DEV" && ip -n "$NS2" link set "kab$$b" name "$DEV" &&
-ip -n "$NS1" link set lo up && ip -n "$NS2" link set lo up &&
-ip -n "$NS1" addr add "$H1/32" dev lo && ip -n "$NS2" addr add "$H2/32" dev lo &&
-ip -n "$NS1" addr add 10.213.1.1/30 dev "$DEV" && ip -n "$NS1" link set "$DEV" up &&
-ip -n "$NS2" addr add 10.213.1.2/30 dev "$DEV" && ip -n "$NS2" link set "$DEV" up &&
-ip -n "$NS1" route add "$H2/32" via 10.213.1.2 src "$H1" &&
-ip -n "$NS2" route add "$H1/32" via 10.213.1.1 src "$H2" || die "cannot make the namespaces"
-for _ in $(seq 100); do
-    ip -n "$NS1" -o link show "$DEV" | grep -q 'state UP' &&
-    ip -n "$NS2" -o link show "$DEV" | grep -q 'state UP' && break
-    sleep 0.1
-done
-for name in nsrsh nsrsh-sh; do
-    run='"$@"'
-    [ "$name" = nsrsh-sh ] && run='sh -c "$*"'     # Open MPI's agent: one command line
-    cat >"$TMP/$name" <<EOF
-#!/bin/sh
-host=\$1
-shift
-case \$host in
-$H1) ns=$NS1 cpu=$CPU1 ;;
-$H2) ns=$NS2 cpu=$CPU2 ;;
-*) exit 255 ;;
-esac
-[ "\$cpu" = all ] && exec ip netns exec "\$ns" $run
-exec ip netns exec "\$ns" taskset -c "\$cpu" $run
-EOF
-    chmod +x "$TMP/$name"
-done
+ucxb_hosts_make "kab-$$" || die "cannot make the two hosts"
+ucxb_rsh_write "$TMP" "$CPU1" "$CPU2" || die "cannot write the rsh wrappers"
+H1=$UCXB_H1 H2=$UCXB_H2 DEV=$UCXB_DEV NS1=$UCXB_NS1
 
 # one WHICH ROW: one kumi-bench job, prints the value
 one() {
@@ -144,7 +111,7 @@ lat() {
     # OSHMEM 4.1 sometimes dies of SIGSEGV in shmem_finalize, after its rows
     wait "$CHILD" || echo "ab.sh: lat $1 exited $?: $(grep -m1 -i 'signal\|error' "$out" "$out.err")" >&2
     CHILD=
-    grep -E '^(put|get|pingpong|barrier) [0-9.]+ ' "$out"
+    grep -E '^(put|get|pingpong|barrier|put1m|getbusy|getcomp) [0-9.]+ ' "$out"
 }
 if [ "$LAT" = 1 ]; then
     ${CC:-cc} -O2 -std=c11 -I"$HERE/../../include" "$HERE/lat.c" -o "$TMP/lat" -L"$BUILD/lib" \
@@ -168,7 +135,7 @@ for line in open(sys.argv[1]):
     v.setdefault((row, c), []).append(float(med))
 cols = sys.argv[2:]
 print("row       " + "  ".join("%9s" % c for c in cols) + "    B/A" + ("  B/oshmem" if "oshmem" in cols else "") + "  runs")
-for row in ("put", "get", "pingpong", "barrier"):
+for row in ("put", "get", "pingpong", "barrier", "put1m", "getbusy", "getcomp"):
     m = {c: statistics.median(v[(row, c)]) if (row, c) in v else float("nan") for c in cols}
     r = "  %5.2f" % (m["B"] / m["A"])
     if "oshmem" in cols:

@@ -1,8 +1,12 @@
 /* bench/ucx/lat.c -- per-operation latencies, medians: 8-byte put+quiet,
  * get, pingpong (half a round trip of kicks) and barrier between PEs 0 and
  * 1, each operation timed on its own, so a loaded machine's stalls move the
- * tail, not the median (kumi-bench reports the loop's mean). Built and run
- * by ab.sh --lat; lat_shmem.c is the same for OpenSHMEM. ARGS: ITERS. */
+ * tail, not the median (kumi-bench reports the loop's mean); put1m, a
+ * 1 MiB put and quiet (ITERS/20 of them). Then the get again while PE 1
+ * computes: getbusy (bursts of 400 us with one poll, kumi_test, between
+ * them) and getcomp (bursts of 20 ms): served by PE 1's progress thread,
+ * or by its next poll. Built and run by ab.sh --lat;
+ * lat_shmem.c is the same for OpenSHMEM (no busy rows). ARGS: ITERS. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,7 +36,9 @@ int main(int argc, char **argv)
     volatile uint64_t *mine = kumi_llcm(off);
     double            *t = calloc((size_t)n, sizeof(*t));
 
-    if (sym == NULL || t == NULL || off == (size_t)-1)
+    uint8_t           *big = kumi_malloc(1 << 20), *src = calloc(1, 1 << 20);
+
+    if (sym == NULL || t == NULL || off == (size_t)-1 || big == NULL || src == NULL)
         return 2;
     kumi_barrier(kumi_team_world());
     if (me == 0) {
@@ -51,6 +57,15 @@ int main(int argc, char **argv)
             t[i] = (kumi_wtime() - t0) * 1e6;
         }
         kl_report("get", t, n);
+        /* a 1 MiB put and its quiet (an RMA put and a worker flush over
+         * ucx): MB/s = 1048576 / the median in us */
+        for (int i = 0; i < n / 20; i++) {
+            double t0 = kumi_wtime();
+            if (kumi_put(big, src, 1 << 20, 1) != KUMI_OK || kumi_quiet() != KUMI_OK)
+                return 1;
+            t[i] = (kumi_wtime() - t0) * 1e6;
+        }
+        kl_report("put1m", t, n / 20);
     }
     kumi_barrier(kumi_team_world());
     for (int i = 0; i < n && me < 2; i++) {
@@ -74,7 +89,35 @@ int main(int argc, char **argv)
     }
     if (me == 0)
         kl_report("barrier", t, n);
+    /* PE 1 computes (no kumi call) in bursts of `burst` us, polling once
+     * between bursts, until PE 0 has timed its gets and kicks `round` */
+    static const struct { const char *row; double burst; } busy[] = {
+        { "getbusy", 400e-6 }, { "getcomp", 20e-3 },
+    };
+    for (uint64_t round = 1; round <= 2; round++) {
+        int m = n / 4;
+        kumi_barrier(kumi_team_world());
+        if (me == 1) {
+            while (!kumi_test_u64(mine, KUMI_CMP_EQ, 1000 + round)) {
+                double t0 = kumi_wtime();
+                while (kumi_wtime() - t0 < busy[round - 1].burst) {
+                }
+            }
+        } else if (me == 0) {
+            uint64_t stop = 1000 + round;
+            for (int i = 0; i < m; i++) {
+                double t0 = kumi_wtime();
+                if (kumi_get(&v, sym, 8, 1) != KUMI_OK)
+                    return 1;
+                t[i] = (kumi_wtime() - t0) * 1e6;
+            }
+            if (kumi_kick(1, off, &stop, 8) != KUMI_OK)
+                return 1;
+            kl_report(busy[round - 1].row, t, m);
+        }
+    }
     kumi_barrier(kumi_team_world());
     free(t);
+    free(src);
     return kumi_finalize() == KUMI_OK ? 0 : 1;
 }

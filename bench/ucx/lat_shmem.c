@@ -1,6 +1,7 @@
 /* bench/ucx/lat_shmem.c -- lat.c's rows for OpenSHMEM (Open MPI's OSHMEM
  * over UCX): 8-byte put+quiet, get, pingpong (shmem_long_p answered, half
- * a round trip), barrier_all; per-operation medians. ARGS: ITERS. */
+ * a round trip), barrier_all, 1 MiB putmem+quiet (put1m); per-operation
+ * medians. ARGS: ITERS. */
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,10 @@ int main(int argc, char **argv)
     long   *sym = shmem_malloc(64), *flag = shmem_malloc(sizeof(long)), v = 0, seq = 0;
     double *t = calloc((size_t)(n > 10 ? n : 10), sizeof(*t));
 
-    if (n < 10 || sym == NULL || flag == NULL || t == NULL || shmem_n_pes() < 2)
+    char   *big = shmem_malloc(1 << 20), *src = calloc(1, 1 << 20);
+
+    if (n < 10 || sym == NULL || flag == NULL || t == NULL || big == NULL || src == NULL
+        || shmem_n_pes() < 2)
         return 2;
     *flag = 0;
     shmem_barrier_all();
@@ -53,6 +57,13 @@ int main(int argc, char **argv)
             t[i] = (ks_now() - t0) * 1e6;
         }
         ks_report("get", t, n);
+        for (int i = 0; i < n / 20; i++) {     /* put1m, as lat.c */
+            double t0 = ks_now();
+            shmem_putmem(big, src, 1 << 20, 1);
+            shmem_quiet();
+            t[i] = (ks_now() - t0) * 1e6;
+        }
+        ks_report("put1m", t, n / 20);
     }
     shmem_barrier_all();
     for (int i = 0; i < n && me < 2; i++) {

@@ -83,24 +83,16 @@ PT_BW_ITERS=$BW_ITERS PT_BW_WARM=$(( BW_ITERS / 10 > 2 ? BW_ITERS / 10 : 2 ))
 TMP=$(mktemp -d /tmp/kumi-ucxbench.XXXXXX) || die "mktemp failed"
 VALS=$TMP/values.tsv
 : >"$VALS"
-H1=10.213.0.1 H2=10.213.0.2
-NS1=kub-$$-1 NS2=kub-$$-2 DEV=kub0
-NS_MADE=0
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/ucx/netns.sh
+. "$HERE/netns.sh"
+H1=$UCXB_H1 H2=$UCXB_H2 DEV=$UCXB_DEV
 SERVER_PID=
 
 cleanup() {
-    local ns pids
     if [ -n "$CHILD_PID" ]; then kill -TERM "$CHILD_PID" 2>/dev/null; wait "$CHILD_PID" 2>/dev/null; fi
     if [ -n "$SERVER_PID" ]; then kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
-    if [ "$NS_MADE" = 1 ]; then
-        for ns in "$NS1" "$NS2"; do
-            ip netns list 2>/dev/null | grep -qw "^$ns" || continue
-            pids=$(ip netns pids "$ns" 2>/dev/null)
-            # shellcheck disable=SC2086
-            [ -n "$pids" ] && kill -9 $pids 2>/dev/null
-            ip netns del "$ns" 2>/dev/null
-        done
-    fi
+    ucxb_hosts_del
     if [ -n "$KEEP" ]; then
         mkdir -p "$KEEP" && cp -r "$TMP"/. "$KEEP"/ && echo "run.sh: raw outputs in $KEEP" >&2
     fi
@@ -129,52 +121,7 @@ record() { [ -n "$4" ] && printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$VALS
 jfield() { sed -n "s/.*\"op\":\"$2\".*\"$3\":\([0-9.eE+-]*\).*/\1/p" "$1" | head -1; }
 
 # ---- two hosts -------------------------------------------------------------
-make_hosts() {
-    ip netns add "$NS1" || die "ip netns add $NS1 failed"
-    NS_MADE=1
-    ip netns add "$NS2" || die "ip netns add $NS2 failed"
-    # both ends are named $DEV in their namespace, so UCX_NET_DEVICES is
-    # one name; the hosts' own addresses sit on lo, reached over the pair
-    ip link add "kub$$a" netns "$NS1" type veth peer name "kub$$b" netns "$NS2" &&
-    ip -n "$NS1" link set "kub$$a" name "$DEV" && ip -n "$NS2" link set "kub$$b" name "$DEV" &&
-    ip -n "$NS1" link set lo up && ip -n "$NS2" link set lo up &&
-    ip -n "$NS1" addr add "$H1/32" dev lo && ip -n "$NS2" addr add "$H2/32" dev lo &&
-    ip -n "$NS1" addr add 10.213.1.1/30 dev "$DEV" && ip -n "$NS1" link set "$DEV" up &&
-    ip -n "$NS2" addr add 10.213.1.2/30 dev "$DEV" && ip -n "$NS2" link set "$DEV" up &&
-    ip -n "$NS1" route add "$H2/32" via 10.213.1.2 src "$H1" &&
-    ip -n "$NS2" route add "$H1/32" via 10.213.1.1 src "$H2" ||
-        die "cannot configure the namespaces"
-    # UCX takes a device only once it is up with a carrier
-    for _ in $(seq 100); do
-        ip -n "$NS1" -o link show "$DEV" | grep -q 'state UP' &&
-        ip -n "$NS2" -o link show "$DEV" | grep -q 'state UP' && return 0
-        sleep 0.1
-    done
-    die "the veth pair did not come up in 10 s"
-}
-
-# an --rsh: HOST CMD... runs the argument vector CMD in HOST's namespace
-# (on HOST's CPU with --pin); nsrsh-sh, Open MPI's plm_rsh_agent, runs
-# its arguments as one shell command line, as ssh would
-write_rsh() {
-    local name run
-    for name in nsrsh nsrsh-sh; do
-        run='"$@"'
-        [ "$name" = nsrsh-sh ] && run='sh -c "$*"'
-        cat >"$TMP/$name" <<EOF
-#!/bin/sh
-host=\$1
-shift
-case \$host in
-$H1) ns=$NS1 cpu=$CPU1 ;;
-$H2) ns=$NS2 cpu=$CPU2 ;;
-*) echo "$name: no namespace plays host \$host" >&2; exit 255 ;;
-esac
-exec ip netns exec "\$ns" taskset -c "\$cpu" $run
-EOF
-        chmod +x "$TMP/$name" || die "cannot write $TMP/$name"
-    done
-}
+# (netns.sh makes them; its nsrsh and nsrsh-sh wrappers start the PEs there)
 
 # kumi_two TRANSPORT TAG OP ARGS...: one kumi-bench job on the two hosts
 kumi_two() {
@@ -289,8 +236,9 @@ oshmem_one() {
 
 # ---- run ---------------------------------------------------------------------
 if [ "$TWO" = 1 ]; then
-    make_hosts
-    write_rsh
+    ucxb_hosts_make "kub-$$" || die "cannot make the two hosts"
+    ucxb_rsh_write "$TMP" "$CPU1" "$CPU2" || die "cannot write $TMP/nsrsh"
+    NS1=$UCXB_NS1 NS2=$UCXB_NS2
 fi
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
 for REP in $(seq "$REPS"); do

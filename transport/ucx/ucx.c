@@ -18,6 +18,13 @@ double kumi_ucx_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+uint64_t kumi_ucx_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int kumi_ucx_is_failed(struct kumi_ucx *s)
 {
     return __atomic_load_n(s->tp->failed, __ATOMIC_ACQUIRE) != 0;
@@ -256,6 +263,7 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
     int                   rc;
 
     if (pe == s->rank) {
+        KUMI_UCX_TSAN_ACQUIRE(s);
         memcpy((uint8_t *)tp->local[seg] + off, src, n);
         kumi_ucx_ring(tp);
         return KUMI_OK;
@@ -269,9 +277,13 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
          * (single-threaded: the counts below are then exact; not from a
          * handler, which the progress thread may be running meanwhile) */
         int      ask = !s->threads && !kumi_ucx_in_handler() && !p->pp_asked;
-        uint64_t m0 = p->mseq, p0 = p->pseq, l0 = p->lseq;
-        if (ask)
+        uint64_t m0 = 0, p0 = 0, l0 = 0;
+        if (ask) {   /* read only then: with threads others count meanwhile */
+            m0 = __atomic_load_n(&p->mseq, __ATOMIC_ACQUIRE);
+            p0 = __atomic_load_n(&p->pseq, __ATOMIC_ACQUIRE);
+            l0 = __atomic_load_n(&p->lseq, __ATOMIC_ACQUIRE);
             h.val = __atomic_add_fetch(&p->probe_seq, 1, __ATOMIC_ACQ_REL);
+        }
         rc = kumi_ucx_send(s, pe, &h, src, n, NULL, 0);
         if (ask && rc == KUMI_OK) {
             p->pp_seq = h.val;
@@ -302,6 +314,7 @@ static int kumi_ucx_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
     int                   rc;
 
     if (pe == s->rank) {
+        KUMI_UCX_TSAN_ACQUIRE(s);
         memcpy(dst, (uint8_t *)tp->local[seg] + off, n);
         return KUMI_OK;
     }
@@ -344,6 +357,7 @@ static int kumi_ucx_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     int                   rc;
 
     if (pe == s->rank) {
+        KUMI_UCX_TSAN_ACQUIRE(s);
         uint64_t o = kumi_tp_amo_apply((uint8_t *)tp->local[seg] + off, op, width, operand,
                                         compare);
         if (old != NULL && kumi_tp_amo_fetches(op))

@@ -229,6 +229,7 @@ static int kumi_ucx_drive(struct kumi_ucx *s)
 
     if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
         return 0;
+    KUMI_UCX_TSAN_RELEASE(s);
     ucp_worker_progress(s->worker);
     __atomic_store_n(&s->driving, 0, __ATOMIC_RELEASE);
     return (int)(__atomic_load_n(&s->direct, __ATOMIC_RELAXED) - d0);
@@ -244,6 +245,7 @@ int kumi_ucx_progress_(struct kumi_ucx *s)
      * a lost increment between two threads only means it moved less */
     __atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1,
                      __ATOMIC_RELAXED);
+    __atomic_store_n(&s->poll_ns, kumi_ucx_ns(), __ATOMIC_RELAXED);
     int n = kumi_ucx_drive(s);
     return n + kumi_ucx_drain(s);
 }
@@ -255,6 +257,7 @@ int kumi_ucx_serve(struct kumi_ucx *s, int *armed)
     *armed = 0;
     if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
         return -1;
+    KUMI_UCX_TSAN_RELEASE(s);
     while (ucp_worker_progress(s->worker) != 0) {
     }
     *armed = ucp_worker_arm(s->worker) == UCS_OK;

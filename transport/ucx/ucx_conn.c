@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <ucs/config/global_opts.h>
@@ -282,35 +283,64 @@ void kumi_ucx_teardown(struct kumi_ucx *s)
 }
 
 /* The progress thread. Two spinning PEs on two cores cannot afford a third
- * poller, so it serves only while no caller polled for a whole millisecond
- * (the program computes) or some caller sleeps on its doorbell (wait policy
- * block): then it drives the worker, sleeping in poll() on the worker's
- * wakeup fd between events, so remote puts, gets and atomics on this PE's
- * memory (applied by UCX inside progress over its tcp transport) and kicks
- * complete, and the doorbell is rung when messages were applied. */
+ * poller, nor a thread woken by every message a spinning caller is about
+ * to take itself: so while some caller polled within the last
+ * KUMI_UCX_ACTIVE_NS (it is inside a kumi wait) the thread naps
+ * KUMI_UCX_NAP_NS at a time and leaves the worker alone. Otherwise (the
+ * program computes, or every caller sleeps on its doorbell: wait policy
+ * block) it drives the worker until idle, arms it and blocks in poll() on
+ * its wakeup fd, so a peer's get, atomic, probe or DSM request aimed at a
+ * computing PE wakes it at once (over UCX's tcp even RMA and AMOs need
+ * this PE's progress), and rings the doorbell when messages were applied.
+ * On every wake it looks again: a caller that polls meanwhile (woken by
+ * the same message) sends it back to its naps before it touches the
+ * worker, so the two do not take turns at the worker's lock. */
+/* Whether a caller is inside a kumi wait now: it polled at least twice
+ * since the thread last looked (*seen: the count then), the last time
+ * within KUMI_UCX_ACTIVE_NS (a wait polls every few us). One poll is not
+ * enough: a program that computes and calls kumi now and then
+ * (kumi_test) polls once, and the request that woke the thread may come
+ * right after it. Neither is a recent poll alone: the thread's own wake
+ * may have preempted a waiting caller on a shared CPU, whose last poll is
+ * then recent too. */
+static int kumi_ucx_caller_polls(struct kumi_ucx *s, uint32_t *seen)
+{
+    uint32_t polls = __atomic_load_n(&s->polls, __ATOMIC_RELAXED), was = *seen;
+    uint64_t last = __atomic_load_n(&s->poll_ns, __ATOMIC_RELAXED);
+
+    *seen = polls;
+    return polls - was >= 2 && kumi_ucx_ns() - last < (uint64_t)KUMI_UCX_ACTIVE_NS;
+}
+
+/* The progress thread. Two spinning PEs on two cores cannot afford a third
+ * poller, nor a thread woken by every message a spinning caller is about
+ * to take itself: so while a caller polls (kumi_ucx_caller_polls: it is
+ * inside a kumi wait) the thread naps KUMI_UCX_NAP_NS at a time and leaves
+ * the worker alone. Otherwise (the program computes, or a caller sleeps on
+ * its doorbell: wait policy block) it drives the worker until idle, arms
+ * it and blocks in poll() on its wakeup fd, so a peer's get, atomic, probe
+ * or DSM request aimed at a computing PE wakes it at once (over UCX's tcp
+ * even RMA and AMOs need this PE's progress), and rings the doorbell when
+ * messages were applied. On every wake it looks again: a caller that polls
+ * meanwhile (woken by the same message) sends it back to its naps before
+ * it touches the worker. Who drives the worker is settled by `driving`
+ * (kumi_ucx_serve), never by UCX's spinlock. */
 static void *kumi_ucx_thread(void *arg)
 {
     struct kumi_ucx *s = arg;
     uint32_t         seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
 
-    int              away = 0;
-
+    /* naps of KUMI_UCX_NAP_NS, not that plus the default 50 us of slack */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-        uint32_t now = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
-        if (away || (now != seen && !__atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))) {
-            seen = now;                       /* a caller polls: stay away */
-            away = 0;
-            struct timespec ts = { 0, 1000000 };
+        int armed, n = -1;
+        if (!kumi_ucx_caller_polls(s, &seen) || __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))
+            n = kumi_ucx_serve(s, &armed);
+        if (n < 0) {          /* a caller polls, or drives (perhaps preempted there) */
+            struct timespec ts = { 0, KUMI_UCX_NAP_NS };
             nanosleep(&ts, NULL);
             continue;
         }
-        /* nobody polled since `seen` was taken, at least a millisecond
-         * ago: serve. `seen` is not renewed here, so a caller that polls
-         * meanwhile (woken by the same message) sends the thread back to
-         * sleep before it touches the worker again: the two never take
-         * turns at the worker's lock */
-        int armed, n = kumi_ucx_serve(s, &armed);
-        away = n < 0;         /* a caller drives (perhaps preempted there): it polls */
         if (n != 0 || !armed)
             continue;
         struct pollfd pf = { .fd = s->efd, .events = POLLIN };

@@ -14,6 +14,36 @@
 
 #include "../transport.h"
 
+/* The progress thread (README: progress): a caller that polled twice since
+ * the thread last looked, the last time within ACTIVE_NS, is taken to be
+ * inside a kumi wait (it polls every few us there), and the thread naps
+ * NAP_NS at a time while one is; a PE that stops polling is served by the
+ * thread within about NAP_NS, and at once (a wake from the worker's fd)
+ * after that. */
+#define KUMI_UCX_ACTIVE_NS 50000L
+#ifndef KUMI_UCX_NAP_NS
+#define KUMI_UCX_NAP_NS    100000L
+#endif
+
+/* ThreadSanitizer cannot see the atomics libucp applies for a peer (a
+ * remote CSWAP or SWAP on this PE's memory, ATOMIC_MODE=cpu, inside
+ * ucp_worker_progress): libucx is not built with it. So a lock that a
+ * peer releases that way orders nothing in TSan's eyes, and a message
+ * applied by the progress thread before the release races, for TSan, with
+ * this PE's own access after it took the lock (tests/pe/atomics.c). What
+ * stands in for those atomics: every thread releases `tsan_hb` before it
+ * drives the worker, and this PE's own put, get or atomic on its own
+ * memory acquires it. Nothing in other builds. */
+#if defined(__SANITIZE_THREAD__)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define KUMI_UCX_TSAN_RELEASE(s) __tsan_release(&(s)->tsan_hb)
+#define KUMI_UCX_TSAN_ACQUIRE(s) __tsan_acquire(&(s)->tsan_hb)
+#else
+#define KUMI_UCX_TSAN_RELEASE(s) ((void)(s))
+#define KUMI_UCX_TSAN_ACQUIRE(s) ((void)(s))
+#endif
+
 /* UCP active-message ids (ucp_worker_set_am_recv_handler): everything
  * kumi sends as a message travels under one id, its kind in the header,
  * so kicks, kumi AMs and FIN share one ordered stream per endpoint */
@@ -115,16 +145,21 @@ struct kumi_ucx {
     int                   efd;         /* the worker's wakeup fd             */
     uint32_t              stop;
     uint32_t              sleeping;    /* callers asleep on their doorbell   */
-    uint32_t              polls;       /* bumped by every caller's progress  */
+    uint32_t              polls;       /* bumped by every caller's progress   */
+    uint64_t              poll_ns;     /* when a caller last polled (kumi_ucx_ns) */
     uint32_t              driving;     /* a thread is in ucp_worker_progress */
     uint32_t              rma_any;     /* an RMA put since quiet's last flush */
     uint32_t              direct;      /* messages applied in UCP's callback  */
+    uint32_t              tsan_hb;     /* KUMI_UCX_TSAN_RELEASE's address    */
 };
 
 double kumi_ucx_now(void);
+/* CLOCK_MONOTONIC in ns: every caller's progress stamps poll_ns with it (a
+ * vDSO read, beside the epoll_wait of every ucp_worker_progress over tcp) */
+uint64_t kumi_ucx_ns(void);
 int    kumi_ucx_is_failed(struct kumi_ucx *s);
 /* A caller's progress (every wait inside the transport too): counts in
- * `polls`, drives the worker unless another thread is at it, and applies
+ * `polls` and stamps `poll_ns`, drives the worker unless another thread is at it, and applies
  * what arrived; handlers run unless this thread is inside one. Returns
  * messages applied. */
 int    kumi_ucx_progress_(struct kumi_ucx *s);
