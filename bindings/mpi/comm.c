@@ -29,6 +29,12 @@ struct kmpi_comm *kmpi_comm(MPI_Comm c)
 }
 
 /* the lowest free handle (>= 3), the table grown if needed; -1: no memory */
+static int comm_slot(void);
+int kmpi_comm_slot(void)
+{
+    return comm_slot();
+}
+
 static int comm_slot(void)
 {
     int i;

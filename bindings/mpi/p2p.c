@@ -467,8 +467,8 @@ static int probe_ready(void *p)
     return a->flag || a->krc != KUMI_OK;
 }
 
-static int probe(const char *call, int source, int tag, MPI_Comm comm, int wait, int *flag,
-                 MPI_Status *status)
+int kmpi_probe(const char *call, int source, int tag, MPI_Comm comm, int wait, int *flag,
+               MPI_Status *status)
 {
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
@@ -514,12 +514,12 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int wait,
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return probe("MPI_Probe", source, tag, comm, 1, NULL, status);
+    return kmpi_probe("MPI_Probe", source, tag, comm, 1, NULL, status);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    return probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
+    return kmpi_probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
 }
 
 /* ------------------------------------------------------------ persistent requests */

@@ -179,7 +179,7 @@ int kmpi_req_settle(struct kmpi_req *q)
 
 void kmpi_req_describe(const struct kmpi_req *q, char *buf, size_t n)
 {
-    if (q->kind == KMPI_REQ_GENERIC)
+    if (q->kind == KMPI_REQ_GENERIC && !q->ops->is_recv)
         snprintf(buf, n, "a non-blocking collective failed%s",
                  q->err == MPI_ERR_TRUNCATE ? ": one of its messages was longer than its receive "
                                               "buffer (the ranks passed counts or datatypes that "
