@@ -912,3 +912,14 @@ int MPI_Get_address(const void *location, MPI_Aint *address)
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }
+
+/* MPI-3.1 4.1.5: address arithmetic (plain integers here) */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}

@@ -298,6 +298,7 @@ int MPI_Add_error_string(int errorcode, const char *string);
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
 int MPI_Comm_size(MPI_Comm comm, int *size);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
@@ -377,6 +378,15 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                  int array_of_indices[], MPI_Status array_of_statuses[]);
 int MPI_Request_free(MPI_Request *request);
+/* generalized requests (MPI-3.1 12.2) */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                       MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
@@ -496,6 +506,8 @@ int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm);
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
@@ -714,6 +726,27 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
 int MPI_Win_free(MPI_Win *win);
+
+/* ------------------------------------------------------------ Fortran handles
+ * (MPI-3.1 17.2.4): a handle here is already the int Fortran holds, so
+ * the conversions are the identity; a status converts field by field. */
+typedef int MPI_Fint;
+#define MPI_F_STATUS_SIZE 6
+#define KMPI_C2F(T, Name)                                                 \
+    static inline MPI_Fint Name##_c2f(T h) { return (MPI_Fint)h; }      \
+    static inline T        Name##_f2c(MPI_Fint f) { return (T)f; }
+KMPI_C2F(MPI_Comm, MPI_Comm)
+KMPI_C2F(MPI_Datatype, MPI_Type)
+KMPI_C2F(MPI_Group, MPI_Group)
+KMPI_C2F(MPI_Request, MPI_Request)
+KMPI_C2F(MPI_Op, MPI_Op)
+KMPI_C2F(MPI_Info, MPI_Info)
+KMPI_C2F(MPI_Errhandler, MPI_Errhandler)
+KMPI_C2F(MPI_Message, MPI_Message)
+KMPI_C2F(MPI_Win, MPI_Win)
+#undef KMPI_C2F
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 
 #ifdef __cplusplus
 }

@@ -536,3 +536,33 @@ int kmpi_req_fini(void)
     kmpi_req_bg_head   = 0;
     return MPI_SUCCESS;
 }
+
+/* ------------------------------------------------------------ Fortran statuses */
+/* source, tag, error, cancelled, and the byte count in two halves */
+_Static_assert(MPI_F_STATUS_SIZE == 6, "MPI_F_STATUS_SIZE holds a status");
+
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (c_status == NULL || f_status == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_c2f", "a status is NULL");
+    f_status[0] = c_status->MPI_SOURCE;
+    f_status[1] = c_status->MPI_TAG;
+    f_status[2] = c_status->MPI_ERROR;
+    f_status[3] = c_status->kmpi_cancelled;
+    f_status[4] = (MPI_Fint)(c_status->kmpi_bytes & 0xffffffff);
+    f_status[5] = (MPI_Fint)(c_status->kmpi_bytes >> 32);
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    if (c_status == NULL || f_status == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_f2c", "a status is NULL");
+    c_status->MPI_SOURCE     = f_status[0];
+    c_status->MPI_TAG        = f_status[1];
+    c_status->MPI_ERROR      = f_status[2];
+    c_status->kmpi_cancelled = f_status[3];
+    c_status->kmpi_bytes     = (long long)(((unsigned long long)(unsigned)f_status[5] << 32)
+                                           | (unsigned)f_status[4]);
+    return MPI_SUCCESS;
+}
