@@ -221,3 +221,73 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     *newcomm = slot;
     return kmpi_sched_start(s, request);
 }
+
+/* ------------------------------------------------------------ MPI_Comm_free's release
+ * MPI_Comm_free does not wait for the other members (MPICH and Open MPI
+ * free locally too, and programs free communicators in different orders
+ * on different ranks). The team slot must still not be reused while a
+ * member could write into it, which kumi_team_destroy ensures with a
+ * barrier; here the same barrier runs as a schedule (dissemination over
+ * the communicator's collective context) and releases the slot when it
+ * completes, from any later MPI call that polls. MPI_Finalize waits for
+ * the schedules still running (freed requests, kmpi_req_fini). */
+
+static int releasing;   /* release schedules not finished */
+
+static int release_team(struct kmpi_sched *s, void *arg)
+{
+    struct kmpi_comm *c = arg;
+
+    (void)s;
+    releasing--;
+    kumi_rt_team_release_slot(c->team);
+    free(c->team->pes);
+    free(c->team);
+    free(c);
+    return KMPI_SCHED_NEXT;
+}
+
+int kmpi_comm_release(const char *call, struct kmpi_comm *c)
+{
+    struct kmpi_sched *s = kmpi_sched_new(call, MPI_COMM_WORLD, c);
+    MPI_Request        req;
+    int                rc;
+
+    if (s == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int k = 1; k < c->size; k <<= 1) {
+        kmpi_sched_send(s, NULL, 0, (c->rank + k) % c->size, 0);
+        kmpi_sched_recv(s, NULL, 0, (c->rank - k + c->size) % c->size, 0);
+        kmpi_sched_wait(s);
+    }
+    kmpi_sched_call(s, release_team, c);
+    releasing++;
+    if ((rc = kmpi_sched_start(s, &req)) != MPI_SUCCESS) {
+        releasing--;
+        return rc;
+    }
+    return MPI_Request_free(&req);
+}
+
+static int released(void *arg)
+{
+    (void)arg;
+    return releasing == 0;
+}
+
+/* Before a blocking constructor takes a team slot: when few slots are free
+ * here and freed communicators still hold some, wait for their releases
+ * (their other members release them from any MPI call that waits). Only
+ * then: a program may free a communicator on one rank after a constructor
+ * that another rank enters first. */
+void kmpi_comm_reclaim(const char *call)
+{
+    int used = 0;
+
+    if (releasing == 0)
+        return;
+    for (int k = 0; k < kumi_rt.team_slots; k++)
+        used += kumi_rt_team_bit(kumi_rt.team_slots_used, k);
+    if (kumi_rt.team_slots - used < 4)
+        kmpi_wait_until(call, released, NULL);
+}

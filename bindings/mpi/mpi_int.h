@@ -86,6 +86,13 @@ void kmpi_comm_info_free(struct kmpi_comm *c);
 void kmpi_info_fini(void);
 /* comm.c: MPI_Comm_split for call (MPI_Comm_split_type) */
 int kmpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* comm_idup.c: releases c (out of the table already) and its team once
+ * every member has freed it, without waiting: MPI_SUCCESS, or
+ * MPI_ERR_NO_MEM (nothing started) */
+int kmpi_comm_release(const char *call, struct kmpi_comm *c);
+/* before a blocking constructor: waits for those releases when few team
+ * slots are free here */
+void kmpi_comm_reclaim(const char *call);
 /* comm.c: the lowest free communicator handle (the table grown), -1
  * when out of memory; the caller fills kmpi_comms[handle] */
 int kmpi_comm_slot(void);
@@ -191,7 +198,13 @@ int  kmpi_poll(const char *call);
  * MPI_PROC_NULL answered, errors raised on comm */
 int  kmpi_probe(const char *call, int source, int tag, MPI_Comm comm, int wait, int *flag,
                 MPI_Status *status);
-/* the empty status (MPI_REQUEST_NULL) and the one of a PROC_NULL operation */
+/* A single completion's status (Wait, Test, Recv, ...) into the caller's:
+ * MPI_ERROR is written only when src failed (MPI-3.1 3.2.5: it is set by
+ * the calls returning MPI_ERR_IN_STATUS; Open MPI and MPICH leave it
+ * alone otherwise, and programs check that) */
+void kmpi_status_out(MPI_Status *dst, const MPI_Status *src);
+/* the empty status (MPI_REQUEST_NULL) and the one of a PROC_NULL operation
+ * (which leaves MPI_ERROR alone) */
 void kmpi_status_empty(MPI_Status *st);
 void kmpi_status_proc_null(MPI_Status *st);
 /* bsend.c: MPI_Bsend's buffer: a buffered send of count elements of t

@@ -114,8 +114,12 @@ static int mprobe(const char *call, int source, int tag, MPI_Comm comm, int wait
     *message = h;
     if (flag != NULL)
         *flag = 1;
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
+    if (status != MPI_STATUS_IGNORE) {   /* MPI_ERROR stays the caller's */
+        status->MPI_SOURCE     = st.MPI_SOURCE;
+        status->MPI_TAG        = st.MPI_TAG;
+        status->kmpi_cancelled = st.kmpi_cancelled;
+        status->kmpi_bytes     = st.kmpi_bytes;
+    }
     return MPI_SUCCESS;
 }
 

@@ -186,7 +186,7 @@ static int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status
         kmpi_req_settle(q);
     }
     if (status != MPI_STATUS_IGNORE)
-        *status = q->st;
+        kmpi_status_out(status, &q->st);
     if (__builtin_expect(q->err != MPI_SUCCESS, 0)) {
         char what[256];
         kmpi_req_describe(q, what, sizeof what);
@@ -505,7 +505,6 @@ int kmpi_probe(const char *call, int source, int tag, MPI_Comm comm, int wait, i
     if (a.flag && status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE     = a.ks.source;
         status->MPI_TAG        = a.ks.tag;
-        status->MPI_ERROR      = MPI_SUCCESS;
         status->kmpi_cancelled = 0;
         status->kmpi_bytes     = (long long)a.ks.bytes;
     }

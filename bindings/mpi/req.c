@@ -125,10 +125,22 @@ void kmpi_status_empty(MPI_Status *st)
     st->kmpi_bytes     = 0;
 }
 
+void kmpi_status_out(MPI_Status *dst, const MPI_Status *src)
+{
+    int keep = dst->MPI_ERROR;
+
+    *dst = *src;
+    if (src->MPI_ERROR == MPI_SUCCESS)
+        dst->MPI_ERROR = keep;
+}
+
 void kmpi_status_proc_null(MPI_Status *st)
 {
-    kmpi_status_empty(st);
-    st->MPI_SOURCE = MPI_PROC_NULL;
+    /* MPI_ERROR is left alone: a single completion sets it only on failure */
+    st->MPI_SOURCE     = MPI_PROC_NULL;
+    st->MPI_TAG        = MPI_ANY_TAG;
+    st->kmpi_cancelled = 0;
+    st->kmpi_bytes     = 0;
 }
 
 int kmpi_req_settle(struct kmpi_req *q)
@@ -265,7 +277,7 @@ int kmpi_req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st)
     int err = q->err;
 
     if (st != MPI_STATUS_IGNORE)
-        *st = q->st;
+        kmpi_status_out(st, &q->st);
     if (q->persistent) {
         q->active = 0;
         return err;
@@ -440,7 +452,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     }
     *flag = 1;
     if (status != MPI_STATUS_IGNORE)
-        *status = q->st;
+        kmpi_status_out(status, &q->st);
     return q->err != MPI_SUCCESS ? kmpi_req_raise(call, q) : MPI_SUCCESS;
 }
 

@@ -109,9 +109,12 @@ static void mprobe_sizes(void)
     MPI_OK(MPI_Mrecv(NULL, 0, MPI_BYTE, &m, &st));
     CHECK(t_count(&st, MPI_BYTE) == 0 && st.MPI_TAG == 8, "zero-byte status");
 
+    st.MPI_ERROR = MPI_ERR_DIMS;
     MPI_OK(MPI_Mprobe(left, 9, MPI_COMM_WORLD, &m, &st));
     CHECK(t_count(&st, MPI_BYTE) == big, "1 MiB probe: %d", t_count(&st, MPI_BYTE));
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "Mprobe wrote MPI_ERROR");
     MPI_OK(MPI_Mrecv(rb, big, MPI_BYTE, &m, &st));
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "Mrecv wrote MPI_ERROR");
     t_verify(rb, big, left, t_rank, 9, 0);
 
     /* 12 doubles into a vector of every other double */
@@ -151,13 +154,18 @@ static void mprobe_special(void)
     MPI_Request r;
     int         flag = -1, v = 7;
 
-    /* MPI_PROC_NULL: MPI_MESSAGE_NO_PROC, the empty status; Mrecv at once */
+    /* MPI_PROC_NULL: MPI_MESSAGE_NO_PROC, the empty status; Mrecv at once.
+     * MPI_ERROR is the caller's: single completions leave it alone */
+    st.MPI_ERROR = MPI_ERR_DIMS;
     MPI_OK(MPI_Mprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &m, &st));
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS, "Mprobe wrote MPI_ERROR");
     CHECK(m == MPI_MESSAGE_NO_PROC, "Mprobe(PROC_NULL) gave no MPI_MESSAGE_NO_PROC");
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "status %d %d",
           st.MPI_SOURCE, st.MPI_TAG);
+    st.MPI_ERROR = MPI_ERR_TOPOLOGY;
     MPI_OK(MPI_Mrecv(&v, 1, MPI_INT, &m, &st));
     CHECK(m == MPI_MESSAGE_NULL && v == 7, "Mrecv(NO_PROC)");
+    CHECK(st.MPI_ERROR == MPI_ERR_TOPOLOGY, "Mrecv(NO_PROC) wrote MPI_ERROR");
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && t_count(&st, MPI_INT) == 0, "NO_PROC status");
     MPI_OK(MPI_Improbe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st));
     CHECK(flag == 1 && m == MPI_MESSAGE_NO_PROC, "Improbe(PROC_NULL)");
@@ -259,6 +267,36 @@ static void test_idup(void)
         MPI_OK(MPI_Comm_free(&c));
     }
     SAY("idup: 12 idup/free cycles\n");
+    /* crossed orders on two communicators of the same members: even ranks
+     * start the idups and free A before B, odd ranks B before A (a blocking
+     * dup would deadlock; MPI_Comm_free must not wait for the others) */
+    MPI_Comm    a, b, a2, b2;
+    MPI_Request rq[2];
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &a));
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &b));
+    if (t_rank % 2 == 0) {
+        MPI_OK(MPI_Comm_idup(a, &a2, &rq[0]));
+        MPI_OK(MPI_Comm_idup(b, &b2, &rq[1]));
+    } else {
+        MPI_OK(MPI_Comm_idup(b, &b2, &rq[1]));
+        MPI_OK(MPI_Comm_idup(a, &a2, &rq[0]));
+    }
+    MPI_OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    MPI_OK(MPI_Allreduce(&t_rank, &sum, 1, MPI_INT, MPI_SUM, b2));
+    MPI_OK(MPI_Allreduce(&t_rank, &sum, 1, MPI_INT, MPI_SUM, a2));
+    CHECK(sum == t_size * (t_size - 1) / 2, "allreduce on the crossed idup: %d", sum);
+    if (t_rank % 2 == 0) {
+        MPI_OK(MPI_Comm_free(&a2));
+        MPI_OK(MPI_Comm_free(&b2));
+        MPI_OK(MPI_Comm_free(&a));
+        MPI_OK(MPI_Comm_free(&b));
+    } else {
+        MPI_OK(MPI_Comm_free(&b));
+        MPI_OK(MPI_Comm_free(&a));
+        MPI_OK(MPI_Comm_free(&b2));
+        MPI_OK(MPI_Comm_free(&a2));
+    }
+    SAY("idup: crossed orders of idup and free\n");
 }
 
 /* ------------------------------------------------------------ error classes */
