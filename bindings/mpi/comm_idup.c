@@ -45,6 +45,7 @@ struct idup {
     struct idup_msg  *all;      /* rank 0: [1..size)                */
     struct kumi_team *team;     /* my handle of the team, once made */
     int               tries;
+    unsigned          seed;     /* rank 0: idup_pick's after a lost race */
     size_t            start;    /* the schedule's first step        */
 };
 
@@ -59,19 +60,45 @@ static int idup_snapshot(struct kmpi_sched *s, void *arg)
     return KMPI_SCHED_NEXT;
 }
 
-/* rank 0: the lowest slot free on every member */
+/* slots this process, as rank 0 of an idup in flight, has handed out:
+ * two idups it leads never get the same one */
+static uint64_t promised[KUMI_RT_TEAM_WORDS];
+
+static void promise(int slot, int on)
+{
+    uint64_t bit = (uint64_t)1 << (slot % 64);
+
+    if (on)
+        promised[slot / 64] |= bit;
+    else
+        promised[slot / 64] &= ~bit;
+}
+
+/* rank 0: a slot free on every member (and not promised to another idup
+ * led here): the lowest the first time; after a lost race one at random,
+ * so that two idups led by different processes that keep choosing the
+ * same slot part ways */
 static int idup_pick(struct kmpi_sched *s, void *arg)
 {
     struct idup *d = arg;
+    int          nfree = 0, pick;
 
     (void)s;
+    for (int w = 0; w < KUMI_RT_TEAM_WORDS; w++)
+        d->mine.used[w] |= promised[w];
     for (int i = 1; i < d->c->size; i++)
         for (int w = 0; w < KUMI_RT_TEAM_WORDS; w++)
             d->mine.used[w] |= d->all[i].used[w];
+    for (int k = 1; k < kumi_rt.team_slots; k++)
+        nfree += !kumi_rt_team_bit(d->mine.used, k);
     d->mine.slot = -1;
+    if (nfree == 0)
+        return KMPI_SCHED_NEXT;
+    pick = d->tries == 0 ? 0 : rand_r(&d->seed) % nfree;
     for (int k = 1; k < kumi_rt.team_slots && d->mine.slot < 0; k++)
-        if (!kumi_rt_team_bit(d->mine.used, k))
+        if (!kumi_rt_team_bit(d->mine.used, k) && pick-- == 0)
             d->mine.slot = k;
+    promise(d->mine.slot, 1);
     return KMPI_SCHED_NEXT;
 }
 
@@ -118,6 +145,8 @@ static int idup_finish(struct kmpi_sched *s, void *arg)
 {
     struct idup *d = arg;
 
+    if (d->c->rank == 0 && d->mine.slot > 0)
+        promise(d->mine.slot, 0);   /* taken or lost: no longer handed out */
     if (d->mine.ok && d->mine.slot > 0 && d->team != NULL) {
         d->nc->team = d->team;
         return KMPI_SCHED_NEXT;
@@ -170,6 +199,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     kmpi_errh_ref(c->errh);
     kmpi_comms[slot] = nc;
     d->c    = c;
+    d->seed = (unsigned)(kumi_rank() * 7919 + slot * 104729) ^ (unsigned)(uintptr_t)d;
     d->newh = slot;
     d->nc   = nc;
     if ((rc = kmpi_attr_copy(call, comm, slot)) != MPI_SUCCESS
