@@ -923,3 +923,53 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
+
+/* ------------------------------------------------------------ MPI-1 names */
+
+int MPI_Address(void *location, MPI_Aint *address)
+{
+    return MPI_Get_address(location, address);
+}
+
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements,
+                                    oldtype, newtype);
+}
+
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements,
+                                  array_of_types, newtype);
+}
+
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_lb", datatype, displacement, &rc);
+
+    if (t == NULL)
+        return rc;
+    *displacement = t->pub.lb;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_ub", datatype, displacement, &rc);
+
+    if (t == NULL)
+        return rc;
+    *displacement = t->pub.lb + t->pub.extent;
+    return MPI_SUCCESS;
+}

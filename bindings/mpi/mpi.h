@@ -727,6 +727,26 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
 int MPI_Win_free(MPI_Win *win);
 
+/* ------------------------------------------------------------ MPI-1 names
+ * Removed by MPI-3.0 and kept here for the older programs and test suites
+ * that still call them (MPICH keeps them too; Open MPI 4.1 only when built
+ * with MPI-1 compatibility): each is the MPI-2 call it was renamed to.
+ * MPI_LB and MPI_UB are not provided (use MPI_Type_create_resized). */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+
 /* ------------------------------------------------------------ Fortran handles
  * (MPI-3.1 17.2.4): a handle here is already the int Fortran holds, so
  * the conversions are the identity; a status converts field by field. */

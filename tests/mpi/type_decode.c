@@ -393,9 +393,43 @@ static void test_type_attrs(void)
     MPI_OK(MPI_Comm_free_keyval(&ck));
 }
 
+/* (kumi only: Open MPI 4.1 leaves the MPI-1 names out of its mpi.h) */
+static void test_mpi1_names(void)
+{
+#ifdef KUMI_MPI
+    MPI_Datatype h, s, x;
+    MPI_Aint     a0, a1, lb, ub, ext, d[2] = { 0, 16 };
+    int          bl[2] = { 1, 2 }, ni, na, nd, comb;
+    double       v[2];
+
+    MPI_OK(MPI_Address(&v[0], &a0));
+    MPI_OK(MPI_Address(&v[1], &a1));
+    CHECK(MPI_Aint_diff(a1, a0) == sizeof(double) && MPI_Aint_add(a0, 8) == a1, "addresses");
+    MPI_OK(MPI_Type_hvector(3, 1, 24, MPI_DOUBLE, &h));
+    MPI_OK(MPI_Type_get_envelope(h, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_HVECTOR && ni == 2 && na == 1, "hvector envelope");
+    MPI_OK(MPI_Type_struct(2, bl, d, (MPI_Datatype[]){ MPI_INT, h }, &s));
+    MPI_OK(MPI_Type_hindexed(2, bl, d, MPI_SHORT, &x));
+    MPI_OK(MPI_Type_lb(s, &lb));
+    MPI_OK(MPI_Type_ub(s, &ub));
+    MPI_OK(MPI_Type_extent(s, &ext));
+    CHECK(lb == 0 && ub == ext, "lb %ld ub %ld extent %ld", (long)lb, (long)ub, (long)ext);
+    MPI_OK(MPI_Type_free(&h));
+    MPI_OK(MPI_Type_free(&s));
+    MPI_OK(MPI_Type_free(&x));
+    MPI_Errhandler e;
+    MPI_OK(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Errhandler_get(MPI_COMM_WORLD, &e));
+    CHECK(e == MPI_ERRORS_RETURN, "MPI_Errhandler_get");
+    MPI_OK(MPI_Errhandler_free(&e));
+    MPI_OK(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+#endif
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
+    test_mpi1_names();
     test_decode();
     fflush(stdout);
     test_darray();
