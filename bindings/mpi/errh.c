@@ -46,7 +46,8 @@
     X(MPI_ERR_INFO_KEY,    "info key too long or empty")                             \
     X(MPI_ERR_INFO_VALUE,  "info value too long or empty")                           \
     X(MPI_ERR_INFO_NOKEY,  "no such key in the info object")                         \
-    X(MPI_ERR_KEYVAL,      "invalid attribute key")
+    X(MPI_ERR_KEYVAL,      "invalid attribute key")                                  \
+    X(MPI_ERR_CONVERSION,  "a value does not fit the data representation")
 
 struct kmpi_error_row {
     int         code;

@@ -153,6 +153,7 @@ extern const int kmpi_weights_empty[1];
 #define MPI_ERR_INFO_VALUE   26
 #define MPI_ERR_INFO_NOKEY   27
 #define MPI_ERR_KEYVAL       28
+#define MPI_ERR_CONVERSION   29   /* MPI_Pack_external: a value external32 cannot hold */
 #define MPI_ERR_LASTCODE     64   /* MPI_Add_error_class/_code give values above it */
 
 /* ------------------------------------------------------------ datatypes
@@ -513,6 +514,13 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+/* the "external32" representation (MPI-3.1 13.5.2; external.c) */
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
 
 /* ------------------------------------------------------------ collectives */
 int MPI_Barrier(MPI_Comm comm);
