@@ -14,9 +14,12 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "mpi_int.h"
+#include "datatype.h"
+
+enum { KEY_COMM = 0, KEY_TYPE = 1 };   /* which objects a key is for */
 
 struct kmpi_keyval {
+    int                            kind;
     MPI_Comm_copy_attr_function   *copy;
     MPI_Comm_delete_attr_function *del;
     void                          *extra;
@@ -29,19 +32,32 @@ struct kmpi_attr {
     void             *val;
 };
 
-#define KEY_FIRST (MPI_APPNUM + 1)   /* the first user key */
+#define KEY_FIRST (MPI_LASTUSEDCODE + 1)   /* the first user key */
 
 static struct kmpi_keyval **keys;    /* [key - KEY_FIRST]; NULL: free */
 static int                  nkeys;
 
-static struct kmpi_keyval *key_at(int k)
+static struct kmpi_keyval *key_any(int k)
 {
     return k >= KEY_FIRST && k - KEY_FIRST < nkeys ? keys[k - KEY_FIRST] : NULL;
 }
 
+/* the key k of kind, NULL when k is none (or of another kind) */
+static struct kmpi_keyval *key_of(int k, int kind)
+{
+    struct kmpi_keyval *kv = key_any(k);
+
+    return kv != NULL && kv->kind == kind ? kv : NULL;
+}
+
+static struct kmpi_keyval *key_at(int k)
+{
+    return key_of(k, KEY_COMM);
+}
+
 static void key_unref(int k)
 {
-    struct kmpi_keyval *kv = key_at(k);
+    struct kmpi_keyval *kv = key_any(k);
 
     if (kv != NULL && --kv->refs == 0) {
         free(kv);
@@ -72,11 +88,9 @@ int kmpi_comm_null_delete_fn(MPI_Comm comm, int keyval, void *val, void *extra_s
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-                           void *extra_state)
+static int key_create(const char *call, int kind, MPI_Comm_copy_attr_function *copy,
+                      MPI_Comm_delete_attr_function *del, int *comm_keyval, void *extra_state)
 {
-    static const char   call[] = "MPI_Comm_create_keyval";
     int                 rc = kmpi_live(call), i;
     struct kmpi_keyval *kv;
 
@@ -98,8 +112,9 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
     }
     if ((kv = malloc(sizeof(*kv))) == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory for a key");
-    kv->copy  = comm_copy_attr_fn != NULL ? comm_copy_attr_fn : kmpi_comm_null_copy_fn;
-    kv->del   = comm_delete_attr_fn != NULL ? comm_delete_attr_fn : kmpi_comm_null_delete_fn;
+    kv->kind  = kind;
+    kv->copy  = copy != NULL ? copy : kmpi_comm_null_copy_fn;
+    kv->del   = del != NULL ? del : kmpi_comm_null_delete_fn;
     kv->extra = extra_state;
     kv->refs  = 1;
     keys[i]   = kv;
@@ -107,19 +122,36 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
     return MPI_SUCCESS;
 }
 
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state)
+{
+    return key_create("MPI_Comm_create_keyval", KEY_COMM, comm_copy_attr_fn,
+                      comm_delete_attr_fn, comm_keyval, extra_state);
+}
+
+static int key_free(const char *call, int kind, int *comm_keyval);
+
 int MPI_Comm_free_keyval(int *comm_keyval)
 {
-    static const char call[] = "MPI_Comm_free_keyval";
-    int               rc = kmpi_live(call);
+    return key_free("MPI_Comm_free_keyval", KEY_COMM, comm_keyval);
+}
+
+static int key_free(const char *call, int kind, int *comm_keyval)
+{
+    int rc = kmpi_live(call);
 
     if (rc != MPI_SUCCESS)
         return rc;
     if (comm_keyval == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "comm_keyval is NULL");
-    if (key_at(*comm_keyval) == NULL)
+    if (key_of(*comm_keyval, kind) == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_KEYVAL, call, "%d is no key of yours%s",
                           *comm_keyval, *comm_keyval >= MPI_TAG_UB && *comm_keyval < KEY_FIRST
-                          ? " (a predefined attribute cannot be freed)" : " (freed?)");
+                          ? " (a predefined attribute cannot be freed)"
+                          : key_any(*comm_keyval) != NULL
+                          ? (kind == KEY_COMM ? " (a datatype's key)" : " (a communicator's key)")
+                          : " (freed?)");
     key_unref(*comm_keyval);   /* values already set keep it until deleted */
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
@@ -240,6 +272,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
     case MPI_WTIME_IS_GLOBAL: v = &wtime_global; break;
     case MPI_UNIVERSE_SIZE:   universe = kumi_size(); v = &universe; break;
     case MPI_APPNUM:          v = &appnum; break;
+    case MPI_LASTUSEDCODE:    v = &kmpi_lastused; break;
     default:
         if (key_at(comm_keyval) == NULL)
             return kmpi_error(comm, MPI_ERR_KEYVAL, call, "keyval %d is neither a predefined "
@@ -305,6 +338,7 @@ void kmpi_attr_drop(struct kmpi_comm *c)
 
 void kmpi_attr_fini(void)
 {
+    kmpi_dt_attrs_drop();   /* types may outlive MPI_Finalize: no values left on them */
     for (int i = 0; i < nkeys; i++)
         free(keys[i]);
     free(keys);
@@ -338,4 +372,191 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     return MPI_Comm_delete_attr(comm, keyval);
+}
+
+/* ------------------------------------------------------------ datatypes' attributes
+ * The same keys and callbacks (MPI_Datatype and MPI_Comm are both ints,
+ * so the callback types are the same) in a kind of their own; a type's
+ * values live in its struct kmpi_dt. Copied by MPI_Type_dup, deleted by
+ * MPI_Type_free (before the type goes, MPI-3.1 6.7.2). */
+
+int kmpi_type_null_copy_fn(MPI_Datatype oldtype, int keyval, void *extra_state, void *in,
+                           void *out, int *flag)
+{
+    return kmpi_comm_null_copy_fn(oldtype, keyval, extra_state, in, out, flag);
+}
+
+int kmpi_type_dup_fn(MPI_Datatype oldtype, int keyval, void *extra_state, void *in, void *out,
+                     int *flag)
+{
+    return kmpi_comm_dup_fn(oldtype, keyval, extra_state, in, out, flag);
+}
+
+int kmpi_type_null_delete_fn(MPI_Datatype type, int keyval, void *val, void *extra_state)
+{
+    return kmpi_comm_null_delete_fn(type, keyval, val, extra_state);
+}
+
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn,
+                           int *type_keyval, void *extra_state)
+{
+    return key_create("MPI_Type_create_keyval", KEY_TYPE, type_copy_attr_fn,
+                      type_delete_attr_fn, type_keyval, extra_state);
+}
+
+int MPI_Type_free_keyval(int *type_keyval)
+{
+    return key_free("MPI_Type_free_keyval", KEY_TYPE, type_keyval);
+}
+
+/* the datatype's struct and the type key k for call, or NULL with *rc */
+static struct kmpi_keyval *type_key_check(const char *call, MPI_Datatype type,
+                                          struct kmpi_dt **t, int k, int *rc)
+{
+    struct kmpi_keyval *kv;
+
+    if ((*rc = kmpi_live(call)) != MPI_SUCCESS)
+        return NULL;
+    if ((*t = kmpi_dt_get(MPI_COMM_NULL, call, "datatype", type, rc)) == NULL)
+        return NULL;
+    if ((kv = key_of(k, KEY_TYPE)) == NULL)
+        *rc = kmpi_error(MPI_COMM_NULL, MPI_ERR_KEYVAL, call, "%d is no datatype key of "
+                         "yours%s", k, key_any(k) != NULL ? " (a communicator's key)"
+                         : " (freed?)");
+    return kv;
+}
+
+static int type_attr_delete(MPI_Datatype type, struct kmpi_attr **a)
+{
+    struct kmpi_attr   *v  = *a;
+    struct kmpi_keyval *kv = key_any(v->key);
+    int                 rc = kv->del(type, v->key, v->val, kv->extra);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *a = v->next;
+    key_unref(v->key);
+    free(v);
+    return MPI_SUCCESS;
+}
+
+static struct kmpi_attr **type_attr_find(struct kmpi_dt *t, int k)
+{
+    struct kmpi_attr **a = &t->attrs;
+
+    while (*a != NULL && (*a)->key != k)
+        a = &(*a)->next;
+    return a;
+}
+
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    static const char   call[] = "MPI_Type_set_attr";
+    int                 rc;
+    struct kmpi_dt     *t;
+    struct kmpi_keyval *kv = type_key_check(call, datatype, &t, type_keyval, &rc);
+    struct kmpi_attr  **a, *v;
+
+    if (kv == NULL)
+        return rc;
+    if (*(a = type_attr_find(t, type_keyval)) != NULL) {   /* replaced: the old one deleted */
+        if ((rc = kv->del(datatype, type_keyval, (*a)->val, kv->extra)) != MPI_SUCCESS)
+            return kmpi_error(MPI_COMM_NULL, rc, call, "the delete callback of key %d failed "
+                              "with %d", type_keyval, rc);
+        (*a)->val = attribute_val;
+        return MPI_SUCCESS;
+    }
+    if ((v = malloc(sizeof(*v))) == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory for an attribute");
+    v->key   = type_keyval;
+    v->val   = attribute_val;
+    v->next  = t->attrs;
+    t->attrs = v;
+    kv->refs++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    static const char call[] = "MPI_Type_get_attr";
+    int               rc;
+    struct kmpi_dt   *t;
+    struct kmpi_attr *a;
+
+    if (type_key_check(call, datatype, &t, type_keyval, &rc) == NULL)
+        return rc;
+    if (attribute_val == NULL || flag == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
+    a = *type_attr_find(t, type_keyval);
+    *flag = a != NULL;
+    if (a != NULL)
+        *(void **)attribute_val = a->val;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    static const char call[] = "MPI_Type_delete_attr";
+    int               rc;
+    struct kmpi_dt   *t;
+    struct kmpi_attr **a;
+
+    if (type_key_check(call, datatype, &t, type_keyval, &rc) == NULL)
+        return rc;
+    if (*(a = type_attr_find(t, type_keyval)) == NULL)
+        return kmpi_error(MPI_COMM_NULL, MPI_ERR_KEYVAL, call, "the datatype has no value of "
+                          "key %d", type_keyval);
+    if ((rc = type_attr_delete(datatype, a)) != MPI_SUCCESS)
+        return kmpi_error(MPI_COMM_NULL, rc, call, "the delete callback of key %d failed with "
+                          "%d", type_keyval, rc);
+    return MPI_SUCCESS;
+}
+
+int kmpi_type_attr_copy(const char *call, MPI_Datatype oldh, struct kmpi_dt *o, MPI_Datatype newh,
+                        struct kmpi_dt *n)
+{
+    (void)newh;
+    for (struct kmpi_attr *a = o->attrs; a != NULL; a = a->next) {
+        struct kmpi_keyval *kv = key_any(a->key);
+        void               *out = NULL;
+        int                 flag = 0, rc = kv->copy(oldh, a->key, kv->extra, a->val, &out, &flag);
+        struct kmpi_attr   *v;
+
+        if (rc != MPI_SUCCESS)
+            return kmpi_error(MPI_COMM_NULL, rc, call, "the copy callback of key %d failed "
+                              "with %d", a->key, rc);
+        if (!flag)
+            continue;
+        if ((v = malloc(sizeof(*v))) == NULL)
+            return kmpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory for an "
+                              "attribute");
+        v->key   = a->key;
+        v->val   = out;
+        v->next  = n->attrs;
+        n->attrs = v;
+        kv->refs++;
+    }
+    return MPI_SUCCESS;
+}
+
+int kmpi_type_attr_delete_all(const char *call, MPI_Datatype h, struct kmpi_dt *t)
+{
+    int rc;
+
+    while (t->attrs != NULL)
+        if ((rc = type_attr_delete(h, &t->attrs)) != MPI_SUCCESS)
+            return kmpi_error(MPI_COMM_NULL, rc, call, "the delete callback of key %d failed "
+                              "with %d", t->attrs->key, rc);
+    return MPI_SUCCESS;
+}
+
+void kmpi_type_attr_drop(struct kmpi_dt *t)
+{
+    while (t->attrs != NULL) {
+        struct kmpi_attr *a = t->attrs;
+        t->attrs = a->next;
+        key_unref(a->key);
+        free(a);
+    }
 }

@@ -29,6 +29,12 @@ struct kmpi_comm *kmpi_comm(MPI_Comm c)
 }
 
 /* the lowest free handle (>= 3), the table grown if needed; -1: no memory */
+static int comm_slot(void);
+int kmpi_comm_slot(void)
+{
+    return comm_slot();
+}
+
 static int comm_slot(void)
 {
     int i;
@@ -193,6 +199,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for %d ranks", c->size);
     for (int i = 0; i < c->size; i++)
         ranks[i] = i;
+    kmpi_comm_reclaim(call);
     krc = kumi_team_create(c->team, ranks, c->size, &team);
     free(ranks);
     if (krc != KUMI_OK)
@@ -226,6 +233,7 @@ int kmpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Com
     if (color < 0 && color != MPI_UNDEFINED)
         return kmpi_error(comm, MPI_ERR_ARG, call, "color %d is negative (and not "
                           "MPI_UNDEFINED)", color);
+    kmpi_comm_reclaim(call);
     krc = kumi_team_split(c->team, color == MPI_UNDEFINED ? -1 : color, key, &team);
     if (krc != KUMI_OK)
         return team_error(call, comm, krc);
@@ -357,6 +365,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
         return MPI_SUCCESS;
     }
     /* what can fail here is taken before the others rely on it */
+    kmpi_comm_reclaim(call);
     slot = comm_slot();
     if (slot >= 0)
         kmpi_comms[slot] = nc = calloc(1, sizeof(*nc));
@@ -435,14 +444,19 @@ int MPI_Comm_free(MPI_Comm *comm)
     /* the delete callbacks run first, while the communicator still works */
     if ((rc = kmpi_attr_delete_all(call, *comm)) != MPI_SUCCESS)
         return rc;
-    krc = kumi_team_destroy(c->team);   /* a barrier of its members */
     kmpi_topo_free(c->topo);
+    c->topo = NULL;
     kmpi_comm_info_free(c);
     kmpi_errh_unref(c->errh);
     kmpi_comms[*comm] = NULL;
-    free(c);
-    if (krc != KUMI_OK)
-        return kmpi_error_kumi(*comm, krc, call, "destroying the communicator's team");
+    /* the team goes once every member has freed it (comm_idup.c): no wait here */
+    if ((rc = kmpi_comm_release(call, c)) != MPI_SUCCESS) {
+        krc = kumi_team_destroy(c->team);   /* no memory: the blocking way */
+        free(c);
+        if (krc != KUMI_OK)
+            return kmpi_error_kumi(MPI_COMM_WORLD, krc, call, "destroying the communicator's "
+                                   "team");
+    }
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

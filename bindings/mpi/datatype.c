@@ -150,6 +150,28 @@ static MPI_Datatype dt_register(struct kmpi_dt *t)
     return i >= 0 ? KMPI_DT_FIRST + i : MPI_DATATYPE_NULL;
 }
 
+MPI_Datatype kmpi_dt_register(struct kmpi_dt *t)
+{
+    return dt_register(t);
+}
+
+MPI_Datatype kmpi_dt_basic_handle(const struct kmpi_dt *t)
+{
+    return t >= basic_dt && t < basic_dt + KMPI_BASIC_MAX ? (MPI_Datatype)(t - basic_dt)
+                                                          : MPI_DATATYPE_NULL;
+}
+
+void kmpi_dt_attrs_drop(void)
+{
+    for (int h = 1; h < KMPI_BASIC_MAX; h++)
+        kmpi_type_attr_drop(&basic_dt[h]);
+    pthread_mutex_lock(&dt_lock);
+    for (int i = 0; i < dt_nslot; i++)
+        if (dt_slot[i] != NULL)
+            kmpi_type_attr_drop(dt_slot[i]);
+    pthread_mutex_unlock(&dt_lock);
+}
+
 /* ------------------------------------------------------------ lifetime */
 static void dt_hold(struct kmpi_dt *t)
 {
@@ -167,6 +189,8 @@ static void dt_release(struct kmpi_dt *t)
         free(t->types);
     }
     dt_release(t->old);
+    kmpi_dt_env_free(t);
+    kmpi_type_attr_drop(t);
     kmpi_dt_map_free(t->pub.map);
     free(t->blocklens);
     free(t->disps);
@@ -327,22 +351,41 @@ static int dt_vector(const char *call, int contiguous, int count, int blocklen, 
     return dt_finish(call, t, rc, newtype);
 }
 
+/* the envelope of a constructor that succeeded (rc) */
+#define DT_ENV(call, rc, newtype, comb, np, pieces, na, addrs, nd, types)                      \
+    ((rc) == MPI_SUCCESS ? kmpi_dt_set_env(call, newtype, comb, np, pieces, na, addrs, nd, types) \
+                         : (rc))
+#define PIECE(ptr, n) ((struct kmpi_env_piece){ (ptr), (n) })
+#define SCALAR(v)     PIECE(&(v), 1)
+
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return dt_vector("MPI_Type_contiguous", 1, 1, count, 0, 0, oldtype, newtype);
+    int rc = dt_vector("MPI_Type_contiguous", 1, 1, count, 0, 0, oldtype, newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count) };
+
+    return DT_ENV("MPI_Type_contiguous", rc, newtype, MPI_COMBINER_CONTIGUOUS, 1, p, 0, NULL, 1,
+                  &oldtype);
 }
 
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                     MPI_Datatype *newtype)
 {
-    return dt_vector("MPI_Type_vector", 0, count, blocklength, stride, 1, oldtype, newtype);
+    int rc = dt_vector("MPI_Type_vector", 0, count, blocklength, stride, 1, oldtype, newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count), SCALAR(blocklength), SCALAR(stride) };
+
+    return DT_ENV("MPI_Type_vector", rc, newtype, MPI_COMBINER_VECTOR, 3, p, 0, NULL, 1,
+                  &oldtype);
 }
 
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
-    return dt_vector("MPI_Type_create_hvector", 0, count, blocklength, stride, 0, oldtype,
-                     newtype);
+    int rc = dt_vector("MPI_Type_create_hvector", 0, count, blocklength, stride, 0, oldtype,
+                       newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count), SCALAR(blocklength) };
+
+    return DT_ENV("MPI_Type_create_hvector", rc, newtype, MPI_COMBINER_HVECTOR, 2, p, 1, &stride,
+                  1, &oldtype);
 }
 
 /* count blocks: blocklens[i] (or blocklen) copies of types[i] (or oldtype)
@@ -435,7 +478,12 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
     struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
                                 .idisps = array_of_displacements, .oldtype = oldtype };
 
-    return dt_blocks("MPI_Type_indexed", &a, newtype);
+    int rc = dt_blocks("MPI_Type_indexed", &a, newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count), PIECE(array_of_blocklengths, count),
+                                  PIECE(array_of_displacements, count) };
+
+    return DT_ENV("MPI_Type_indexed", rc, newtype, MPI_COMBINER_INDEXED, 3, p, 0, NULL, 1,
+                  &oldtype);
 }
 
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
@@ -445,7 +493,11 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
     struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
                                 .adisps = array_of_displacements, .oldtype = oldtype };
 
-    return dt_blocks("MPI_Type_create_hindexed", &a, newtype);
+    int rc = dt_blocks("MPI_Type_create_hindexed", &a, newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count), PIECE(array_of_blocklengths, count) };
+
+    return DT_ENV("MPI_Type_create_hindexed", rc, newtype, MPI_COMBINER_HINDEXED, 2, p, count,
+                  array_of_displacements, 1, &oldtype);
 }
 
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
@@ -454,7 +506,12 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     struct dt_blocks_args a = { .count = count, .one_blocklen = 1, .blocklen = blocklength,
                                 .idisps = array_of_displacements, .oldtype = oldtype };
 
-    return dt_blocks("MPI_Type_create_indexed_block", &a, newtype);
+    int rc = dt_blocks("MPI_Type_create_indexed_block", &a, newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count), SCALAR(blocklength),
+                                  PIECE(array_of_displacements, count) };
+
+    return DT_ENV("MPI_Type_create_indexed_block", rc, newtype, MPI_COMBINER_INDEXED_BLOCK, 3, p,
+                  0, NULL, 1, &oldtype);
 }
 
 int MPI_Type_create_hindexed_block(int count, int blocklength,
@@ -464,7 +521,11 @@ int MPI_Type_create_hindexed_block(int count, int blocklength,
     struct dt_blocks_args a = { .count = count, .one_blocklen = 1, .blocklen = blocklength,
                                 .adisps = array_of_displacements, .oldtype = oldtype };
 
-    return dt_blocks("MPI_Type_create_hindexed_block", &a, newtype);
+    int rc = dt_blocks("MPI_Type_create_hindexed_block", &a, newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count), SCALAR(blocklength) };
+
+    return DT_ENV("MPI_Type_create_hindexed_block", rc, newtype, MPI_COMBINER_HINDEXED_BLOCK, 2,
+                  p, count, array_of_displacements, 1, &oldtype);
 }
 
 /* MPI-3.1 17.2.5: the predefined C type of that class and size */
@@ -507,7 +568,11 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                                 .adisps = array_of_displacements, .is_struct = 1,
                                 .types = array_of_types };
 
-    return dt_blocks("MPI_Type_create_struct", &a, newtype);
+    int rc = dt_blocks("MPI_Type_create_struct", &a, newtype);
+    struct kmpi_env_piece p[] = { SCALAR(count), PIECE(array_of_blocklengths, count) };
+
+    return DT_ENV("MPI_Type_create_struct", rc, newtype, MPI_COMBINER_STRUCT, 2, p, count,
+                  array_of_displacements, count, array_of_types);
 }
 
 /* RESIZED (new markers at lb, lb + extent) or DUP (markers == NULL) */
@@ -551,8 +616,10 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype)
 {
     MPI_Aint m[2] = { lb, extent };
+    int      rc = dt_wrap("MPI_Type_create_resized", oldtype, m, newtype);
 
-    return dt_wrap("MPI_Type_create_resized", oldtype, m, newtype);
+    return DT_ENV("MPI_Type_create_resized", rc, newtype, MPI_COMBINER_RESIZED, 0, NULL, 2, m, 1,
+                  &oldtype);
 }
 
 /* MPI-3.1 4.1.3: built from the constructors above -- the fastest
@@ -611,12 +678,41 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
         return rc;
     rc = MPI_Type_create_resized(u, lb, stride, newtype);
     MPI_Type_free(&u);
-    return rc;
+    struct kmpi_env_piece p[] = { SCALAR(ndims), PIECE(array_of_sizes, ndims),
+                                  PIECE(array_of_subsizes, ndims), PIECE(array_of_starts, ndims),
+                                  SCALAR(order) };
+    return DT_ENV(call, rc, newtype, MPI_COMBINER_SUBARRAY, 5, p, 0, NULL, 1, &oldtype);
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return dt_wrap("MPI_Type_dup", oldtype, NULL, newtype);
+    static const char call[] = "MPI_Type_dup";
+    int               rc = dt_wrap(call, oldtype, NULL, newtype);
+
+    rc = DT_ENV(call, rc, newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
+    if (rc == MPI_SUCCESS) {   /* the keys' copy callbacks decide what the copy gets */
+        struct kmpi_dt *n = kmpi_dt(kmpi_type(*newtype));
+        if ((rc = kmpi_type_attr_copy(call, oldtype, n->old, *newtype, n)) != MPI_SUCCESS)
+            MPI_Type_free(newtype);
+    }
+    return rc;
+}
+
+MPI_Datatype kmpi_dt_dup_of(struct kmpi_dt *old)
+{
+    MPI_Datatype h = MPI_DATATYPE_NULL, oh = kmpi_dt_register(old);
+
+    if (oh == MPI_DATATYPE_NULL)
+        return MPI_DATATYPE_NULL;
+    dt_hold(old);   /* the temporary handle's */
+    if (dt_wrap("MPI_Type_get_contents", oh, NULL, &h) != MPI_SUCCESS)
+        h = MPI_DATATYPE_NULL;
+    pthread_mutex_lock(&dt_lock);   /* the temporary handle goes, t's stays */
+    dt_slot[oh - KMPI_DT_FIRST] = NULL;
+    dt_free[dt_nfree++] = oh - KMPI_DT_FIRST;
+    pthread_mutex_unlock(&dt_lock);
+    dt_release(old);
+    return h;
 }
 
 /* ------------------------------------------------------------ commit, free */
@@ -655,6 +751,12 @@ int MPI_Type_free(MPI_Datatype *datatype)
     if (h > 0 && h < KMPI_BASIC_MAX && basic_dt[h].pub.predefined)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
                           "%s is predefined and cannot be freed", basic_dt[h].pub.name);
+    /* the delete callbacks run first, while the type still works */
+    if ((t = kmpi_dt_get(MPI_COMM_NULL, call, "datatype", h, &rc)) == NULL)
+        return rc;
+    if ((rc = kmpi_type_attr_delete_all(call, h, t)) != MPI_SUCCESS)
+        return rc;
+    t = NULL;
     pthread_mutex_lock(&dt_lock);
     if (h >= KMPI_DT_FIRST && h - KMPI_DT_FIRST < dt_nslot
         && (t = dt_slot[h - KMPI_DT_FIRST]) != NULL) {
@@ -808,5 +910,66 @@ int MPI_Get_address(const void *location, MPI_Aint *address)
     if (address == NULL)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
     *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+
+/* MPI-3.1 4.1.5: address arithmetic (plain integers here) */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+
+/* ------------------------------------------------------------ MPI-1 names */
+
+int MPI_Address(void *location, MPI_Aint *address)
+{
+    return MPI_Get_address(location, address);
+}
+
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    return MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements,
+                                    oldtype, newtype);
+}
+
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements,
+                                  array_of_types, newtype);
+}
+
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_lb", datatype, displacement, &rc);
+
+    if (t == NULL)
+        return rc;
+    *displacement = t->pub.lb;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    int             rc;
+    struct kmpi_dt *t = dt_query("MPI_Type_ub", datatype, displacement, &rc);
+
+    if (t == NULL)
+        return rc;
+    *displacement = t->pub.lb + t->pub.extent;
     return MPI_SUCCESS;
 }

@@ -61,6 +61,14 @@ struct kmpi_dt {
     size_t          *blocklens;        /* BLOCKS */
     MPI_Aint        *disps;            /* BLOCKS: bytes */
     struct kmpi_dt **types;            /* BLOCKS of Type_create_struct, else NULL */
+    /* the envelope (MPI_Type_get_envelope/_contents, typedecode.c): the
+     * public constructor and its arguments as given; combiner 0 for a
+     * predefined type (MPI_COMBINER_NAMED). env_types are held. */
+    int              combiner, env_ni, env_na, env_nd;
+    int             *env_ints;
+    MPI_Aint        *env_addrs;
+    struct kmpi_dt **env_types;
+    struct kmpi_attr *attrs;           /* attr.c: values of type keys, newest first */
 };
 
 static inline struct kmpi_dt *kmpi_dt(const struct kmpi_type *t)
@@ -72,6 +80,36 @@ static inline struct kmpi_dt *kmpi_dt(const struct kmpi_type *t)
  * `what` names the argument ("datatype", "oldtype"...) */
 struct kmpi_dt *kmpi_dt_get(MPI_Comm comm, const char *call, const char *what,
                             MPI_Datatype h, int *rc);
+
+/* datatype.c: a new handle for t (which the handle then holds: one of
+ * t's refs), MPI_DATATYPE_NULL when out of memory; the predefined type's
+ * handle for a predefined t */
+MPI_Datatype kmpi_dt_register(struct kmpi_dt *t);
+MPI_Datatype kmpi_dt_basic_handle(const struct kmpi_dt *t);
+/* the handle of a new DUP of old for MPI_Type_get_contents (committed if
+ * old is, no attributes): MPI_DATATYPE_NULL when out of memory */
+MPI_Datatype kmpi_dt_dup_of(struct kmpi_dt *old);
+/* drops every type's attribute values without callbacks (MPI_Finalize) */
+void kmpi_dt_attrs_drop(void);
+
+/* typedecode.c: records the envelope of new type *h; on failure frees
+ * *h and reports MPI_ERR_NO_MEM. ints: npieces pieces of n ints each (a
+ * scalar is a piece of 1), concatenated. */
+struct kmpi_env_piece {
+    const int *p;
+    int        n;
+};
+int kmpi_dt_set_env(const char *call, MPI_Datatype *h, int combiner, int npieces,
+                    const struct kmpi_env_piece *ints, int na, const MPI_Aint *addrs, int nd,
+                    const MPI_Datatype *types);
+void kmpi_dt_env_free(struct kmpi_dt *t);
+
+/* attr.c: t's attributes copied to n (MPI_Type_dup); deleted with their
+ * callbacks (MPI_Type_free: an error leaves the type alone) */
+int kmpi_type_attr_copy(const char *call, MPI_Datatype oldh, struct kmpi_dt *o, MPI_Datatype newh,
+                        struct kmpi_dt *n);
+int kmpi_type_attr_delete_all(const char *call, MPI_Datatype h, struct kmpi_dt *t);
+void kmpi_type_attr_drop(struct kmpi_dt *t);
 
 /* typemap.c: build t's runs (and those of the types it is built from
  * that have none yet) and set pub.contig; MPI_SUCCESS or MPI_ERR_NO_MEM.

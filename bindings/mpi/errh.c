@@ -9,6 +9,7 @@
  * prints the line only with KUMI_MPI_VERBOSE=1); a handler made by
  * MPI_Comm_create_errhandler is called with the communicator and the code.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,8 @@
     X(MPI_ERR_INFO_KEY,    "info key too long or empty")                             \
     X(MPI_ERR_INFO_VALUE,  "info value too long or empty")                           \
     X(MPI_ERR_INFO_NOKEY,  "no such key in the info object")                         \
-    X(MPI_ERR_KEYVAL,      "invalid attribute key")
+    X(MPI_ERR_KEYVAL,      "invalid attribute key")                                  \
+    X(MPI_ERR_CONVERSION,  "a value does not fit the data representation")
 
 struct kmpi_error_row {
     int         code;
@@ -64,6 +66,38 @@ static const struct kmpi_error_row *kmpi_error_row(int code)
         if (kmpi_error_rows[i].code == code)
             return &kmpi_error_rows[i];
     return NULL;
+}
+
+/* ------------------------------------------------------------ the program's own
+ * MPI_Add_error_class and MPI_Add_error_code hand out MPI_ERR_LASTCODE + 1,
+ * + 2, ... in order (classes and codes share the numbers, as MPI-3.1 8.5
+ * allows); user[v - MPI_ERR_LASTCODE - 1] is value v: its class (itself
+ * for a class) and its string (MPI_Add_error_string; "" until set).
+ * kmpi_lastused is the value of the MPI_LASTUSEDCODE attribute. Only the
+ * thread that initialized calls MPI (MPI_THREAD_FUNNELED): no lock. */
+struct kmpi_user_error {
+    int   cls;
+    char *string;
+};
+static struct kmpi_user_error *user_errors;
+static int                     user_nerrors, user_cap;
+int                            kmpi_lastused = MPI_ERR_LASTCODE;
+
+static struct kmpi_user_error *user_error(int code)
+{
+    return code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE <= user_nerrors
+               ? &user_errors[code - MPI_ERR_LASTCODE - 1]
+               : NULL;
+}
+
+/* the class of a valid code (predefined or the program's), -1 otherwise */
+static int error_class_of(int code)
+{
+    const struct kmpi_user_error *u = user_error(code);
+
+    if (u != NULL)
+        return u->cls;
+    return kmpi_error_row(code) != NULL ? code : -1;
 }
 
 /* ------------------------------------------------------------ handlers
@@ -126,15 +160,18 @@ static int kmpi_verbose(void)
 
 static void kmpi_print(int code, const char *call, const char *what, const char *tail)
 {
-    const struct kmpi_error_row *row = kmpi_error_row(code);
+    const struct kmpi_error_row  *row = kmpi_error_row(code);
+    const struct kmpi_user_error *u = user_error(code);
     int rank = kmpi_state == 1 ? kumi_rank() : -1;
-    char who[32] = "kumi-mpi";
+    char who[32] = "kumi-mpi", name[48];
 
     if (rank >= 0)
         snprintf(who, sizeof who, "kumi-mpi[%d]", rank);
+    if (u != NULL)
+        snprintf(name, sizeof name, "error %s %d", u->cls == code ? "class" : "code", code);
     fflush(stdout);
-    fprintf(stderr, "%s: %s: %s: %s%s\n", who, call, row ? row->name : "MPI_ERR_UNKNOWN", what,
-            tail);
+    fprintf(stderr, "%s: %s: %s: %s%s\n", who, call,
+            u != NULL ? name : row ? row->name : "MPI_ERR_UNKNOWN", what, tail);
     fflush(stderr);
 }
 
@@ -204,9 +241,11 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 
     if (string == NULL || resultlen == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "string or resultlen is NULL");
-    if (row == NULL)
+    const struct kmpi_user_error *u = user_error(errorcode);
+    if (row == NULL && u == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "%d is no error code", errorcode);
-    int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", row->name, row->what);
+    int n = u != NULL ? snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->string ? u->string : "")
+                      : snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", row->name, row->what);
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
@@ -217,9 +256,76 @@ int MPI_Error_class(int errorcode, int *errorclass)
 
     if (errorclass == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errorclass is NULL");
-    if (kmpi_error_row(errorcode) == NULL)
+    int cls = error_class_of(errorcode);
+    if (cls < 0)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "%d is no error code", errorcode);
-    *errorclass = errorcode;
+    *errorclass = cls;
+    return MPI_SUCCESS;
+}
+
+/* a new value of class cls (-1: a new class, its own) into *out */
+static int user_add(const char *call, int cls, int *out)
+{
+    int rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (out == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "the output argument is NULL");
+    if (cls >= 0 && (error_class_of(cls) != cls))
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "%d is no error class", cls);
+    if (user_nerrors == user_cap) {
+        int                     n = user_cap ? 2 * user_cap : 16;
+        struct kmpi_user_error *t = n < INT_MAX / 4 ? realloc(user_errors, (size_t)n * sizeof(*t))
+                                                    : NULL;
+        if (t == NULL)
+            return kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory for an error code");
+        user_errors = t;
+        user_cap    = n;
+    }
+    int v = MPI_ERR_LASTCODE + 1 + user_nerrors;
+    user_errors[user_nerrors].cls    = cls >= 0 ? cls : v;
+    user_errors[user_nerrors].string = NULL;
+    user_nerrors++;
+    kmpi_lastused = v;
+    *out = v;
+    return MPI_SUCCESS;
+}
+
+int MPI_Add_error_class(int *errorclass)
+{
+    return user_add("MPI_Add_error_class", -1, errorclass);
+}
+
+int MPI_Add_error_code(int errorclass, int *errorcode)
+{
+    return user_add("MPI_Add_error_code", errorclass < 0 ? INT_MAX : errorclass, errorcode);
+}
+
+int MPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char       call[] = "MPI_Add_error_string";
+    int                     rc = kmpi_live(call);
+    struct kmpi_user_error *u = user_error(errorcode);
+    char                   *copy;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (string == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "string is NULL");
+    if (u == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "%d is %s", errorcode,
+                          kmpi_error_row(errorcode) != NULL
+                              ? "a predefined error code: its string cannot change"
+                              : "no error code of the program's (MPI_Add_error_code)");
+    if (strlen(string) >= MPI_MAX_ERROR_STRING)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "the string has %zu characters, "
+                          "more than MPI_MAX_ERROR_STRING - 1 (%d)", strlen(string),
+                          MPI_MAX_ERROR_STRING - 1);
+    if ((copy = strdup(string)) == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory for the string");
+    free(u->string);   /* a later string replaces the earlier */
+    u->string = copy;
     return MPI_SUCCESS;
 }
 
@@ -318,7 +424,30 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 /* MPI_Finalize: the handlers' table goes */
 void kmpi_errh_fini(void)
 {
+    for (int i = 0; i < user_nerrors; i++)
+        free(user_errors[i].string);
+    free(user_errors);
+    user_errors   = NULL;
+    user_nerrors  = user_cap = 0;
+    kmpi_lastused = MPI_ERR_LASTCODE;
     free(kmpi_errhs);
     kmpi_errhs  = NULL;
     kmpi_nerrhs = 0;
+}
+
+/* ------------------------------------------------------------ MPI-1 names */
+
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_create_errhandler(function, errhandler);
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return MPI_Comm_set_errhandler(comm, errhandler);
+}
+
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return MPI_Comm_get_errhandler(comm, errhandler);
 }

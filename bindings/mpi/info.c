@@ -456,3 +456,24 @@ int MPI_Pcontrol(const int level, ...)
     (void)level;
     return MPI_SUCCESS;
 }
+
+/* MPI_Comm_dup, then the hints of info instead of comm's (MPI-3.1 6.4.2) */
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_dup_with_info";
+    int               rc;
+
+    if ((rc = kmpi_live(call)) != MPI_SUCCESS)
+        return rc;
+    if (info != MPI_INFO_NULL && info_check(call, info, &rc) == NULL)
+        return rc;
+    if ((rc = MPI_Comm_dup(comm, newcomm)) != MPI_SUCCESS)
+        return rc;
+    struct kmpi_comm *c = kmpi_comm_fast(*newcomm);
+    if (c->info > MPI_INFO_ENV) {
+        MPI_Info old = c->info;
+        MPI_Info_free(&old);
+    }
+    c->info = MPI_INFO_NULL;
+    return info != MPI_INFO_NULL ? MPI_Comm_set_info(*newcomm, info) : MPI_SUCCESS;
+}

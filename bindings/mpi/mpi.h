@@ -35,6 +35,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Info;
 typedef int MPI_Win;
+typedef int MPI_Message;
 typedef intptr_t  MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -68,6 +69,8 @@ typedef struct MPI_Status {
 #define MPI_INFO_NULL        0
 #define MPI_INFO_ENV         1   /* predefined: no entries here */
 #define MPI_WIN_NULL         0
+#define MPI_MESSAGE_NULL     0
+#define MPI_MESSAGE_NO_PROC  1   /* MPI_Mprobe/MPI_Improbe of MPI_PROC_NULL */
 
 #define MPI_ANY_SOURCE  (-1)
 #define MPI_ANY_TAG     (-1)
@@ -118,6 +121,7 @@ extern const int kmpi_weights_empty[1];
 #define MPI_WTIME_IS_GLOBAL 4
 #define MPI_UNIVERSE_SIZE   5
 #define MPI_APPNUM          6
+#define MPI_LASTUSEDCODE    7   /* the largest error code in use (MPI_Add_error_*) */
 
 /* ------------------------------------------------------------ error classes */
 #define MPI_SUCCESS          0
@@ -149,7 +153,8 @@ extern const int kmpi_weights_empty[1];
 #define MPI_ERR_INFO_VALUE   26
 #define MPI_ERR_INFO_NOKEY   27
 #define MPI_ERR_KEYVAL       28
-#define MPI_ERR_LASTCODE     64
+#define MPI_ERR_CONVERSION   29   /* MPI_Pack_external: a value external32 cannot hold */
+#define MPI_ERR_LASTCODE     64   /* MPI_Add_error_class/_code give values above it */
 
 /* ------------------------------------------------------------ datatypes
  * The predefined datatypes, one X(name, C type, handle) entry each; the
@@ -285,11 +290,17 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
                                MPI_Errhandler *errhandler);
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+/* error classes and codes of the program's own (MPI-3.1 8.5) */
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
 
 /* ------------------------------------------------------------ communicators */
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
 int MPI_Comm_size(MPI_Comm comm, int *size);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
@@ -368,10 +379,27 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                  int array_of_indices[], MPI_Status array_of_statuses[]);
 int MPI_Request_free(MPI_Request *request);
+/* generalized requests (MPI-3.1 12.2) */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                       MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int MPI_Cancel(MPI_Request *request);
+/* matched probes: the message is taken out of matching at the probe */
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
@@ -420,16 +448,79 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 #define MPI_ORDER_C       56
 #define MPI_ORDER_FORTRAN 57
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+#define MPI_DISTRIBUTE_BLOCK     121
+#define MPI_DISTRIBUTE_CYCLIC    122
+#define MPI_DISTRIBUTE_NONE      123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+/* decoding (MPI-3.1 4.1.13): how a datatype was made */
+#define MPI_COMBINER_NAMED          1
+#define MPI_COMBINER_DUP            2
+#define MPI_COMBINER_CONTIGUOUS     3
+#define MPI_COMBINER_VECTOR         4
+#define MPI_COMBINER_HVECTOR        5
+#define MPI_COMBINER_INDEXED        6
+#define MPI_COMBINER_HINDEXED       7
+#define MPI_COMBINER_INDEXED_BLOCK  8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT         10
+#define MPI_COMBINER_SUBARRAY       11
+#define MPI_COMBINER_DARRAY         12
+#define MPI_COMBINER_RESIZED        13
+/* Fortran-only constructors: never returned here */
+#define MPI_COMBINER_HVECTOR_INTEGER  14
+#define MPI_COMBINER_HINDEXED_INTEGER 15
+#define MPI_COMBINER_STRUCT_INTEGER   16
+#define MPI_COMBINER_F90_REAL         17
+#define MPI_COMBINER_F90_COMPLEX      18
+#define MPI_COMBINER_F90_INTEGER      19
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner);
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[],
+                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+/* attributes on datatypes (keys of their own: a communicator's key is no
+ * datatype's) */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out,
+                                        int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+int kmpi_type_null_copy_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int kmpi_type_dup_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int kmpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
+#define MPI_TYPE_NULL_COPY_FN   kmpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN         kmpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN kmpi_type_null_delete_fn
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn,
+                           int *type_keyval, void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Get_address(const void *location, MPI_Aint *address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm);
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+/* the "external32" representation (MPI-3.1 13.5.2; external.c) */
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
 
 /* ------------------------------------------------------------ collectives */
 int MPI_Barrier(MPI_Comm comm);
@@ -549,6 +640,13 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
 int MPI_Topo_test(MPI_Comm comm, int *status);
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *comm_graph);
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
                                    const int destinations[], const int destweights[],
@@ -643,6 +741,47 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
 int MPI_Win_free(MPI_Win *win);
+
+/* ------------------------------------------------------------ MPI-1 names
+ * Removed by MPI-3.0 and kept here for the older programs and test suites
+ * that still call them (MPICH keeps them too; Open MPI 4.1 only when built
+ * with MPI-1 compatibility): each is the MPI-2 call it was renamed to.
+ * MPI_LB and MPI_UB are not provided (use MPI_Type_create_resized). */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[],
+                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+
+/* ------------------------------------------------------------ Fortran handles
+ * (MPI-3.1 17.2.4): a handle here is already the int Fortran holds, so
+ * the conversions are the identity; a status converts field by field. */
+typedef int MPI_Fint;
+#define MPI_F_STATUS_SIZE 6
+#define KMPI_C2F(T, Name)                                                 \
+    static inline MPI_Fint Name##_c2f(T h) { return (MPI_Fint)h; }      \
+    static inline T        Name##_f2c(MPI_Fint f) { return (T)f; }
+KMPI_C2F(MPI_Comm, MPI_Comm)
+KMPI_C2F(MPI_Datatype, MPI_Type)
+KMPI_C2F(MPI_Group, MPI_Group)
+KMPI_C2F(MPI_Request, MPI_Request)
+KMPI_C2F(MPI_Op, MPI_Op)
+KMPI_C2F(MPI_Info, MPI_Info)
+KMPI_C2F(MPI_Errhandler, MPI_Errhandler)
+KMPI_C2F(MPI_Message, MPI_Message)
+KMPI_C2F(MPI_Win, MPI_Win)
+#undef KMPI_C2F
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 
 #ifdef __cplusplus
 }

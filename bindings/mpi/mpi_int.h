@@ -86,6 +86,16 @@ void kmpi_comm_info_free(struct kmpi_comm *c);
 void kmpi_info_fini(void);
 /* comm.c: MPI_Comm_split for call (MPI_Comm_split_type) */
 int kmpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* comm_idup.c: releases c (out of the table already) and its team once
+ * every member has freed it, without waiting: MPI_SUCCESS, or
+ * MPI_ERR_NO_MEM (nothing started) */
+int kmpi_comm_release(const char *call, struct kmpi_comm *c);
+/* before a blocking constructor: waits for those releases when few team
+ * slots are free here */
+void kmpi_comm_reclaim(const char *call);
+/* comm.c: the lowest free communicator handle (the table grown), -1
+ * when out of memory; the caller fills kmpi_comms[handle] */
+int kmpi_comm_slot(void);
 /* NULL when c is not a live communicator (the caller reports MPI_ERR_COMM) */
 struct kmpi_comm *kmpi_comm(MPI_Comm c);
 /* comm.c: the table behind kmpi_comm (index: the handle) */
@@ -103,6 +113,8 @@ void kmpi_comm_fini(void);
 int  kmpi_errh_valid(MPI_Errhandler e);
 void kmpi_errh_ref(MPI_Errhandler e);
 void kmpi_errh_unref(MPI_Errhandler e);
+/* the MPI_LASTUSEDCODE attribute's value (errh.c) */
+extern int kmpi_lastused;
 /* the handler errors on MPI_COMM_WORLD use (also before MPI_Init and after
  * MPI_Finalize) */
 extern MPI_Errhandler kmpi_world_errh;
@@ -182,7 +194,17 @@ int  kmpi_wait_until(const char *call, int (*ready)(void *arg), void *arg);
 /* One round of progress (messages, non-blocking collectives): KUMI_OK or
  * KUMI_ERR_PEER. */
 int  kmpi_poll(const char *call);
-/* the empty status (MPI_REQUEST_NULL) and the one of a PROC_NULL operation */
+/* p2p.c: MPI_Probe (wait) or MPI_Iprobe for call: arguments checked,
+ * MPI_PROC_NULL answered, errors raised on comm */
+int  kmpi_probe(const char *call, int source, int tag, MPI_Comm comm, int wait, int *flag,
+                MPI_Status *status);
+/* A single completion's status (Wait, Test, Recv, ...) into the caller's:
+ * MPI_ERROR is written only when src failed (MPI-3.1 3.2.5: it is set by
+ * the calls returning MPI_ERR_IN_STATUS; Open MPI and MPICH leave it
+ * alone otherwise, and programs check that) */
+void kmpi_status_out(MPI_Status *dst, const MPI_Status *src);
+/* the empty status (MPI_REQUEST_NULL) and the one of a PROC_NULL operation
+ * (which leaves MPI_ERROR alone) */
 void kmpi_status_empty(MPI_Status *st);
 void kmpi_status_proc_null(MPI_Status *st);
 /* bsend.c: MPI_Bsend's buffer: a buffered send of count elements of t
@@ -306,6 +328,8 @@ struct kmpi_req_ops {
     int  (*progress)(void *state, MPI_Status *status);
     void (*release)(void *state);
     int  (*cancel)(void *state);
+    int  is_recv;   /* a receive (MPI_Imrecv): its errors are described as one's,
+                       with the request's cap; else a non-blocking collective */
 };
 int kmpi_req_generic(const struct kmpi_req_ops *ops, void *state, MPI_Request *out);
 /* Outstanding non-blocking collectives must move while their caller

@@ -27,7 +27,8 @@ enum nbc_kind {
     NBC_UNPACK,
     NBC_RED_IN,    /* n elements of the reduction's datatype    */
     NBC_RED_OUT,
-    NBC_APPLY
+    NBC_APPLY,
+    NBC_CALL       /* fn(s, arg): kmpi_sched_call                 */
 };
 
 struct nbc_step {
@@ -37,6 +38,7 @@ struct nbc_step {
     void             *dst;
     size_t            n;
     struct kmpi_type *t;
+    int             (*fn)(struct kmpi_sched *s, void *arg);
 };
 
 /* scratch memory: a list of blocks */
@@ -152,6 +154,7 @@ struct kmpi_sched {
 };
 
 int kmpi_nbc_active;
+int kmpi_nbc_in_kumi;
 static struct kmpi_sched *nbc_head;
 static int                nbc_busy;   /* a step is running: no re-entry */
 
@@ -278,6 +281,28 @@ static void local_add(struct kmpi_sched *s, enum nbc_kind kind, const void *src,
     st->t   = t;
     if (t != NULL)
         hold(s, t);
+}
+
+void kmpi_sched_call(struct kmpi_sched *s, int (*fn)(struct kmpi_sched *s, void *arg),
+                     void *arg)
+{
+    struct nbc_step *st = step_add(s, NBC_CALL);
+
+    if (st == NULL)
+        return;
+    st->fn  = fn;
+    st->dst = arg;
+}
+
+size_t kmpi_sched_mark(const struct kmpi_sched *s)
+{
+    return s->nsteps;
+}
+
+void kmpi_sched_fail(struct kmpi_sched *s, int err)
+{
+    if (s->err == MPI_SUCCESS)
+        s->err = err;
 }
 
 void kmpi_sched_copy(struct kmpi_sched *s, const void *src, void *dst, size_t bytes)
@@ -540,7 +565,8 @@ static void sched_fail(struct kmpi_sched *s, int err)
 }
 
 /* Runs local steps and starts message steps up to the next wait (or the
- * end). 0: the round's messages are out; -1: a message could not start. */
+ * end). 0: the round's messages are out; -1: a message could not start;
+ * 1: a call step asked to be called again later. */
 static int sched_round(struct kmpi_sched *s)
 {
     while (s->pos < s->nsteps) {
@@ -588,6 +614,15 @@ static int sched_round(struct kmpi_sched *s)
             break;
         case NBC_APPLY:
             rc = red_apply(&s->red, st->src, st->dst, st->n);
+            break;
+        case NBC_CALL:
+            krc = st->fn(s, st->dst);
+            if (krc == KMPI_SCHED_LATER) {
+                s->pos--;
+                return 1;
+            }
+            if (krc >= 0)
+                s->pos = (size_t)krc;
             break;
         }
         if (rc != MPI_SUCCESS)
@@ -659,8 +694,11 @@ static void sched_advance(struct kmpi_sched *s)
             active_remove(s);
             break;
         }
-        if (sched_round(s) != 0)
+        int r = sched_round(s);
+        if (r < 0)
             s->stopped = 1;
+        else if (r > 0)
+            break;   /* a call step waits for a later progress */
     }
     nbc_busy = 0;
     if (s->done && s->orphan)
@@ -678,8 +716,11 @@ static int nbc_hook(void)
 {
     int served = nbc_prev_hook != NULL ? nbc_prev_hook() : 0;
 
-    if (kmpi_nbc_active > 0 && kmpi_state == 1)   /* not inside MPI_Finalize */
+    if (kmpi_nbc_active > 0 && kmpi_state == 1) {   /* not inside MPI_Finalize */
+        kmpi_nbc_in_kumi++;
         kmpi_nbc_progress();
+        kmpi_nbc_in_kumi--;
+    }
     return served;
 }
 

@@ -48,6 +48,21 @@ void kmpi_sched_send(struct kmpi_sched *s, const void *buf, size_t bytes, int pe
 void kmpi_sched_recv(struct kmpi_sched *s, void *buf, size_t bytes, int peer, int sub);
 /* the end of a round */
 void kmpi_sched_wait(struct kmpi_sched *s);
+/* A local step calling fn(s, arg) when reached. fn returns
+ * KMPI_SCHED_NEXT to go on, KMPI_SCHED_LATER to be called again at a later
+ * progress (nothing after it runs meanwhile), or a position from
+ * kmpi_sched_mark (taken while building, right after a wait step or at
+ * the start) to run the schedule again from there; kmpi_sched_fail
+ * records the collective's error class (the schedule goes on). */
+#define KMPI_SCHED_NEXT  (-1)
+#define KMPI_SCHED_LATER (-2)
+void   kmpi_sched_call(struct kmpi_sched *s, int (*fn)(struct kmpi_sched *s, void *arg),
+                       void *arg);
+size_t kmpi_sched_mark(const struct kmpi_sched *s);
+void   kmpi_sched_fail(struct kmpi_sched *s, int err);
+/* nonzero while kumi's own waits (a blocking collective, a team call)
+ * move the schedules through the runtime's hook */
+extern int kmpi_nbc_in_kumi;
 /* local steps */
 void kmpi_sched_copy(struct kmpi_sched *s, const void *src, void *dst, size_t bytes);
 void kmpi_sched_pack(struct kmpi_sched *s, const void *buf, size_t count,

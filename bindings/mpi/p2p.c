@@ -186,7 +186,7 @@ static int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status
         kmpi_req_settle(q);
     }
     if (status != MPI_STATUS_IGNORE)
-        *status = q->st;
+        kmpi_status_out(status, &q->st);
     if (__builtin_expect(q->err != MPI_SUCCESS, 0)) {
         char what[256];
         kmpi_req_describe(q, what, sizeof what);
@@ -467,8 +467,8 @@ static int probe_ready(void *p)
     return a->flag || a->krc != KUMI_OK;
 }
 
-static int probe(const char *call, int source, int tag, MPI_Comm comm, int wait, int *flag,
-                 MPI_Status *status)
+int kmpi_probe(const char *call, int source, int tag, MPI_Comm comm, int wait, int *flag,
+               MPI_Status *status)
 {
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
@@ -505,7 +505,6 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int wait,
     if (a.flag && status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE     = a.ks.source;
         status->MPI_TAG        = a.ks.tag;
-        status->MPI_ERROR      = MPI_SUCCESS;
         status->kmpi_cancelled = 0;
         status->kmpi_bytes     = (long long)a.ks.bytes;
     }
@@ -514,12 +513,12 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int wait,
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return probe("MPI_Probe", source, tag, comm, 1, NULL, status);
+    return kmpi_probe("MPI_Probe", source, tag, comm, 1, NULL, status);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    return probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
+    return kmpi_probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
 }
 
 /* ------------------------------------------------------------ persistent requests */

@@ -125,10 +125,22 @@ void kmpi_status_empty(MPI_Status *st)
     st->kmpi_bytes     = 0;
 }
 
+void kmpi_status_out(MPI_Status *dst, const MPI_Status *src)
+{
+    int keep = dst->MPI_ERROR;
+
+    *dst = *src;
+    if (src->MPI_ERROR == MPI_SUCCESS)
+        dst->MPI_ERROR = keep;
+}
+
 void kmpi_status_proc_null(MPI_Status *st)
 {
-    kmpi_status_empty(st);
-    st->MPI_SOURCE = MPI_PROC_NULL;
+    /* MPI_ERROR is left alone: a single completion sets it only on failure */
+    st->MPI_SOURCE     = MPI_PROC_NULL;
+    st->MPI_TAG        = MPI_ANY_TAG;
+    st->kmpi_cancelled = 0;
+    st->kmpi_bytes     = 0;
 }
 
 int kmpi_req_settle(struct kmpi_req *q)
@@ -179,7 +191,7 @@ int kmpi_req_settle(struct kmpi_req *q)
 
 void kmpi_req_describe(const struct kmpi_req *q, char *buf, size_t n)
 {
-    if (q->kind == KMPI_REQ_GENERIC)
+    if (q->kind == KMPI_REQ_GENERIC && !q->ops->is_recv)
         snprintf(buf, n, "a non-blocking collective failed%s",
                  q->err == MPI_ERR_TRUNCATE ? ": one of its messages was longer than its receive "
                                               "buffer (the ranks passed counts or datatypes that "
@@ -265,7 +277,7 @@ int kmpi_req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st)
     int err = q->err;
 
     if (st != MPI_STATUS_IGNORE)
-        *st = q->st;
+        kmpi_status_out(st, &q->st);
     if (q->persistent) {
         q->active = 0;
         return err;
@@ -440,7 +452,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     }
     *flag = 1;
     if (status != MPI_STATUS_IGNORE)
-        *status = q->st;
+        kmpi_status_out(status, &q->st);
     return q->err != MPI_SUCCESS ? kmpi_req_raise(call, q) : MPI_SUCCESS;
 }
 
@@ -534,5 +546,35 @@ int kmpi_req_fini(void)
     kmpi_req_nchunks   = 0;
     kmpi_req_free_head = 0;
     kmpi_req_bg_head   = 0;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ Fortran statuses */
+/* source, tag, error, cancelled, and the byte count in two halves */
+_Static_assert(MPI_F_STATUS_SIZE == 6, "MPI_F_STATUS_SIZE holds a status");
+
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (c_status == NULL || f_status == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_c2f", "a status is NULL");
+    f_status[0] = c_status->MPI_SOURCE;
+    f_status[1] = c_status->MPI_TAG;
+    f_status[2] = c_status->MPI_ERROR;
+    f_status[3] = c_status->kmpi_cancelled;
+    f_status[4] = (MPI_Fint)(c_status->kmpi_bytes & 0xffffffff);
+    f_status[5] = (MPI_Fint)(c_status->kmpi_bytes >> 32);
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    if (c_status == NULL || f_status == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_f2c", "a status is NULL");
+    c_status->MPI_SOURCE     = f_status[0];
+    c_status->MPI_TAG        = f_status[1];
+    c_status->MPI_ERROR      = f_status[2];
+    c_status->kmpi_cancelled = f_status[3];
+    c_status->kmpi_bytes     = (long long)(((unsigned long long)(unsigned)f_status[5] << 32)
+                                           | (unsigned)f_status[4]);
     return MPI_SUCCESS;
 }

@@ -26,6 +26,7 @@ void kmpi_topo_free(struct kmpi_topo *t)
     free(t->dims);
     free(t->in);
     free(t->inw);
+    free(t->gindex);
     free(t);
 }
 
@@ -42,13 +43,19 @@ struct kmpi_topo *kmpi_topo_dup(const struct kmpi_topo *t)
     if (t == NULL || (d = calloc(1, sizeof(*d))) == NULL)
         return NULL;
     *d = *t;
-    d->dims = d->in = d->inw = NULL;
+    d->dims = d->in = d->inw = d->gindex = NULL;
     size_t nd = 3 * (size_t)t->ndims, nn = (size_t)t->indeg + (size_t)t->outdeg;
+    size_t ng = t->gindex != NULL ? (size_t)t->gnnodes
+                                        + (size_t)(t->gnnodes > 0 ? t->gindex[t->gnnodes - 1] : 0)
+                                  : 0;
     if ((d->dims = ints(nd)) == NULL || (d->in = ints(nn)) == NULL
-        || (t->weighted && (d->inw = ints(nn)) == NULL)) {
+        || (t->weighted && (d->inw = ints(nn)) == NULL)
+        || (t->gindex != NULL && (d->gindex = ints(ng)) == NULL)) {
         kmpi_topo_free(d);
         return NULL;
     }
+    if (t->gindex != NULL)
+        memcpy(d->gindex, t->gindex, ng * sizeof(int));
     memcpy(d->dims, t->dims, nd * sizeof(int));
     memcpy(d->in, t->in, nn * sizeof(int));
     if (t->weighted)
@@ -72,10 +79,11 @@ struct kmpi_topo *kmpi_topo_get(const char *call, MPI_Comm comm, int kind, int *
         return NULL;
     }
     if (c->topo == NULL || (kind != 0 && c->topo->kind != kind)) {
-        *rc = kmpi_error(comm, MPI_ERR_TOPOLOGY, call, "the communicator has %s",
-                         c->topo == NULL        ? "no topology"
-                         : kind == MPI_CART     ? "no Cartesian topology (a distributed graph)"
-                                                : "no distributed graph topology (a Cartesian one)");
+        *rc = kmpi_error(comm, MPI_ERR_TOPOLOGY, call, "the communicator has %s (%s)",
+                         kind == MPI_CART ? "no Cartesian topology" : kind == MPI_GRAPH
+                         ? "no graph topology" : "no distributed graph topology",
+                         c->topo == NULL ? "none" : c->topo->kind == MPI_CART ? "a Cartesian one"
+                         : c->topo->kind == MPI_GRAPH ? "a graph" : "a distributed graph");
         return NULL;
     }
     return c->topo;

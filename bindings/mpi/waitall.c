@@ -68,7 +68,10 @@ static int array_take(int count, MPI_Request reqs[], MPI_Status sts[], int *indi
         if (indices)
             indices[n] = i;
         n++;
+        int err = q->err;
         kmpi_req_take(&reqs[i], q, st);
+        if (st != NULL)
+            st->MPI_ERROR = err;   /* arrays: every status says (MPI_ERR_IN_STATUS) */
     }
     if (outcount)
         *outcount = n;
@@ -211,7 +214,10 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
             f.comm  = q->comm;
             kmpi_req_describe(q, f.what, sizeof f.what);
         }
+        int err = q->err;
         kmpi_req_take(&array_of_requests[i], q, st);
+        if (st != NULL)
+            st->MPI_ERROR = err;
     }
     return f.index < 0 ? MPI_SUCCESS : array_raise(call, &f);
 }

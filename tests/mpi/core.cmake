@@ -48,3 +48,8 @@ mpi_peer_test(recv MPI_Recv PES 2 3 QUICK 2)
 mpi_peer_test(waitall MPI_Waitall PES 3 QUICK "")
 mpi_peer_test(ssend MPI_Ssend PES 2 QUICK "")
 mpi_peer_test(return MPI_Recv PES 2 QUICK "")
+
+# matched probes (every source/tag combination, 0 bytes, 1 MiB, a vector,
+# truncation, PROC_NULL), MPI_Comm_idup (several outstanding, with traffic),
+# the program's own error classes and codes
+kumi_mpi_test(p2p_mprobe p2p_mprobe.c PES 1 2 3 4 QUICK 2 3)

@@ -18,3 +18,5 @@ kumi_mpi_test(win_fail win_fail.c PES 1 2 QUICK 2
   EXPECT_RC 1 EXPECT_REGEX "MPI_Win_create: MPI_ERR_UNSUPPORTED_OPERATION: one-sided communication")
 kumi_mpi_test(nbc_err nbc_err.c PES 2 3 QUICK 2
   EXPECT_RC 1 EXPECT_REGEX "MPI_Wait: MPI_ERR_TRUNCATE")
+# graph topologies (MPI_Graph_create and queries, neighbor collectives on them)
+kumi_mpi_test(topo_mpigraph topo_mpigraph.c PES 1 2 3 4 QUICK 2 3)
