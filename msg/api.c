@@ -161,7 +161,7 @@ static int any_ready(void *p)
 
     kumi_msg_progress(a->call, 1);
     for (int i = 0; i < a->n; i++)
-        if (a->reqs[i] != NULL && kumi_msg_req_done(a->reqs[i])) {
+        if (a->reqs[i] != NULL && kumi_msg_req_done_now(a->reqs[i])) {
             a->index = i;
             return 1;
         }
@@ -187,7 +187,7 @@ int kumi_msg_req_wait(const char *call, kumi_request_t r)
      * the same, so a loop of sends that are done at once still serves
      * what arrives (tests/pe/msg_flood.c: a PE that only sends takes in
      * its unexpected messages meanwhile). */
-    if (kumi_msg_req_done(r) && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS != 0)
+    if (kumi_msg_req_done_now(r) && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS != 0)
         return KUMI_OK;
     if (any_ready(&a))
         return KUMI_OK;
