@@ -166,7 +166,7 @@ int kmpi_req_settle(struct kmpi_req *q)
     q->st.MPI_TAG        = ks.tag;
     q->st.kmpi_bytes     = (long long)ks.bytes;
     q->st.kmpi_cancelled = ks.cancelled;
-    q->err = kmpi_from_kumi(krc);
+    q->err = __builtin_expect(krc == KUMI_OK, 1) ? MPI_SUCCESS : kmpi_from_kumi(krc);
     q->st.MPI_ERROR = q->err;
     if (q->unpack) {   /* whole elements and the entries of a partial one */
         size_t got = ks.bytes < q->cap ? ks.bytes : q->cap;
