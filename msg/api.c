@@ -9,7 +9,9 @@
 
 static int check_common(const char *call, kumi_team_t team, const void *buf, size_t bytes)
 {
-    int rc = kumi_rt_check_team(call, team);
+    /* kumi_rt_check_team's checks inline (it says what is wrong) */
+    int rc = __builtin_expect(kumi_rt.state == 1 && team != NULL && team->rank >= 0, 1)
+             ? KUMI_OK : kumi_rt_check_team(call, team);
 
     if (rc != KUMI_OK)
         return rc;
