@@ -126,7 +126,9 @@ int kumi_irecv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
 
 static const kumi_status_t empty_status = { .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG };
 
-int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
+/* kumi_msg_req_finish, inlined where this file completes requests (the
+ * exported one is interposable, so the compiler would not) */
+static inline int req_finish(kumi_request_t r, kumi_status_t *status)
 {
     int rc = r->err;
 
@@ -137,8 +139,13 @@ int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
     return rc;
 }
 
+int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
+{
+    return req_finish(r, status);
+}
+
 /* r is done: its status, its error (reported once, here), freed. */
-static int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
+static inline int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
 {
     struct kumi_request *r = *req;
 
@@ -147,7 +154,7 @@ static int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
                       "the receive buffer (%zu bytes)", r->status.bytes, r->status.source,
                       r->status.tag, r->bytes);
     *req = KUMI_REQUEST_NULL;
-    return kumi_msg_req_finish(r, status);
+    return req_finish(r, status);
 }
 
 struct wait_arg {
@@ -179,10 +186,17 @@ int kumi_msg_poll(const char *call)
     return rc;
 }
 
-int kumi_msg_req_wait(const char *call, kumi_request_t r)
+static int req_wait_slow(const char *call, kumi_request_t r)
 {
     struct wait_arg a = { call, &r, 1, -1 };
 
+    if (any_ready(&a))
+        return KUMI_OK;
+    return kumi_rt_wait_pred(call, any_ready, &a);
+}
+
+static inline int req_wait(const char *call, kumi_request_t r)
+{
     /* done already (an eager send, a message matched by an earlier
      * progress pass): a waitall of a window then costs no pass per
      * request. Every KUMI_MSG_LAZY_WAITS-th such wait makes its pass all
@@ -191,9 +205,12 @@ int kumi_msg_req_wait(const char *call, kumi_request_t r)
      * its unexpected messages meanwhile). */
     if (kumi_msg_req_done_now(r) && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS != 0)
         return KUMI_OK;
-    if (any_ready(&a))
-        return KUMI_OK;
-    return kumi_rt_wait_pred(call, any_ready, &a);
+    return req_wait_slow(call, r);
+}
+
+int kumi_msg_req_wait(const char *call, kumi_request_t r)
+{
+    return req_wait(call, r);
 }
 
 struct until_arg {
@@ -219,9 +236,9 @@ int kumi_msg_wait_until(const char *call, int (*ready)(void *arg), void *arg)
     return kumi_rt_wait_pred(call, until_ready, &a);
 }
 
-static int wait_one(const char *call, kumi_request_t *req, kumi_status_t *status)
+static inline int wait_one(const char *call, kumi_request_t *req, kumi_status_t *status)
 {
-    int rc = kumi_msg_req_wait(call, *req);
+    int rc = req_wait(call, *req);
 
     if (rc != KUMI_OK)
         return rc;
