@@ -9,7 +9,9 @@
 
 static int check_common(const char *call, kumi_team_t team, const void *buf, size_t bytes)
 {
-    int rc = kumi_rt_check_team(call, team);
+    /* kumi_rt_check_team's checks inline (it says what is wrong) */
+    int rc = __builtin_expect(kumi_rt.state == 1 && team != NULL && team->rank >= 0, 1)
+             ? KUMI_OK : kumi_rt_check_team(call, team);
 
     if (rc != KUMI_OK)
         return rc;
@@ -124,7 +126,9 @@ int kumi_irecv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
 
 static const kumi_status_t empty_status = { .source = KUMI_ANY_SOURCE, .tag = KUMI_ANY_TAG };
 
-int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
+/* kumi_msg_req_finish, inlined where this file completes requests (the
+ * exported one is interposable, so the compiler would not) */
+static inline int req_finish(kumi_request_t r, kumi_status_t *status)
 {
     int rc = r->err;
 
@@ -135,8 +139,13 @@ int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
     return rc;
 }
 
+int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
+{
+    return req_finish(r, status);
+}
+
 /* r is done: its status, its error (reported once, here), freed. */
-static int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
+static inline int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
 {
     struct kumi_request *r = *req;
 
@@ -145,7 +154,7 @@ static int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
                       "the receive buffer (%zu bytes)", r->status.bytes, r->status.source,
                       r->status.tag, r->bytes);
     *req = KUMI_REQUEST_NULL;
-    return kumi_msg_req_finish(r, status);
+    return req_finish(r, status);
 }
 
 struct wait_arg {
@@ -161,7 +170,7 @@ static int any_ready(void *p)
 
     kumi_msg_progress(a->call, 1);
     for (int i = 0; i < a->n; i++)
-        if (a->reqs[i] != NULL && kumi_msg_req_done(a->reqs[i])) {
+        if (a->reqs[i] != NULL && kumi_msg_req_done_now(a->reqs[i])) {
             a->index = i;
             return 1;
         }
@@ -177,21 +186,31 @@ int kumi_msg_poll(const char *call)
     return rc;
 }
 
-int kumi_msg_req_wait(const char *call, kumi_request_t r)
+static int req_wait_slow(const char *call, kumi_request_t r)
 {
     struct wait_arg a = { call, &r, 1, -1 };
 
+    if (any_ready(&a))
+        return KUMI_OK;
+    return kumi_rt_wait_pred(call, any_ready, &a);
+}
+
+static inline int req_wait(const char *call, kumi_request_t r)
+{
     /* done already (an eager send, a message matched by an earlier
      * progress pass): a waitall of a window then costs no pass per
      * request. Every KUMI_MSG_LAZY_WAITS-th such wait makes its pass all
      * the same, so a loop of sends that are done at once still serves
      * what arrives (tests/pe/msg_flood.c: a PE that only sends takes in
      * its unexpected messages meanwhile). */
-    if (kumi_msg_req_done(r) && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS != 0)
+    if (kumi_msg_req_done_now(r) && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS != 0)
         return KUMI_OK;
-    if (any_ready(&a))
-        return KUMI_OK;
-    return kumi_rt_wait_pred(call, any_ready, &a);
+    return req_wait_slow(call, r);
+}
+
+int kumi_msg_req_wait(const char *call, kumi_request_t r)
+{
+    return req_wait(call, r);
 }
 
 struct until_arg {
@@ -217,9 +236,9 @@ int kumi_msg_wait_until(const char *call, int (*ready)(void *arg), void *arg)
     return kumi_rt_wait_pred(call, until_ready, &a);
 }
 
-static int wait_one(const char *call, kumi_request_t *req, kumi_status_t *status)
+static inline int wait_one(const char *call, kumi_request_t *req, kumi_status_t *status)
 {
-    int rc = kumi_msg_req_wait(call, *req);
+    int rc = req_wait(call, *req);
 
     if (rc != KUMI_OK)
         return rc;

@@ -48,8 +48,7 @@ static void deliver_eager(struct kumi_request *r, int src, const struct kumi_msg
     r->status.bytes  = len;
     r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
     kumi_msg.peer[src].owed += KUMI_MSG_CHARGE(len);
-    if (take != 0)
-        memcpy(r->buf, data, take);
+    kumi_msg_copy(r->buf, data, take);
     kumi_msg_req_complete(r);
 }
 

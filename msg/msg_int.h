@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../runtime/rt.h"
 #include "msg.h"
@@ -132,6 +134,12 @@ struct kumi_msg {
     uint32_t              rdv_cap, rdv_free;  /* rdv_free: a hint */
 };
 
+/* Everything below is libkumi's own (never exported: runtime/libkumi.map),
+ * and hidden tells the compiler so: calls between the layer's files are
+ * direct, may be inlined within a file, and kumi_msg is reached without
+ * the GOT. msg.h's calls (the bindings') stay visible. */
+#pragma GCC visibility push(hidden)
+
 extern struct kumi_msg kumi_msg;
 
 static inline void kumi_msg_req_complete(struct kumi_request *r)
@@ -139,12 +147,76 @@ static inline void kumi_msg_req_complete(struct kumi_request *r)
     __atomic_store_n(&r->state, KUMI_MSG_DONE, __ATOMIC_RELEASE);
 }
 
+/* complete now? (kumi_msg_req_done, the done case inline) */
+static inline int kumi_msg_req_done_now(struct kumi_request *r)
+{
+    return __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == KUMI_MSG_DONE
+           || kumi_msg_req_done(r);
+}
+
+/* memcpy of n bytes, small ones inline (a call of memcpy costs more than
+ * copying an 8-byte message); never touches bytes beyond n. */
+static inline void kumi_msg_copy(void *dst, const void *src, size_t n)
+{
+    unsigned char       *d = dst;
+    const unsigned char *s = src;
+
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);   /* overlapping tail */
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n != 0) {
+        d[0]     = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
 /* proto.c: requests, the rendezvous table, the handler, sending, progress */
 int  kumi_msg_progress(const char *call, int transport);  /* >= 0 served, or error */
 int  kumi_msg_start_send(const char *call, struct kumi_request *r);
-int  kumi_msg_team_rank(const struct kumi_team *team, int world_pe);
-struct kumi_request *kumi_msg_req_new(void);
-void kumi_msg_req_free(struct kumi_request *r);
+int  kumi_msg_team_rank_slow(const struct kumi_team *team, int world_pe);
+static inline int kumi_msg_team_rank(const struct kumi_team *team, int world_pe)
+{
+    return team->slot == 0 ? world_pe : kumi_msg_team_rank_slow(team, world_pe);
+}
+struct kumi_request *kumi_msg_req_alloc(void);   /* the free list is empty */
+/* A request from the free list, cleared (NULL: no memory). */
+static inline struct kumi_request *kumi_msg_req_new(void)
+{
+    struct kumi_request *r = kumi_msg.free_reqs;
+
+    if (__builtin_expect(r == NULL, 0))
+        return kumi_msg_req_alloc();
+    kumi_msg.free_reqs = r->next;
+    /* field by field: a memset of the whole request is a `rep stos`, a
+     * seventh of an MPI_Isend + MPI_Irecv + MPI_Waitall to oneself */
+    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: clear it here");
+    r->next = NULL;
+    r->kind = r->state = r->rdv = r->streaming = r->clone = r->ctx = r->sync = 0;
+    r->team_slot = 0;
+    r->team      = NULL;
+    r->peer = r->tag = 0;
+    r->buf    = r->spill = NULL;
+    r->bytes  = r->expect = r->got = r->stream_off = r->stream_len = 0;
+    r->id     = r->stream_rid = 0;
+    r->err    = 0;
+    r->status = (kumi_status_t){ 0 };
+    return r;
+}
+static inline void kumi_msg_req_free(struct kumi_request *r)
+{
+    if (__builtin_expect(r->spill != NULL, 0)) {
+        free(r->spill);
+        r->spill = NULL;
+    }
+    r->next = kumi_msg.free_reqs;
+    kumi_msg.free_reqs = r;
+}
 void kumi_msg_lock(uint32_t *l);       /* the inbox's and the table's spin locks */
 void kumi_msg_unlock(uint32_t *l);
 struct kumi_msg_node *kumi_msg_inbox_take(void);   /* the whole inbox, in order; NULL: empty */
@@ -160,10 +232,11 @@ void kumi_msg_rdv_release(struct kumi_request *r);
 void kumi_msg_post_recv(const char *call, struct kumi_request *r);
 /* unlinks r, whose predecessor in the posted queue is prev (NULL: r is first) */
 void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev);
-int  kumi_msg_req_done(struct kumi_request *r);            /* complete now? */
 struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int tag, int take);
 /* the handler's EAGER fast path (main thread, outside the layer) */
 void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
 int  kumi_msg_drain(const char *call);   /* what the handler queued: >= 0 served, or error */
+
+#pragma GCC visibility pop
 
 #endif /* KUMI_MSG_INT_H */

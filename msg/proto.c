@@ -37,42 +37,20 @@ void kumi_msg_unlock(uint32_t *l)
 
 /* --------------------------------------------------------- requests */
 
-struct kumi_request *kumi_msg_req_new(void)
+struct kumi_request *kumi_msg_req_alloc(void)
 {
-    struct kumi_request *r = kumi_msg.free_reqs;
+    struct kumi_request *r = malloc(sizeof(*r));
 
-    if (r != NULL)
-        kumi_msg.free_reqs = r->next;
-    else if ((r = malloc(sizeof(*r))) == NULL)
+    if (r == NULL)
         return NULL;
-    /* field by field: a memset of the whole request is a `rep stos`, a
-     * seventh of an MPI_Isend + MPI_Irecv + MPI_Waitall to oneself */
-    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: clear it here");
     r->next = NULL;
-    r->kind = r->state = r->rdv = r->streaming = r->clone = r->ctx = r->sync = 0;
-    r->team_slot = 0;
-    r->team      = NULL;
-    r->peer = r->tag = 0;
-    r->buf    = r->spill = NULL;
-    r->bytes  = r->expect = r->got = r->stream_off = r->stream_len = 0;
-    r->id     = r->stream_rid = 0;
-    r->err    = 0;
-    r->status = (kumi_status_t){ 0 };
-    return r;
-}
-
-void kumi_msg_req_free(struct kumi_request *r)
-{
-    free(r->spill);
     r->spill = NULL;
-    r->next = kumi_msg.free_reqs;
     kumi_msg.free_reqs = r;
+    return kumi_msg_req_new();
 }
 
-int kumi_msg_team_rank(const struct kumi_team *team, int world_pe)
+int kumi_msg_team_rank_slow(const struct kumi_team *team, int world_pe)
 {
-    if (team->slot == 0)
-        return world_pe;
     for (int i = 0; i < team->size; i++)
         if (team->pes[i] == world_pe)
             return i;

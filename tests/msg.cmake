@@ -15,6 +15,10 @@ kumi_pe_test(msg_match.rdv msg_match.c NPES 2 4 ARGS combos,posted,probe,trunc,e
 kumi_pe_test(msg_match.nocma msg_match.c NPES 2 3 SHM_ONLY ENV KUMI_MSG_CMA=0)  # tcp never uses it
 kumi_pe_test(msg_reqs.nocma msg_reqs.c NPES 2 ARGS 64 64 SHM_ONLY ENV KUMI_MSG_CMA=0)
 
+# every size 0..40 bytes exactly, nothing written past it (the small
+# copies of transport/shm and msg/ that do without memcpy)
+kumi_pe_test(msg_small msg_small.c NPES 1 2 3)
+
 # unexpected-message floods: bounded memory (INTERNAL: reads the layer's
 # own count), order, no deadlock when everyone sends before receiving;
 # small credits (16k) so the credit path runs often. 8 PEs on 2 cores:

@@ -21,6 +21,12 @@
 #include "kumi.h"
 #include "mpi.h"
 
+/* libkumi-mpi's internals are its own (the MPI_ calls stay visible):
+ * hidden, so the calls between its files are direct, not through the PLT,
+ * and its globals are reached without the GOT (the point-to-point fast
+ * path crosses p2p.c, req.c and datatype.c on every call). */
+#pragma GCC visibility push(hidden)
+
 /* ------------------------------------------------------------ errors
  * Every MPI_ call that fails goes through kmpi_error: it formats one line
  * "kumi-mpi[rank]: MPI_Call: what (where)", then applies the
@@ -352,5 +358,7 @@ struct kmpi_topo;
 void kmpi_topo_free(struct kmpi_topo *t);
 /* a copy of t for MPI_Comm_dup (NULL: no memory) */
 struct kmpi_topo *kmpi_topo_dup(const struct kmpi_topo *t);
+
+#pragma GCC visibility pop
 
 #endif /* KUMI_MPI_INT_H */

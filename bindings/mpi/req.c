@@ -61,11 +61,19 @@ static int req_grow(void)
     return 0;
 }
 
-struct kmpi_req *kmpi_req_new(MPI_Request *h)
+/* kmpi_req_new's rare work, out of line so that the common case (a free
+ * slot, nothing in the background) saves and restores no registers */
+__attribute__((noinline)) static int req_new_slow(void)
 {
     if (kmpi_req_bg_head != 0)
         kmpi_req_sweep();
-    if (kmpi_req_free_head == 0 && req_grow() != 0)
+    return kmpi_req_free_head == 0 ? req_grow() : 0;
+}
+
+struct kmpi_req *kmpi_req_new(MPI_Request *h)
+{
+    if (__builtin_expect(kmpi_req_bg_head != 0 || kmpi_req_free_head == 0, 0)
+        && req_new_slow() != 0)
         return NULL;
     int              i = kmpi_req_free_head;
     struct kmpi_req *q = req_at(i);
@@ -170,7 +178,7 @@ int kmpi_req_settle(struct kmpi_req *q)
     q->st.MPI_TAG        = ks.tag;
     q->st.kmpi_bytes     = (long long)ks.bytes;
     q->st.kmpi_cancelled = ks.cancelled;
-    q->err = kmpi_from_kumi(krc);
+    q->err = __builtin_expect(krc == KUMI_OK, 1) ? MPI_SUCCESS : kmpi_from_kumi(krc);
     q->st.MPI_ERROR = q->err;
     if (q->unpack) {   /* whole elements and the entries of a partial one */
         size_t got = ks.bytes < q->cap ? ks.bytes : q->cap;
