@@ -60,6 +60,8 @@ KUMI_CFG(dsm_stats, "KUMI_DSM_STATS", BOOL, "0", 0, 1, NULL,
          "at kumi_finalize every PE that used the DSM prints its kumi_dsm_stats counters to stderr")
 KUMI_CFG(omp_heap_block, "KUMI_OMP_HEAP_BLOCK", CHOICE, "fit", 0, 0, "fit|line",
          "kumicc -fopenmp programs' heap: fit gives every object of 64 bytes and up a coherence block of its own sized to it (up to 4 KiB: a malloc'ed row moves in one miss); line: 64-byte blocks (the former heap, for comparisons)")
+KUMI_CFG(omp_stack_big, "KUMI_OMP_STACK_BIG", BOOL, "1", 0, 1, NULL,
+         "kumicc -fopenmp programs: 1: objects of 4 KiB and up on the DSM stack (a copyin's copy, a big local array other threads read) get a second stack with 4 KiB coherence blocks; 0: everything on the 64-byte-block stack (the former behaviour, for comparisons)")
 KUMI_CFG(omp_flush_spin, "KUMI_OMP_FLUSH_SPIN", BOOL, "0", 0, 1, NULL,
          "kumicc -fopenmp programs: 1: a `#pragma omp flush` in a flag spin never gives the core away (the former behaviour, for comparisons); 0: after 64 flushes that saw nothing change it yields (naps when PEs outnumber cores)")
 KUMI_CFG(msg_eager, "KUMI_MSG_EAGER", SIZE, "4080", 0, 4080, NULL,

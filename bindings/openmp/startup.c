@@ -36,6 +36,21 @@ static char  *kumi_omp_sym;        /* symmetric area                     */
 static size_t kumi_omp_sym_used;
 static char  *kumi_omp_stack_lo, *kumi_omp_stack_top, *kumi_omp_stack_hi;
 static size_t kumi_omp_stack_size;
+/* The large-object stack (objects of KUMI_OMP_BIG_MIN bytes and up: a
+ * copyin's copy of a threadprivate array, a big local array other threads
+ * read): a second DSM stack of the same size with 4 KiB coherence blocks,
+ * allocated on first use, each object 4 KiB aligned and rounded up so two
+ * never share a block. Its pushes are listed (private memory) with the
+ * small stack's top at the push; kumi_omp_stack_release pops the ones
+ * pushed after the mark. KUMI_OMP_STACK_BIG=0: everything on the small
+ * stack (64-byte blocks) as before. */
+#define KUMI_OMP_BIG_MIN   4096u
+#define KUMI_OMP_BIG_BLOCK 4096u
+#define KUMI_OMP_BIG_LIVE  1024
+static char  *kumi_omp_big_lo, *kumi_omp_big_top, *kumi_omp_big_hi;
+static int    kumi_omp_big_off = -1;   /* -1: KUMI_OMP_STACK_BIG not read yet */
+static struct { char *small; char *big_top; } kumi_omp_big_live[KUMI_OMP_BIG_LIVE];
+static int    kumi_omp_big_n;
 
 void kumi_omp_worker_loop(void);   /* parallel.c */
 void kumi_omp_icv_init(void);      /* parallel.c */
@@ -220,12 +235,10 @@ static size_t kumi_omp_parse_size(const char *s, size_t dflt)
     return *end == '\0' ? (size_t)v : 0;
 }
 
-void *kumi_omp_stack_push(size_t size, size_t align)
+static void *kumi_omp_small_push(size_t size, size_t align)
 {
     uintptr_t p;
 
-    if (kumi_omp_stack_lo == NULL)
-        kumi_omp_ensure_init();
     if (align < 16)
         align = 16;
     if (align & (align - 1))
@@ -238,6 +251,55 @@ void *kumi_omp_stack_push(size_t size, size_t align)
                        size, (size_t)(kumi_omp_stack_top - kumi_omp_stack_lo), kumi_omp_stack_size);
     kumi_omp_stack_top = (char *)(p + size);
     return (void *)p;
+}
+
+/* NULL: the object goes on the small stack (switched off, or the large
+ * stack's list is full) */
+static void *kumi_omp_big_push(size_t size, size_t align)
+{
+    uintptr_t p;
+    size_t    len;
+
+    if (kumi_omp_big_off < 0) {
+        const char *e = getenv("KUMI_OMP_STACK_BIG");
+        kumi_omp_big_off = e != NULL && strcmp(e, "0") == 0;
+    }
+    if (kumi_omp_big_off || kumi_omp_big_n == KUMI_OMP_BIG_LIVE || align > KUMI_OMP_BIG_BLOCK)
+        return NULL;
+    if (kumi_omp_big_lo == NULL) {
+        kumi_omp_big_lo = kumi_dsm_malloc_block(kumi_omp_stack_size, KUMI_OMP_BIG_BLOCK);
+        if (kumi_omp_big_lo == NULL)
+            kumi_omp_fatal("kumi_omp_stack_push",
+                           "no DSM memory for the large-object stack (OMP_STACKSIZE=%zu)",
+                           kumi_omp_stack_size);
+        kumi_omp_big_top = kumi_omp_big_lo;
+        kumi_omp_big_hi  = kumi_omp_big_lo + kumi_omp_stack_size;
+    }
+    len = (size + KUMI_OMP_BIG_BLOCK - 1) & ~(size_t)(KUMI_OMP_BIG_BLOCK - 1);
+    p   = ((uintptr_t)kumi_omp_big_top + KUMI_OMP_BIG_BLOCK - 1) & ~(uintptr_t)(KUMI_OMP_BIG_BLOCK - 1);
+    if (len < size || len > (uintptr_t)kumi_omp_big_hi - p)
+        kumi_omp_fatal("kumi_omp_stack_push",
+                       "DSM stack exhausted (%zu bytes asked for a large object, %zu of %zu in "
+                       "use; set OMP_STACKSIZE larger)",
+                       size, (size_t)(kumi_omp_big_top - kumi_omp_big_lo), kumi_omp_stack_size);
+    /* a mark taken after this push must lie above the small top noted
+     * here: a 16-byte step of the small stack */
+    kumi_omp_big_live[kumi_omp_big_n].small   = kumi_omp_small_push(16, 16);
+    kumi_omp_big_live[kumi_omp_big_n].big_top = kumi_omp_big_top;
+    kumi_omp_big_n++;
+    kumi_omp_big_top = (char *)(p + len);
+    return (void *)p;
+}
+
+void *kumi_omp_stack_push(size_t size, size_t align)
+{
+    void *p;
+
+    if (kumi_omp_stack_lo == NULL)
+        kumi_omp_ensure_init();
+    if (size >= KUMI_OMP_BIG_MIN && (p = kumi_omp_big_push(size, align)) != NULL)
+        return p;
+    return kumi_omp_small_push(size, align);
 }
 
 void *kumi_omp_stack_mark(void)
@@ -253,6 +315,12 @@ void kumi_omp_stack_release(void *mark)
         return;   /* marked before the stack existed */
     if (m < kumi_omp_stack_lo || m > kumi_omp_stack_hi)
         kumi_omp_fatal("kumi_omp_stack_release", "mark %p is not in this PE's DSM stack", mark);
+    /* large objects pushed after the mark: their step of the small stack
+     * is at or above it */
+    while (kumi_omp_big_n > 0 && kumi_omp_big_live[kumi_omp_big_n - 1].small >= m) {
+        kumi_omp_big_n--;
+        kumi_omp_big_top = kumi_omp_big_live[kumi_omp_big_n].big_top;
+    }
     kumi_omp_stack_top = m;
 }
 

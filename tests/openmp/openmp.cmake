@@ -116,6 +116,21 @@ set_tests_properties(omp.rows.msgs PROPERTIES LABELS openmp
 set_tests_properties(omp.rows.msgs_line PROPERTIES LABELS openmp-full
   FIXTURES_REQUIRED omp_rows TIMEOUT 150 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
+kumi_omp_test(copyin_big QUICK_ONLY)   # large objects on the DSM stack (NPB EP's copyin)
+# objects of 4 KiB and up on the DSM stack (a copyin's copy, a big local
+# array) have 4 KiB coherence blocks: copyin_big.c at 2 PEs moves them in
+# a few hundred protocol messages (711 measured), and 64-byte blocks (the
+# negative control, KUMI_OMP_STACK_BIG=0, slower: openmp-full) cost more
+# (34876)
+add_test(NAME omp.copyin_big.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/msgs_max.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/copyin_big 2 3000)
+add_test(NAME omp.copyin_big.msgs_line COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/msgs_max.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/copyin_big 2 ">3000" KUMI_OMP_STACK_BIG=0)
+set_tests_properties(omp.copyin_big.msgs PROPERTIES LABELS openmp
+  FIXTURES_REQUIRED omp_copyin_big TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+set_tests_properties(omp.copyin_big.msgs_line PROPERTIES LABELS openmp-full
+  FIXTURES_REQUIRED omp_copyin_big TIMEOUT 150 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
 kumi_omp_test(pipeline QUICK_ONLY)   # NPB LU's flag pipeline (flush spins)
 # flag spins give the core away: the pipeline at 4 PEs on 2 cores, against
 # KUMI_OMP_FLUSH_SPIN=1 (several seconds: openmp-full)
