@@ -37,10 +37,16 @@ int kumi_node_count(void)
 
 _Noreturn void kumi_global_exit(int status)
 {
-    int who = kumi_rt.rank;
+    static int ending;   /* this PE has ended the job once already */
+    int        who = kumi_rt.rank;
 
     status &= 255;   /* what exit() passes on, and all a launcher can report */
-    if (kumi_rt.state != 1 || kumi_rt.boot.ops == &kumi_boot_singleton_ops)
+    /* A second call comes from an exit handler that the first call's
+     * exit() runs (libkumi-omp's on_exit handler in a worker that the job's
+     * end woke): the bootstrap and the transport are gone by then, so it
+     * only goes on exiting, as the first call does. */
+    if (kumi_rt.state != 1 || kumi_rt.boot.ops == &kumi_boot_singleton_ops
+        || __atomic_exchange_n(&ending, 1, __ATOMIC_ACQ_REL))
         exit(status);   /* nobody else to end */
 
     /* Of concurrent requests the first wins (kumirun: the first in the

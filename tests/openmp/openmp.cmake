@@ -131,6 +131,19 @@ set_tests_properties(omp.copyin_big.msgs PROPERTIES LABELS openmp
 set_tests_properties(omp.copyin_big.msgs_line PROPERTIES LABELS openmp-full
   FIXTURES_REQUIRED omp_copyin_big TIMEOUT 150 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
+# every PE ends with status 0 (workers run libkumi-omp's exit handler after
+# the job's end: kumi_global_exit must take a second call from it)
+foreach(_n 2 4)
+  add_test(NAME omp.exit_clean.shm.n${_n} COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/exit_clean.sh
+    ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/task_red ${_n} shm)
+  set_tests_properties(omp.exit_clean.shm.n${_n} PROPERTIES LABELS openmp
+    FIXTURES_REQUIRED omp_task_red TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+endforeach()
+add_test(NAME omp.exit_clean.tcp.n2 COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/exit_clean.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/task_red 2 tcp)
+set_tests_properties(omp.exit_clean.tcp.n2 PROPERTIES LABELS "openmp;tcp"
+  FIXTURES_REQUIRED omp_task_red TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
 kumi_omp_test(pipeline QUICK_ONLY)   # NPB LU's flag pipeline (flush spins)
 # flag spins give the core away: the pipeline at 4 PEs on 2 cores, against
 # KUMI_OMP_FLUSH_SPIN=1 (several seconds: openmp-full)
