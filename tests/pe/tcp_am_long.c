@@ -25,8 +25,10 @@ static const size_t plens[] = { 0, 1, 4096, 16384, 16385, 200001, KUMI_TP_AM_LON
 #define NP (sizeof(plens) / sizeof(plens[0]))
 
 static unsigned char *rbuf[NMSG];
+/* The handlers run on whichever thread progresses the transport (the
+ * progress thread too), one at a time; main reads both while they run. */
 static int             got;      /* messages delivered so far, short or long */
-static int             bad;
+static int             bad;      /* atomically: bad bytes or messages seen */
 static int             refuse;
 
 static unsigned char pat(int src, int k, size_t i)
@@ -42,13 +44,13 @@ static void *on_place(struct kumi_tp *tp, int src, const void *hdr, size_t hlen,
     (void)tp;
     (void)hdr;
     (void)arg;
-    int k = got;
+    int k = __atomic_load_n(&got, __ATOMIC_ACQUIRE);
     if (refuse)
         return NULL;
     if (k >= NMSG || k % 2 != 0 || hlen != hlens[(k / 2) % NH] || len != plens[(k / 2) % NP]) {
         fprintf(stderr, "FAIL tcp_am_long: place: message %d from %d: hlen %zu len %zu\n", k,
                 src, hlen, len);
-        bad++;
+        __atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
         return NULL;
     }
     return rbuf[k];
@@ -59,30 +61,33 @@ static void on_done(struct kumi_tp *tp, int src, const void *hdr, size_t hlen, v
 {
     (void)tp;
     (void)arg;
-    int                  k = got++;
+    int                  k = __atomic_load_n(&got, __ATOMIC_ACQUIRE), nbad = 0;
     const unsigned char *h = hdr, *d = dst;
     if (dst != rbuf[k])
-        bad++;
+        nbad++;
     for (size_t i = 0; i < hlen; i++)
         if (h[i] != (unsigned char)(pat(src, k, i) ^ 0x5a))
-            bad++;
+            nbad++;
     for (size_t i = 0; i < len; i++)
         if (d[i] != pat(src, k, i)) {
             fprintf(stderr, "FAIL tcp_am_long: message %d byte %zu\n", k, i);
-            bad++;
+            nbad++;
             break;
         }
+    __atomic_fetch_add(&bad, nbad, __ATOMIC_RELAXED);
+    __atomic_store_n(&got, k + 1, __ATOMIC_RELEASE);   /* after the checks: main reads bad then */
 }
 
 static void on_short(struct kumi_tp *tp, int src, const void *p, size_t len, void *arg)
 {
     (void)tp;
     (void)arg;
-    int k = got++;
+    int k = __atomic_load_n(&got, __ATOMIC_ACQUIRE);
     if (k % 2 != 1 || len != 4 || memcmp(p, &k, 4) != 0) {
         fprintf(stderr, "FAIL tcp_am_long: short message %d from %d out of order\n", k, src);
-        bad++;
+        __atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
     }
+    __atomic_store_n(&got, k + 1, __ATOMIC_RELEASE);
 }
 
 int main(int argc, char **argv)
@@ -130,8 +135,8 @@ int main(int argc, char **argv)
     double t0 = kumi_wtime();
     while (__atomic_load_n(&got, __ATOMIC_ACQUIRE) < NMSG && !refuse) {
         kumi_tp_progress(tp);
-        CHECK(kumi_wtime() - t0 < 20, "only %d of %d messages from PE %d in 20 s", got, NMSG,
-              left);
+        CHECK(kumi_wtime() - t0 < 20, "only %d of %d messages from PE %d in 20 s",
+              __atomic_load_n(&got, __ATOMIC_ACQUIRE), NMSG, left);
     }
     if (refuse) {   /* PE 0: its decoder fails the connection; barriers end */
         while (kumi_wtime() - t0 < 20) {
@@ -144,7 +149,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL tcp_am_long: no failure after a refused long AM\n");
         return 2;
     }
-    CHECK(bad == 0, "%d bad bytes or messages from PE %d", bad, left);
+    int nbad = __atomic_load_n(&bad, __ATOMIC_RELAXED);
+    CHECK(nbad == 0, "%d bad bytes or messages from PE %d", nbad, left);
     if (refusing) {  /* on the other PEs: wait for the failure */
         while (kumi_wtime() - t0 < 20)
             if (kumi_barrier(kumi_team_world()) != KUMI_OK)
