@@ -177,22 +177,26 @@ static struct kmpi_keyval *key_check(const char *call, MPI_Comm comm, struct kmp
     return kv;
 }
 
-static struct kmpi_attr **attr_find(struct kmpi_comm *c, int k)
+/* the link to key k's value in the list at *head (communicator or
+ * datatype), or to the list's end */
+static struct kmpi_attr **attr_find(struct kmpi_attr **head, int k)
 {
-    struct kmpi_attr **a = &c->attrs;
+    struct kmpi_attr **a = head;
 
     while (*a != NULL && (*a)->key != k)
         a = &(*a)->next;
     return a;
 }
 
-/* removes *a from its list, calling its key's delete callback first; the
- * callback's error is returned and the value stays */
-static int attr_delete(MPI_Comm comm, struct kmpi_attr **a)
+/* removes *a from the list of handle h (a communicator or a datatype: both
+ * ints, and a datatype key's callback is called as a communicator key's),
+ * calling its key's delete callback first; the callback's error is
+ * returned and the value stays */
+static int attr_delete(int h, struct kmpi_attr **a)
 {
     struct kmpi_attr   *v  = *a;
-    struct kmpi_keyval *kv = key_at(v->key);
-    int                 rc = kv->del(comm, v->key, v->val, kv->extra);
+    struct kmpi_keyval *kv = key_any(v->key);
+    int                 rc = kv->del(h, v->key, v->val, kv->extra);
 
     if (rc != MPI_SUCCESS)
         return rc;
@@ -212,7 +216,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 
     if (kv == NULL)
         return rc;
-    if (*(a = attr_find(c, comm_keyval)) != NULL) {   /* replaced: the old value is deleted */
+    if (*(a = attr_find(&c->attrs, comm_keyval)) != NULL) {   /* replaced: the old one deleted */
         if ((rc = kv->del(comm, comm_keyval, (*a)->val, kv->extra)) != MPI_SUCCESS)
             return kmpi_error(comm, rc, call, "the delete callback of key %d failed with %d",
                               comm_keyval, rc);
@@ -239,7 +243,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 
     if (kv == NULL)
         return rc;
-    if (*(a = attr_find(c, comm_keyval)) == NULL)
+    if (*(a = attr_find(&c->attrs, comm_keyval)) == NULL)
         return kmpi_error(comm, MPI_ERR_KEYVAL, call, "the communicator has no value of key %d",
                           comm_keyval);
     if ((rc = attr_delete(comm, a)) != MPI_SUCCESS)
@@ -277,7 +281,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *
         if (key_at(comm_keyval) == NULL)
             return kmpi_error(comm, MPI_ERR_KEYVAL, call, "keyval %d is neither a predefined "
                               "attribute nor a key of yours (freed?)", comm_keyval);
-        a = *attr_find(c, comm_keyval);
+        a = *attr_find(&c->attrs, comm_keyval);
         *flag = a != NULL;
         if (a != NULL)
             *(void **)attribute_val = a->val;
@@ -427,29 +431,6 @@ static struct kmpi_keyval *type_key_check(const char *call, MPI_Datatype type,
     return kv;
 }
 
-static int type_attr_delete(MPI_Datatype type, struct kmpi_attr **a)
-{
-    struct kmpi_attr   *v  = *a;
-    struct kmpi_keyval *kv = key_any(v->key);
-    int                 rc = kv->del(type, v->key, v->val, kv->extra);
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    *a = v->next;
-    key_unref(v->key);
-    free(v);
-    return MPI_SUCCESS;
-}
-
-static struct kmpi_attr **type_attr_find(struct kmpi_dt *t, int k)
-{
-    struct kmpi_attr **a = &t->attrs;
-
-    while (*a != NULL && (*a)->key != k)
-        a = &(*a)->next;
-    return a;
-}
-
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
     static const char   call[] = "MPI_Type_set_attr";
@@ -460,7 +441,7 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
 
     if (kv == NULL)
         return rc;
-    if (*(a = type_attr_find(t, type_keyval)) != NULL) {   /* replaced: the old one deleted */
+    if (*(a = attr_find(&t->attrs, type_keyval)) != NULL) {   /* replaced: the old one deleted */
         if ((rc = kv->del(datatype, type_keyval, (*a)->val, kv->extra)) != MPI_SUCCESS)
             return kmpi_error(MPI_COMM_NULL, rc, call, "the delete callback of key %d failed "
                               "with %d", type_keyval, rc);
@@ -488,7 +469,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
         return rc;
     if (attribute_val == NULL || flag == NULL)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
-    a = *type_attr_find(t, type_keyval);
+    a = *attr_find(&t->attrs, type_keyval);
     *flag = a != NULL;
     if (a != NULL)
         *(void **)attribute_val = a->val;
@@ -504,10 +485,10 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 
     if (type_key_check(call, datatype, &t, type_keyval, &rc) == NULL)
         return rc;
-    if (*(a = type_attr_find(t, type_keyval)) == NULL)
+    if (*(a = attr_find(&t->attrs, type_keyval)) == NULL)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_KEYVAL, call, "the datatype has no value of "
                           "key %d", type_keyval);
-    if ((rc = type_attr_delete(datatype, a)) != MPI_SUCCESS)
+    if ((rc = attr_delete(datatype, a)) != MPI_SUCCESS)
         return kmpi_error(MPI_COMM_NULL, rc, call, "the delete callback of key %d failed with "
                           "%d", type_keyval, rc);
     return MPI_SUCCESS;
@@ -545,7 +526,7 @@ int kmpi_type_attr_delete_all(const char *call, MPI_Datatype h, struct kmpi_dt *
     int rc;
 
     while (t->attrs != NULL)
-        if ((rc = type_attr_delete(h, &t->attrs)) != MPI_SUCCESS)
+        if ((rc = attr_delete(h, &t->attrs)) != MPI_SUCCESS)
             return kmpi_error(MPI_COMM_NULL, rc, call, "the delete callback of key %d failed "
                               "with %d", t->attrs->key, rc);
     return MPI_SUCCESS;
