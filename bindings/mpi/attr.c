@@ -122,9 +122,10 @@ static int key_create(const char *call, int kind, MPI_Comm_copy_attr_function *c
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-                           void *extra_state)
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
 {
     return key_create("MPI_Comm_create_keyval", KEY_COMM, comm_copy_attr_fn,
                       comm_delete_attr_fn, comm_keyval, extra_state);
@@ -132,7 +133,8 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 
 static int key_free(const char *call, int kind, int *comm_keyval);
 
-int MPI_Comm_free_keyval(int *comm_keyval)
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     return key_free("MPI_Comm_free_keyval", KEY_COMM, comm_keyval);
 }
@@ -206,7 +208,8 @@ static int attr_delete(int h, struct kmpi_attr **a)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     static const char   call[] = "MPI_Comm_set_attr";
     int                 rc;
@@ -233,7 +236,8 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     static const char   call[] = "MPI_Comm_delete_attr";
     int                 rc;
@@ -252,7 +256,8 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     static const char call[] = "MPI_Comm_get_attr";
     static int        tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE,
@@ -352,30 +357,35 @@ void kmpi_attr_fini(void)
 
 /* ------------------------------------------------------------ MPI-1 names */
 
-int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
-                      void *extra_state)
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
 {
-    return MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+    return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
 }
 
-int MPI_Keyval_free(int *keyval)
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int *keyval)
 {
-    return MPI_Comm_free_keyval(keyval);
+    return PMPI_Comm_free_keyval(keyval);
 }
 
-int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return MPI_Comm_set_attr(comm, keyval, attribute_val);
+    return PMPI_Comm_set_attr(comm, keyval, attribute_val);
 }
 
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return MPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 
-int MPI_Attr_delete(MPI_Comm comm, int keyval)
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    return MPI_Comm_delete_attr(comm, keyval);
+    return PMPI_Comm_delete_attr(comm, keyval);
 }
 
 /* ------------------------------------------------------------ datatypes' attributes
@@ -401,15 +411,17 @@ int kmpi_type_null_delete_fn(MPI_Datatype type, int keyval, void *val, void *ext
     return kmpi_comm_null_delete_fn(type, keyval, val, extra_state);
 }
 
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
-                           MPI_Type_delete_attr_function *type_delete_attr_fn,
-                           int *type_keyval, void *extra_state)
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn,
+                            int *type_keyval, void *extra_state)
 {
     return key_create("MPI_Type_create_keyval", KEY_TYPE, type_copy_attr_fn,
                       type_delete_attr_fn, type_keyval, extra_state);
 }
 
-int MPI_Type_free_keyval(int *type_keyval)
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+int PMPI_Type_free_keyval(int *type_keyval)
 {
     return key_free("MPI_Type_free_keyval", KEY_TYPE, type_keyval);
 }
@@ -431,7 +443,8 @@ static struct kmpi_keyval *type_key_check(const char *call, MPI_Datatype type,
     return kv;
 }
 
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
     static const char   call[] = "MPI_Type_set_attr";
     int                 rc;
@@ -458,7 +471,8 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
     static const char call[] = "MPI_Type_get_attr";
     int               rc;
@@ -476,7 +490,8 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
     return MPI_SUCCESS;
 }
 
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     static const char call[] = "MPI_Type_delete_attr";
     int               rc;

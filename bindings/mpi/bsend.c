@@ -123,7 +123,8 @@ int kmpi_bsend_start(const char *call, const void *buf, int count, const struct 
     return MPI_SUCCESS;
 }
 
-int MPI_Buffer_attach(void *buffer, int size)
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
 {
     static const char call[] = "MPI_Buffer_attach";
     int               rc = kmpi_live(call);
@@ -147,7 +148,8 @@ int MPI_Buffer_attach(void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-int MPI_Buffer_detach(void *buffer_addr, int *size)
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     static const char call[] = "MPI_Buffer_detach";
     int               rc = kmpi_live(call);

@@ -127,7 +127,8 @@ static struct kmpi_side side_of(const void *buf, int count, const int *counts,
 
 /* ------------------------------------------------------------ barrier, broadcast */
 
-int MPI_Barrier(MPI_Comm comm)
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
     struct kmpi_comm *c;
@@ -143,7 +144,8 @@ int MPI_Barrier(MPI_Comm comm)
     return rc == KUMI_OK ? MPI_SUCCESS : kmpi_error_kumi(comm, rc, call, "kumi_barrier");
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     static const char       call[] = "MPI_Bcast";
     const struct kmpi_type *t;
@@ -259,8 +261,9 @@ __attribute__((noinline)) static int allreduce_checked(const void *sendbuf, void
     return kmpi_coll_allreduce(&k, &r, in, recvbuf, (size_t)count);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm)
 {
     static const char       call[] = "MPI_Allreduce";
     const struct kmpi_type *t;
@@ -286,8 +289,9 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     return allreduce_checked(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
 {
     static const char       call[] = "MPI_Reduce";
     const struct kmpi_type *t;
@@ -381,15 +385,17 @@ static int reduce_scatter(const char *call, int v, const void *sendbuf, void *re
     return rc == MPI_ERR_NO_MEM ? out_of_memory(comm, call) : rc;
 }
 
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter("MPI_Reduce_scatter", 1, sendbuf, recvbuf, recvcounts, 0, datatype, op,
                           comm);
 }
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter("MPI_Reduce_scatter_block", 0, sendbuf, recvbuf, NULL, recvcount,
                           datatype, op, comm);
@@ -418,14 +424,16 @@ static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
                           (size_t)count, exclusive);
 }
 
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm)
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
 {
     return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0);
 }
 
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               MPI_Comm comm)
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
 {
     return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
 }
@@ -474,16 +482,18 @@ static int gather(const char *call, int v, const void *sendbuf, int sendcount,
     return kmpi_coll_gatherv(&k, &send, &recv, root);
 }
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gather("MPI_Gather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
                   recvtype, root, comm);
 }
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm)
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
 {
     return gather("MPI_Gatherv", 1, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                   displs, recvtype, root, comm);
@@ -531,16 +541,18 @@ static int scatter(const char *call, int v, const void *sendbuf, int sendcount,
     return kmpi_coll_scatterv(&k, &send, &recv, root);
 }
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return scatter("MPI_Scatter", 0, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
                    recvtype, root, comm);
 }
 
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm)
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
 {
     return scatter("MPI_Scatterv", 1, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
                    recvcount, recvtype, root, comm);
@@ -629,8 +641,9 @@ static int native_allgather(const char *call, MPI_Comm comm, struct kmpi_comm *c
     return rc;
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char       call[] = "MPI_Allgather";
     const struct kmpi_type *st, *rt;
@@ -644,9 +657,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return native_allgather(call, comm, c, sendbuf, sendcount, st, recvbuf, recvcount, NULL, rt);
 }
 
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm)
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
 {
     static const char       call[] = "MPI_Allgatherv";
     const struct kmpi_type *st, *rt;
@@ -716,8 +730,9 @@ static int native_alltoall(const char *call, MPI_Comm comm, struct kmpi_comm *c,
     return rc;
 }
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char       call[] = "MPI_Alltoall";
     const struct kmpi_type *st, *rt;
@@ -740,9 +755,10 @@ static int uniform_blocks(const int *counts, const int *displs, int P)
     return 1;
 }
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char       call[] = "MPI_Alltoallv";
     const struct kmpi_type *st, *rt;

@@ -128,7 +128,8 @@ static struct kmpi_comm *comm_check(const char *call, MPI_Comm comm, int *rc)
     return c;
 }
 
-int MPI_Comm_rank(MPI_Comm comm, int *rank)
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     int               rc;
     struct kmpi_comm *c = comm_check("MPI_Comm_rank", comm, &rc);
@@ -141,7 +142,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_size(MPI_Comm comm, int *size)
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     int               rc;
     struct kmpi_comm *c = comm_check("MPI_Comm_size", comm, &rc);
@@ -183,7 +185,8 @@ static int team_error(const char *call, MPI_Comm comm, int krc)
     return kmpi_error_kumi(comm, krc, call, "making the communicator's team");
 }
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_dup";
     int               rc, krc;
@@ -215,7 +218,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     return kmpi_comm_split("MPI_Comm_split", comm, color, key, newcomm);
 }
@@ -324,7 +328,8 @@ static void create_verdict(struct create_msg *m, const struct create_msg *all, i
  * team in a context of their own (KMPI_CTX_CREATE) with the caller's tag,
  * so concurrent calls on overlapping groups with different tags, as MPI
  * asks, keep apart. */
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     static const char  call[] = "MPI_Comm_create_group";
     int                rc, krc, n, me = -1, slot;
@@ -413,7 +418,8 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
                       "the communicator (no memory there)");
 }
 
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     static const char call[] = "MPI_Comm_test_inter";
     int               rc;
@@ -426,7 +432,8 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_free(MPI_Comm *comm)
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
 {
     static const char call[] = "MPI_Comm_free";
     int               rc, krc;
@@ -461,7 +468,8 @@ int MPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char call[] = "MPI_Comm_compare";
     int               rc;
@@ -497,7 +505,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 
 /* The predefined attributes (MPI_COMM_WORLD's, answered on every
  * communicator): the value is a pointer to an int that stays valid. */
-int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     static const char call[] = "MPI_Comm_set_name";
     int               rc;
@@ -511,7 +520,8 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     static const char call[] = "MPI_Comm_get_name";
     int               rc;

@@ -164,7 +164,8 @@ static int idup_finish(struct kmpi_sched *s, void *arg)
     return KMPI_SCHED_NEXT;
 }
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     static const char  call[] = "MPI_Comm_idup";
     int                rc, slot, n;
@@ -296,7 +297,7 @@ int kmpi_comm_release(const char *call, struct kmpi_comm *c)
         releasing--;
         return rc;
     }
-    return MPI_Request_free(&req);
+    return PMPI_Request_free(&req);
 }
 
 static int released(void *arg)

@@ -358,7 +358,8 @@ static int dt_vector(const char *call, int contiguous, int count, int blocklen, 
 #define PIECE(ptr, n) ((struct kmpi_env_piece){ (ptr), (n) })
 #define SCALAR(v)     PIECE(&(v), 1)
 
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     int rc = dt_vector("MPI_Type_contiguous", 1, 1, count, 0, 0, oldtype, newtype);
     struct kmpi_env_piece p[] = { SCALAR(count) };
@@ -367,8 +368,9 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
                   &oldtype);
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                    MPI_Datatype *newtype)
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
 {
     int rc = dt_vector("MPI_Type_vector", 0, count, blocklength, stride, 1, oldtype, newtype);
     struct kmpi_env_piece p[] = { SCALAR(count), SCALAR(blocklength), SCALAR(stride) };
@@ -377,8 +379,9 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
                   &oldtype);
 }
 
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
 {
     int rc = dt_vector("MPI_Type_create_hvector", 0, count, blocklength, stride, 0, oldtype,
                        newtype);
@@ -471,9 +474,10 @@ static int dt_blocks(const char *call, const struct dt_blocks_args *a, MPI_Datat
     return dt_finish(call, t, rc, newtype);
 }
 
-int MPI_Type_indexed(int count, const int array_of_blocklengths[],
-                     const int array_of_displacements[], MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
 {
     struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
                                 .idisps = array_of_displacements, .oldtype = oldtype };
@@ -486,9 +490,10 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
                   &oldtype);
 }
 
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
 {
     struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
                                 .adisps = array_of_displacements, .oldtype = oldtype };
@@ -500,8 +505,9 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                   array_of_displacements, 1, &oldtype);
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                  MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     struct dt_blocks_args a = { .count = count, .one_blocklen = 1, .blocklen = blocklength,
                                 .idisps = array_of_displacements, .oldtype = oldtype };
@@ -514,9 +520,10 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
                   0, NULL, 1, &oldtype);
 }
 
-int MPI_Type_create_hindexed_block(int count, int blocklength,
-                                   const MPI_Aint array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     struct dt_blocks_args a = { .count = count, .one_blocklen = 1, .blocklen = blocklength,
                                 .adisps = array_of_displacements, .oldtype = oldtype };
@@ -529,7 +536,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength,
 }
 
 /* MPI-3.1 17.2.5: the predefined C type of that class and size */
-int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char  call[] = "MPI_Type_match_size";
     static const struct { int cls; MPI_Datatype t; } table[] = {
@@ -549,7 +557,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "datatype is NULL");
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         int sz = 0;
-        MPI_Type_size(table[i].t, &sz);
+        PMPI_Type_size(table[i].t, &sz);
         if (table[i].cls == typeclass && sz == size) {
             *datatype = table[i].t;
             return MPI_SUCCESS;
@@ -560,9 +568,10 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
                       size);
 }
 
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                           const MPI_Aint array_of_displacements[],
-                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     struct dt_blocks_args a = { .count = count, .blocklens = array_of_blocklengths,
                                 .adisps = array_of_displacements, .is_struct = 1,
@@ -612,8 +621,9 @@ static int dt_wrap(const char *call, MPI_Datatype oldtype, const MPI_Aint *marke
     return dt_finish(call, t, rc, newtype);
 }
 
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                            MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype)
 {
     MPI_Aint m[2] = { lb, extent };
     int      rc = dt_wrap("MPI_Type_create_resized", oldtype, m, newtype);
@@ -626,9 +636,10 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
  * dimension contiguous, each slower one an hvector of the faster, the
  * corner placed by a one-block hindexed, the whole resized to the full
  * array (lb the old type's, extent the product of sizes times its extent) */
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                             const int array_of_subsizes[], const int array_of_starts[],
-                             int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                              const int array_of_subsizes[], const int array_of_starts[],
+                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_subarray";
     int               rc = kmpi_check_live(call), one = 1;
@@ -652,19 +663,19 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               "subsize %d, start %d do not fit (size >= 1, 0 <= subsize <= "
                               "size, 0 <= start <= size - subsize)", i, array_of_sizes[i],
                               array_of_subsizes[i], array_of_starts[i]);
-    if ((rc = MPI_Type_get_extent(oldtype, &lb, &ext)) != MPI_SUCCESS)
+    if ((rc = PMPI_Type_get_extent(oldtype, &lb, &ext)) != MPI_SUCCESS)
         return rc;
     /* dimension k from the fastest: C's last, Fortran's first */
 #define SUB_DIM(k) (order == MPI_ORDER_C ? ndims - 1 - (k) : (k))
-    if ((rc = MPI_Type_contiguous(array_of_subsizes[SUB_DIM(0)], oldtype, &t)) != MPI_SUCCESS)
+    if ((rc = PMPI_Type_contiguous(array_of_subsizes[SUB_DIM(0)], oldtype, &t)) != MPI_SUCCESS)
         return rc;
     stride = ext;
     for (int k = 0; k < ndims; k++) {
         int d = SUB_DIM(k);
         offset += (MPI_Aint)array_of_starts[d] * stride;
         if (k > 0) {
-            rc = MPI_Type_create_hvector(array_of_subsizes[d], 1, stride, t, &u);
-            MPI_Type_free(&t);
+            rc = PMPI_Type_create_hvector(array_of_subsizes[d], 1, stride, t, &u);
+            PMPI_Type_free(&t);
             if (rc != MPI_SUCCESS)
                 return rc;
             t = u;
@@ -672,19 +683,20 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
         stride *= array_of_sizes[d];
     }
 #undef SUB_DIM
-    rc = MPI_Type_create_hindexed(1, &one, &offset, t, &u);
-    MPI_Type_free(&t);
+    rc = PMPI_Type_create_hindexed(1, &one, &offset, t, &u);
+    PMPI_Type_free(&t);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = MPI_Type_create_resized(u, lb, stride, newtype);
-    MPI_Type_free(&u);
+    rc = PMPI_Type_create_resized(u, lb, stride, newtype);
+    PMPI_Type_free(&u);
     struct kmpi_env_piece p[] = { SCALAR(ndims), PIECE(array_of_sizes, ndims),
                                   PIECE(array_of_subsizes, ndims), PIECE(array_of_starts, ndims),
                                   SCALAR(order) };
     return DT_ENV(call, rc, newtype, MPI_COMBINER_SUBARRAY, 5, p, 0, NULL, 1, &oldtype);
 }
 
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_dup";
     int               rc = dt_wrap(call, oldtype, NULL, newtype);
@@ -693,7 +705,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     if (rc == MPI_SUCCESS) {   /* the keys' copy callbacks decide what the copy gets */
         struct kmpi_dt *n = kmpi_dt(kmpi_type(*newtype));
         if ((rc = kmpi_type_attr_copy(call, oldtype, n->old, *newtype, n)) != MPI_SUCCESS)
-            MPI_Type_free(newtype);
+            PMPI_Type_free(newtype);
     }
     return rc;
 }
@@ -716,7 +728,8 @@ MPI_Datatype kmpi_dt_dup_of(struct kmpi_dt *old)
 }
 
 /* ------------------------------------------------------------ commit, free */
-int MPI_Type_commit(MPI_Datatype *datatype)
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_commit";
     int               rc = kmpi_check_live(call);
@@ -736,7 +749,8 @@ int MPI_Type_commit(MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_free(MPI_Datatype *datatype)
+#pragma weak MPI_Type_free = PMPI_Type_free
+int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_free";
     int               rc = kmpi_check_live(call);
@@ -788,7 +802,8 @@ static struct kmpi_dt *dt_query(const char *call, MPI_Datatype h, const void *ou
     return t;
 }
 
-int MPI_Type_size(MPI_Datatype datatype, int *size)
+#pragma weak MPI_Type_size = PMPI_Type_size
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_size", datatype, size, &rc);
@@ -799,7 +814,8 @@ int MPI_Type_size(MPI_Datatype datatype, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_get_extent", datatype,
@@ -812,7 +828,8 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_get_true_extent", datatype,
@@ -825,7 +842,8 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
     return MPI_SUCCESS;
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_size_x", datatype, size, &rc);
@@ -836,10 +854,11 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
     MPI_Aint l = 0, e = 0;
-    int      rc = MPI_Type_get_extent(datatype, lb != NULL && extent != NULL ? &l : NULL, &e);
+    int      rc = PMPI_Type_get_extent(datatype, lb != NULL && extent != NULL ? &l : NULL, &e);
 
     if (rc == MPI_SUCCESS) {
         *lb     = l;
@@ -848,12 +867,13 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
     return rc;
 }
 
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     MPI_Aint l = 0, e = 0;
-    int      rc = MPI_Type_get_true_extent(datatype,
-                                           true_lb != NULL && true_extent != NULL ? &l : NULL,
-                                           &e);
+    int      rc = PMPI_Type_get_true_extent(datatype,
+                                            true_lb != NULL && true_extent != NULL ? &l : NULL,
+                                            &e);
 
     if (rc == MPI_SUCCESS) {
         *true_lb     = l;
@@ -862,7 +882,8 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
     return rc;
 }
 
-int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_extent", datatype, extent, &rc);
@@ -873,7 +894,8 @@ int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_get_name", datatype,
@@ -888,7 +910,8 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_set_name", datatype, type_name, &rc);
@@ -901,7 +924,8 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_address(const void *location, MPI_Aint *address)
+#pragma weak MPI_Get_address = PMPI_Get_address
+int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     int rc = kmpi_check_live("MPI_Get_address");
 
@@ -914,45 +938,52 @@ int MPI_Get_address(const void *location, MPI_Aint *address)
 }
 
 /* MPI-3.1 4.1.5: address arithmetic (plain integers here) */
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
 
 /* ------------------------------------------------------------ MPI-1 names */
 
-int MPI_Address(void *location, MPI_Aint *address)
+#pragma weak MPI_Address = PMPI_Address
+int PMPI_Address(void *location, MPI_Aint *address)
 {
-    return MPI_Get_address(location, address);
+    return PMPI_Get_address(location, address);
 }
 
-int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
-{
-    return MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
-}
-
-int MPI_Type_hindexed(int count, int array_of_blocklengths[],
-                      MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
-    return MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements,
-                                    oldtype, newtype);
+    return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
 }
 
-int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
-                    MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
+                       MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                       MPI_Datatype *newtype)
 {
-    return MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements,
-                                  array_of_types, newtype);
+    return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements,
+                                     oldtype, newtype);
 }
 
-int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+#pragma weak MPI_Type_struct = PMPI_Type_struct
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements,
+                                   array_of_types, newtype);
+}
+
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_lb", datatype, displacement, &rc);
@@ -963,7 +994,8 @@ int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
     int             rc;
     struct kmpi_dt *t = dt_query("MPI_Type_ub", datatype, displacement, &rc);

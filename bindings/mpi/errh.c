@@ -234,7 +234,8 @@ int kmpi_error_kumi(MPI_Comm comm, int kumi_rc, const char *call, const char *wh
 
 /* ------------------------------------------------------------ MPI calls */
 
-int MPI_Error_string(int errorcode, char *string, int *resultlen)
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     static const char call[] = "MPI_Error_string";
     const struct kmpi_error_row *row = kmpi_error_row(errorcode);
@@ -250,7 +251,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int MPI_Error_class(int errorcode, int *errorclass)
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int *errorclass)
 {
     static const char call[] = "MPI_Error_class";
 
@@ -292,17 +294,20 @@ static int user_add(const char *call, int cls, int *out)
     return MPI_SUCCESS;
 }
 
-int MPI_Add_error_class(int *errorclass)
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+int PMPI_Add_error_class(int *errorclass)
 {
     return user_add("MPI_Add_error_class", -1, errorclass);
 }
 
-int MPI_Add_error_code(int errorclass, int *errorcode)
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
     return user_add("MPI_Add_error_code", errorclass < 0 ? INT_MAX : errorclass, errorcode);
 }
 
-int MPI_Add_error_string(int errorcode, const char *string)
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+int PMPI_Add_error_string(int errorcode, const char *string)
 {
     static const char       call[] = "MPI_Add_error_string";
     int                     rc = kmpi_live(call);
@@ -329,7 +334,8 @@ int MPI_Add_error_string(int errorcode, const char *string)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_Comm_set_errhandler";
     int rc = kmpi_live(call);
@@ -349,7 +355,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Comm_get_errhandler";
     int rc = kmpi_live(call);
@@ -366,8 +373,9 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                               MPI_Errhandler *errhandler)
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                                MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Comm_create_errhandler";
     int rc = kmpi_live(call), i;
@@ -393,7 +401,8 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     static const char call[] = "MPI_Comm_call_errhandler";
     int rc = kmpi_live(call);
@@ -406,7 +415,8 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return MPI_SUCCESS;
 }
 
-int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Errhandler_free";
     int rc = kmpi_live(call);
@@ -437,17 +447,20 @@ void kmpi_errh_fini(void)
 
 /* ------------------------------------------------------------ MPI-1 names */
 
-int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
 {
-    return MPI_Comm_create_errhandler(function, errhandler);
+    return PMPI_Comm_create_errhandler(function, errhandler);
 }
 
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    return MPI_Comm_set_errhandler(comm, errhandler);
+    return PMPI_Comm_set_errhandler(comm, errhandler);
 }
 
-int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return MPI_Comm_get_errhandler(comm, errhandler);
+    return PMPI_Comm_get_errhandler(comm, errhandler);
 }

@@ -246,8 +246,9 @@ static size_t ext_bytes(const struct kmpi_dt *t)
     return w.bytes;
 }
 
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                           MPI_Aint *size)
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                            MPI_Aint *size)
 {
     static const char call[] = "MPI_Pack_external_size";
     int               rc;
@@ -286,8 +287,9 @@ static int ext_move(const char *call, const struct kmpi_dt *t, char *native, int
     return MPI_SUCCESS;
 }
 
-int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
-                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     static const char call[] = "MPI_Pack_external";
     int               rc;
@@ -298,8 +300,9 @@ int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
     return ext_move(call, t, (char *)inbuf, incount, outbuf, outsize, position, 1);
 }
 
-int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
     static const char call[] = "MPI_Unpack_external";
     int               rc;

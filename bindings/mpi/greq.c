@@ -55,10 +55,11 @@ static const struct kmpi_req_ops greq_ops = {
     .cancel   = greq_cancel,
 };
 
-int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
-                       MPI_Grequest_free_function *free_fn,
-                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
-                       MPI_Request *request)
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                        MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request)
 {
     static const char call[] = "MPI_Grequest_start";
     int               rc = kmpi_live(call);
@@ -76,7 +77,8 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
     return rc;
 }
 
-int MPI_Grequest_complete(MPI_Request request)
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+int PMPI_Grequest_complete(MPI_Request request)
 {
     static const char call[] = "MPI_Grequest_complete";
     int               rc = kmpi_live(call);

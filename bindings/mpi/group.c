@@ -86,7 +86,8 @@ static int group_find(const struct kmpi_group *p, int pe)
     return -1;
 }
 
-int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char call[] = "MPI_Comm_group";
     int               rc = kmpi_live(call);
@@ -107,7 +108,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return group_add(call, pes, c->size, group);
 }
 
-int MPI_Group_size(MPI_Group group, int *size)
+#pragma weak MPI_Group_size = PMPI_Group_size
+int PMPI_Group_size(MPI_Group group, int *size)
 {
     static const char  call[] = "MPI_Group_size";
     int                rc;
@@ -121,7 +123,8 @@ int MPI_Group_size(MPI_Group group, int *size)
     return MPI_SUCCESS;
 }
 
-int MPI_Group_rank(MPI_Group group, int *rank)
+#pragma weak MPI_Group_rank = PMPI_Group_rank
+int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     static const char  call[] = "MPI_Group_rank";
     int                rc;
@@ -208,12 +211,14 @@ static int group_pick(const char *call, MPI_Group group, int n, const int ranks[
     return excl ? group_excl(call, p, n, ranks, newgroup) : group_incl(call, p, n, ranks, newgroup);
 }
 
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+#pragma weak MPI_Group_incl = PMPI_Group_incl
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return group_pick("MPI_Group_incl", group, n, ranks, 0, newgroup);
 }
 
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+#pragma weak MPI_Group_excl = PMPI_Group_excl
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     return group_pick("MPI_Group_excl", group, n, ranks, 1, newgroup);
 }
@@ -276,12 +281,14 @@ static int group_range(const char *call, MPI_Group group, int n, int ranges[][3]
     return rc;
 }
 
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return group_range("MPI_Group_range_incl", group, n, ranges, 0, newgroup);
 }
 
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     return group_range("MPI_Group_range_excl", group, n, ranges, 1, newgroup);
 }
@@ -315,23 +322,27 @@ static int group_set(const char *call, MPI_Group group1, MPI_Group group2, enum 
     return group_add(call, pes, k, newgroup);
 }
 
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+#pragma weak MPI_Group_union = PMPI_Group_union
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return group_set("MPI_Group_union", group1, group2, SET_UNION, newgroup);
 }
 
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return group_set("MPI_Group_intersection", group1, group2, SET_INTERSECTION, newgroup);
 }
 
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+#pragma weak MPI_Group_difference = PMPI_Group_difference
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return group_set("MPI_Group_difference", group1, group2, SET_DIFFERENCE, newgroup);
 }
 
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-                              int ranks2[])
+#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                               int ranks2[])
 {
     static const char  call[] = "MPI_Group_translate_ranks";
     int                rc;
@@ -361,7 +372,8 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
     return MPI_SUCCESS;
 }
 
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+#pragma weak MPI_Group_compare = PMPI_Group_compare
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     static const char  call[] = "MPI_Group_compare";
     int                rc;
@@ -387,7 +399,8 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     return MPI_SUCCESS;
 }
 
-int MPI_Group_free(MPI_Group *group)
+#pragma weak MPI_Group_free = PMPI_Group_free
+int PMPI_Group_free(MPI_Group *group)
 {
     static const char call[] = "MPI_Group_free";
     int               rc = kmpi_live(call);
@@ -417,7 +430,8 @@ int kmpi_group_pes(MPI_Group g, const int **pes)
     return p->n;
 }
 
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     static const char  call[] = "MPI_Comm_create";
     int                rc = kmpi_live(call);
@@ -444,5 +458,5 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
                               "communicator", i, p->pes[i]);
     }
     int key = group_find(p, kumi_rank());
-    return MPI_Comm_split(comm, key >= 0 ? 0 : MPI_UNDEFINED, key, newcomm);
+    return PMPI_Comm_split(comm, key >= 0 ? 0 : MPI_UNDEFINED, key, newcomm);
 }

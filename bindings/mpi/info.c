@@ -148,7 +148,8 @@ static int info_set(struct kmpi_info *p, const char *key, const char *val)
     return 0;
 }
 
-int MPI_Info_create(MPI_Info *info)
+#pragma weak MPI_Info_create = PMPI_Info_create
+int PMPI_Info_create(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_create";
     int               rc = kmpi_live(call), h;
@@ -163,7 +164,8 @@ int MPI_Info_create(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_set(MPI_Info info, const char *key, const char *value)
+#pragma weak MPI_Info_set = PMPI_Info_set
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char call[] = "MPI_Info_set";
     int               rc;
@@ -181,7 +183,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_delete(MPI_Info info, const char *key)
+#pragma weak MPI_Info_delete = PMPI_Info_delete
+int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char call[] = "MPI_Info_delete";
     int               rc, i;
@@ -198,7 +201,8 @@ int MPI_Info_delete(MPI_Info info, const char *key)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+#pragma weak MPI_Info_get = PMPI_Info_get
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char call[] = "MPI_Info_get";
     int               rc, i;
@@ -224,7 +228,8 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char call[] = "MPI_Info_get_valuelen";
     int               rc, i;
@@ -240,7 +245,8 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char call[] = "MPI_Info_get_nkeys";
     int               rc;
@@ -254,7 +260,8 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char call[] = "MPI_Info_get_nthkey";
     int               rc;
@@ -286,7 +293,8 @@ static int info_copy(const struct kmpi_info *p)
     return h;
 }
 
-int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+#pragma weak MPI_Info_dup = PMPI_Info_dup
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char call[] = "MPI_Info_dup";
     int               rc, h;
@@ -302,7 +310,8 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     return MPI_SUCCESS;
 }
 
-int MPI_Info_free(MPI_Info *info)
+#pragma weak MPI_Info_free = PMPI_Info_free
+int PMPI_Info_free(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_free";
     int               rc;
@@ -335,7 +344,8 @@ void kmpi_info_fini(void)
 
 /* ------------------------------------------------------------ communicator hints */
 
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char call[] = "MPI_Comm_set_info";
     int               rc;
@@ -354,13 +364,14 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for the hints");
     if (c->info > MPI_INFO_ENV) {
         MPI_Info old = c->info;
-        MPI_Info_free(&old);
+        PMPI_Info_free(&old);
     }
     c->info = h;
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Comm_get_info";
     int               rc, h;
@@ -394,8 +405,9 @@ void kmpi_comm_info_free(struct kmpi_comm *c)
 
 /* MPI_COMM_TYPE_SHARED: the ranks on my node (kumi_pe_node), ranked by
  * key then comm rank; MPI_UNDEFINED: MPI_COMM_NULL. The info is not read. */
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                        MPI_Comm *newcomm)
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_split_type";
     int               rc;
@@ -416,7 +428,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 /* ------------------------------------------------------------ memory, profiling */
 
 /* Ordinary memory: kumi's sends need no registration on shm or tcp. */
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char call[] = "MPI_Alloc_mem";
     int               rc;
@@ -438,7 +451,8 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     return MPI_SUCCESS;
 }
 
-int MPI_Free_mem(void *base)
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+int PMPI_Free_mem(void *base)
 {
     static const char call[] = "MPI_Free_mem";
     int               rc;
@@ -451,14 +465,16 @@ int MPI_Free_mem(void *base)
 
 /* No profiling library is attached: every level is accepted and ignored
  * (MPI-3.1 14.2.4). */
-int MPI_Pcontrol(const int level, ...)
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+int PMPI_Pcontrol(const int level, ...)
 {
     (void)level;
     return MPI_SUCCESS;
 }
 
 /* MPI_Comm_dup, then the hints of info instead of comm's (MPI-3.1 6.4.2) */
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_dup_with_info";
     int               rc;
@@ -467,13 +483,13 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
         return rc;
     if (info != MPI_INFO_NULL && info_check(call, info, &rc) == NULL)
         return rc;
-    if ((rc = MPI_Comm_dup(comm, newcomm)) != MPI_SUCCESS)
+    if ((rc = PMPI_Comm_dup(comm, newcomm)) != MPI_SUCCESS)
         return rc;
     struct kmpi_comm *c = kmpi_comm_fast(*newcomm);
     if (c->info > MPI_INFO_ENV) {
         MPI_Info old = c->info;
-        MPI_Info_free(&old);
+        PMPI_Info_free(&old);
     }
     c->info = MPI_INFO_NULL;
-    return info != MPI_INFO_NULL ? MPI_Comm_set_info(*newcomm, info) : MPI_SUCCESS;
+    return info != MPI_INFO_NULL ? PMPI_Comm_set_info(*newcomm, info) : MPI_SUCCESS;
 }

@@ -67,14 +67,16 @@ static int kmpi_init(const char *call, int required, int *provided)
     return MPI_SUCCESS;
 }
 
-int MPI_Init(int *argc, char ***argv)
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     return kmpi_init("MPI_Init", MPI_THREAD_SINGLE, NULL);
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     static const char call[] = "MPI_Init_thread";
 
@@ -88,7 +90,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return kmpi_init(call, required, provided);
 }
 
-int MPI_Query_thread(int *provided)
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int *provided)
 {
     static const char call[] = "MPI_Query_thread";
     int rc = kmpi_live(call);
@@ -101,7 +104,8 @@ int MPI_Query_thread(int *provided)
     return MPI_SUCCESS;
 }
 
-int MPI_Is_thread_main(int *flag)
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int *flag)
 {
     static const char call[] = "MPI_Is_thread_main";
     int rc = kmpi_live(call);
@@ -114,7 +118,8 @@ int MPI_Is_thread_main(int *flag)
     return MPI_SUCCESS;
 }
 
-int MPI_Finalize(void)
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void)
 {
     static const char call[] = "MPI_Finalize";
     int rc = kmpi_live(call), krc;
@@ -142,7 +147,8 @@ int MPI_Finalize(void)
     return MPI_SUCCESS;
 }
 
-int MPI_Initialized(int *flag)
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int *flag)
 {
     if (flag == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
@@ -150,7 +156,8 @@ int MPI_Initialized(int *flag)
     return MPI_SUCCESS;
 }
 
-int MPI_Finalized(int *flag)
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int *flag)
 {
     if (flag == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
@@ -158,7 +165,8 @@ int MPI_Finalized(int *flag)
     return MPI_SUCCESS;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     char label[64];
 
@@ -176,12 +184,14 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 
 /* ------------------------------------------------------------ clocks */
 
-double MPI_Wtime(void)
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void)
 {
     return kumi_wtime();
 }
 
-double MPI_Wtick(void)
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void)
 {
     struct timespec ts;
 
@@ -192,7 +202,8 @@ double MPI_Wtick(void)
 
 /* ------------------------------------------------------------ names */
 
-int MPI_Get_processor_name(char *name, int *resultlen)
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     static const char call[] = "MPI_Get_processor_name";
     int rc = kmpi_live(call);
@@ -208,7 +219,8 @@ int MPI_Get_processor_name(char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_version(int *version, int *subversion)
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int *version, int *subversion)
 {
     if (version == NULL || subversion == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_version",
@@ -218,7 +230,8 @@ int MPI_Get_version(int *version, int *subversion)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_library_version(char *version, int *resultlen)
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char *version, int *resultlen)
 {
     if (version == NULL || resultlen == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_library_version",

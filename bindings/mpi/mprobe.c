@@ -123,13 +123,15 @@ static int mprobe(const char *call, int source, int tag, MPI_Comm comm, int wait
     return MPI_SUCCESS;
 }
 
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     return mprobe("MPI_Mprobe", source, tag, comm, 1, NULL, message, status);
 }
 
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                MPI_Status *status)
+#pragma weak MPI_Improbe = PMPI_Improbe
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
 {
     if (flag == NULL) {
         int rc = kmpi_live("MPI_Improbe");
@@ -249,8 +251,9 @@ static int imrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
     return MPI_SUCCESS;
 }
 
-int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Request *request)
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
 {
     int no_proc, rc = imrecv("MPI_Imrecv", buf, count, datatype, message, request, &no_proc);
 
@@ -267,8 +270,9 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     return rc;
 }
 
-int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-              MPI_Status *status)
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
 {
     MPI_Request req = MPI_REQUEST_NULL;
     int         no_proc, rc = imrecv("MPI_Mrecv", buf, count, datatype, message, &req, &no_proc);
@@ -280,5 +284,5 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
             kmpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    return MPI_Wait(&req, status);
+    return PMPI_Wait(&req, status);
 }

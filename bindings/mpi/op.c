@@ -490,7 +490,8 @@ int kmpi_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int c
 }
 
 /* ------------------------------------------------------------ MPI calls */
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     static const char call[] = "MPI_Op_create";
     int               rc     = kmpi_check_live(call), slot;
@@ -517,7 +518,8 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     return MPI_SUCCESS;
 }
 
-int MPI_Op_free(MPI_Op *op)
+#pragma weak MPI_Op_free = PMPI_Op_free
+int PMPI_Op_free(MPI_Op *op)
 {
     static const char call[] = "MPI_Op_free";
     int               rc     = kmpi_check_live(call);
@@ -535,7 +537,8 @@ int MPI_Op_free(MPI_Op *op)
     return MPI_SUCCESS;
 }
 
-int MPI_Op_commutative(MPI_Op op, int *commute)
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     static const char     call[] = "MPI_Op_commutative";
     const struct kmpi_op *o;
@@ -552,8 +555,9 @@ int MPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op)
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op)
 {
     static const char       call[] = "MPI_Reduce_local";
     const struct kmpi_type *t;

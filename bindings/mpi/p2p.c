@@ -215,32 +215,37 @@ static int send_blocking(const char *call, const void *buf, int count, MPI_Datat
     return finish_local(call, &q, MPI_STATUS_IGNORE);
 }
 
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-             MPI_Comm comm)
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm)
 {
     return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, KMPI_MODE_STANDARD);
 }
 
-int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm)
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
 {
     return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, KMPI_MODE_SYNC);
 }
 
-int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm)
+#pragma weak MPI_Rsend = PMPI_Rsend
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
 {
     return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, KMPI_MODE_STANDARD);
 }
 
-int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm)
+#pragma weak MPI_Bsend = PMPI_Bsend
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
 {
     return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, KMPI_MODE_BUFFERED);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-             MPI_Status *status)
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
 {
     static const char       call[] = "MPI_Recv";
     struct kmpi_comm       *c;
@@ -294,36 +299,41 @@ static int send_nonblocking(const char *call, const void *buf, int count, MPI_Da
     return rc;
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
 {
     return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm,
                             KMPI_MODE_STANDARD, request);
 }
 
-int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Issend = PMPI_Issend
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
 {
     return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm,
                             KMPI_MODE_SYNC, request);
 }
 
-int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Irsend = PMPI_Irsend
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
 {
     return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm,
                             KMPI_MODE_STANDARD, request);
 }
 
-int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
 {
     return send_nonblocking("MPI_Ibsend", buf, count, datatype, dest, tag, comm,
                             KMPI_MODE_BUFFERED, request);
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Request *request)
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
 {
     static const char       call[] = "MPI_Irecv";
     struct kmpi_comm       *c;
@@ -374,9 +384,10 @@ static int pair_finish(const char *call, struct kmpi_req *sq, struct kmpi_req *r
     return finish_local(call, rq, status);
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                 int recvtag, MPI_Comm comm, MPI_Status *status)
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     static const char       call[] = "MPI_Sendrecv";
     struct kmpi_comm       *c;
@@ -407,8 +418,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return pair_finish(call, &sq, &rq, status);
 }
 
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     static const char       call[] = "MPI_Sendrecv_replace";
     struct kmpi_comm       *c;
@@ -511,12 +523,14 @@ int kmpi_probe(const char *call, int source, int tag, MPI_Comm comm, int wait, i
     return MPI_SUCCESS;
 }
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+#pragma weak MPI_Probe = PMPI_Probe
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     return kmpi_probe("MPI_Probe", source, tag, comm, 1, NULL, status);
 }
 
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     return kmpi_probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
 }
@@ -554,36 +568,41 @@ static int persistent_init(const char *call, void *buf, int count, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
-int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Send_init = PMPI_Send_init
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init("MPI_Send_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
                            comm, KMPI_REQ_SEND, KMPI_MODE_STANDARD, request);
 }
 
-int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init("MPI_Ssend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
                            comm, KMPI_REQ_SEND, KMPI_MODE_SYNC, request);
 }
 
-int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init("MPI_Rsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
                            comm, KMPI_REQ_SEND, KMPI_MODE_STANDARD, request);
 }
 
-int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init("MPI_Bsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
                            comm, KMPI_REQ_SEND, KMPI_MODE_BUFFERED, request);
 }
 
-int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                  MPI_Comm comm, MPI_Request *request)
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init("MPI_Recv_init", buf, count, datatype, source, tag, comm,
                            KMPI_REQ_RECV, KMPI_MODE_STANDARD, request);
@@ -634,7 +653,8 @@ static int start_one(const char *call, MPI_Request *request)
     return rc;
 }
 
-int MPI_Start(MPI_Request *request)
+#pragma weak MPI_Start = PMPI_Start
+int PMPI_Start(MPI_Request *request)
 {
     static const char call[] = "MPI_Start";
     int               rc = kmpi_live(call);
@@ -642,7 +662,8 @@ int MPI_Start(MPI_Request *request)
     return rc != MPI_SUCCESS ? rc : start_one(call, request);
 }
 
-int MPI_Startall(int count, MPI_Request array_of_requests[])
+#pragma weak MPI_Startall = PMPI_Startall
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
     static const char call[] = "MPI_Startall";
     int               rc = kmpi_live(call);

@@ -342,7 +342,8 @@ struct kmpi_req *kmpi_req_lookup(const char *call, MPI_Request h, int *null, int
 
 /* ------------------------------------------------------------ single completion */
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status)
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     static const char call[] = "MPI_Wait";
     int               rc = kmpi_live(call), null;
@@ -370,7 +371,8 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     static const char call[] = "MPI_Test";
     int               rc = kmpi_live(call), null, krc;
@@ -410,7 +412,8 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 /* ------------------------------------------------------------ the rest */
 
-int MPI_Request_free(MPI_Request *request)
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
 {
     static const char call[] = "MPI_Request_free";
     int               rc = kmpi_live(call);
@@ -432,7 +435,8 @@ int MPI_Request_free(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     static const char call[] = "MPI_Request_get_status";
     int               rc = kmpi_live(call), null, krc;
@@ -464,7 +468,8 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return q->err != MPI_SUCCESS ? kmpi_req_raise(call, q) : MPI_SUCCESS;
 }
 
-int MPI_Cancel(MPI_Request *request)
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
 {
     static const char call[] = "MPI_Cancel";
     int               rc = kmpi_live(call);
@@ -488,7 +493,8 @@ int MPI_Cancel(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     static const char call[] = "MPI_Test_cancelled";
     int               rc = kmpi_live(call);
@@ -561,7 +567,8 @@ int kmpi_req_fini(void)
 /* source, tag, error, cancelled, and the byte count in two halves */
 _Static_assert(MPI_F_STATUS_SIZE == 6, "MPI_F_STATUS_SIZE holds a status");
 
-int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
     if (c_status == NULL || f_status == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_c2f", "a status is NULL");
@@ -574,7 +581,8 @@ int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     return MPI_SUCCESS;
 }
 
-int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     if (c_status == NULL || f_status == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Status_f2c", "a status is NULL");
@@ -586,3 +594,24 @@ int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
                                            | (unsigned)f_status[4]);
     return MPI_SUCCESS;
 }
+
+/* ------------------------------------------------------------ Fortran handles
+ * A handle here is already the int Fortran holds: the identity. Real
+ * functions (not inline) so that a tool can interpose them like any other. */
+#define KMPI_C2F(T, Name)                                                  \
+    _Pragma(KMPI_STR(weak Name##_c2f = P##Name##_c2f))                     \
+    MPI_Fint P##Name##_c2f(T handle) { return (MPI_Fint)handle; }          \
+    _Pragma(KMPI_STR(weak Name##_f2c = P##Name##_f2c))                     \
+    T P##Name##_f2c(MPI_Fint handle) { return (T)handle; }
+#define KMPI_STR(x) #x
+KMPI_C2F(MPI_Comm, MPI_Comm)
+KMPI_C2F(MPI_Datatype, MPI_Type)
+KMPI_C2F(MPI_Group, MPI_Group)
+KMPI_C2F(MPI_Request, MPI_Request)
+KMPI_C2F(MPI_Op, MPI_Op)
+KMPI_C2F(MPI_Info, MPI_Info)
+KMPI_C2F(MPI_Errhandler, MPI_Errhandler)
+KMPI_C2F(MPI_Message, MPI_Message)
+KMPI_C2F(MPI_Win, MPI_Win)
+#undef KMPI_C2F
+#undef KMPI_STR

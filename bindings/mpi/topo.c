@@ -119,7 +119,8 @@ static int dims_split(long m, int k, long max, const long *dv, int ndv, int *out
     return 0;
 }
 
-int MPI_Dims_create(int nnodes, int ndims, int dims[])
+#pragma weak MPI_Dims_create = PMPI_Dims_create
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     static const char call[] = "MPI_Dims_create";
     int               rc = kmpi_live(call), nfree = 0;
@@ -226,7 +227,7 @@ static int cart_attach(const char *call, MPI_Comm newcomm, int ndims, const int 
     if ((t = calloc(1, sizeof(*t))) == NULL || (t->dims = ints(3 * (size_t)ndims + 1)) == NULL
         || (t->in = ints(4 * (size_t)ndims + 1)) == NULL) {
         kmpi_topo_free(t);
-        MPI_Comm_free(&newcomm);
+        PMPI_Comm_free(&newcomm);
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory for the topology");
     }
     t->kind    = MPI_CART;
@@ -250,8 +251,9 @@ static int cart_attach(const char *call, MPI_Comm newcomm, int ndims, const int 
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
-                    int reorder, MPI_Comm *comm_cart)
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                     int reorder, MPI_Comm *comm_cart)
 {
     static const char  call[] = "MPI_Cart_create";
     int                rc;
@@ -277,7 +279,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
             return kmpi_error(comm_old, MPI_ERR_ARG, call, "the grid has more cells than the "
                               "communicator's %d processes", c->size);
     }
-    rc = MPI_Comm_split(comm_old, c->rank < cells ? 0 : MPI_UNDEFINED, c->rank, &newcomm);
+    rc = PMPI_Comm_split(comm_old, c->rank < cells ? 0 : MPI_UNDEFINED, c->rank, &newcomm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (newcomm == MPI_COMM_NULL) {
@@ -292,7 +294,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 
 /* MPI-3.1 7.5.7: the processes with the same coordinates in the dropped
  * dimensions form one grid of the kept ones, ranked in the old order */
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Cart_sub";
     int               rc, color = 0, key = 0, nd = 0, *dims, *periods;
@@ -313,7 +316,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
         } else {
             color = color * t->dims[i] + t->coords[i];
         }
-    rc = MPI_Comm_split(comm, color, key, newcomm);
+    rc = PMPI_Comm_split(comm, color, key, newcomm);
     if (rc == MPI_SUCCESS && (rc = cart_attach(call, *newcomm, nd, dims, periods))
                              != MPI_SUCCESS)
         *newcomm = MPI_COMM_NULL;   /* cart_attach freed it */
@@ -323,7 +326,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 
 /* MPI-3.1 7.5.8: ranks are kept (as MPI_Cart_create does), so my place is
  * my rank, or none beyond the grid */
-int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
     static const char call[] = "MPI_Cart_map";
     int               rc;
@@ -348,7 +352,8 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     static const char call[] = "MPI_Cart_coords";
     int               rc;
@@ -368,7 +373,8 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     static const char call[] = "MPI_Cart_rank";
     int               rc;
@@ -388,7 +394,8 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     static const char call[] = "MPI_Cart_shift";
     int               rc;
@@ -407,7 +414,8 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
     return MPI_SUCCESS;
 }
 
-int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     static const char call[] = "MPI_Cart_get";
     int               rc;
@@ -426,7 +434,8 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     return MPI_SUCCESS;
 }
 
-int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     static const char call[] = "MPI_Cartdim_get";
     int               rc;
@@ -440,7 +449,8 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
     return MPI_SUCCESS;
 }
 
-int MPI_Topo_test(MPI_Comm comm, int *status)
+#pragma weak MPI_Topo_test = PMPI_Topo_test
+int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     static const char call[] = "MPI_Topo_test";
     int               rc = kmpi_live(call);
@@ -482,10 +492,11 @@ static int adj_check(const char *call, MPI_Comm comm, int size, int n, const int
     return MPI_SUCCESS;
 }
 
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                   const int sourceweights[], int outdegree,
-                                   const int destinations[], const int destweights[],
-                                   MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[], const int destweights[],
+                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create_adjacent";
     int               rc;
@@ -528,7 +539,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
         for (int i = 0; i < outdegree; i++)
             t->outw[i] = destweights == MPI_WEIGHTS_EMPTY ? 0 : destweights[i];
     }
-    if ((rc = MPI_Comm_dup(comm_old, &newcomm)) != MPI_SUCCESS) {
+    if ((rc = PMPI_Comm_dup(comm_old, &newcomm)) != MPI_SUCCESS) {
         kmpi_topo_free(t);
         return rc;
     }
@@ -539,7 +550,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     return MPI_SUCCESS;
 }
 
-int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     static const char call[] = "MPI_Dist_graph_neighbors_count";
     int               rc;
@@ -555,8 +567,9 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
     return MPI_SUCCESS;
 }
 
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
-                             int maxoutdegree, int destinations[], int destweights[])
+#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                              int maxoutdegree, int destinations[], int destweights[])
 {
     static const char call[] = "MPI_Dist_graph_neighbors";
     int               rc;

@@ -39,8 +39,9 @@ static int graph_check(const char *call, MPI_Comm comm, int size, int nnodes,
     return MPI_SUCCESS;
 }
 
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
-                     int reorder, MPI_Comm *comm_graph)
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                      int reorder, MPI_Comm *comm_graph)
 {
     static const char call[] = "MPI_Graph_create";
     int               rc;
@@ -55,7 +56,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         return kmpi_error(comm_old, MPI_ERR_ARG, call, "comm_graph is NULL");
     if ((rc = graph_check(call, comm_old, c->size, nnodes, index, edges)) != MPI_SUCCESS)
         return rc;
-    rc = MPI_Comm_split(comm_old, c->rank < nnodes ? 0 : MPI_UNDEFINED, c->rank, &newcomm);
+    rc = PMPI_Comm_split(comm_old, c->rank < nnodes ? 0 : MPI_UNDEFINED, c->rank, &newcomm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (newcomm == MPI_COMM_NULL) {
@@ -68,7 +69,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         || (t->in = malloc((size_t)(2 * deg + 1) * sizeof(int))) == NULL
         || (t->gindex = malloc((size_t)(nnodes + nedges) * sizeof(int))) == NULL) {
         kmpi_topo_free(t);
-        MPI_Comm_free(&newcomm);
+        PMPI_Comm_free(&newcomm);
         return kmpi_error(comm_old, MPI_ERR_NO_MEM, call, "no memory for the topology");
     }
     t->kind    = MPI_GRAPH;
@@ -87,7 +88,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     return MPI_SUCCESS;
 }
 
-int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     static const char call[] = "MPI_Graphdims_get";
     int               rc;
@@ -102,7 +104,8 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     return MPI_SUCCESS;
 }
 
-int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     static const char call[] = "MPI_Graph_get";
     int               rc;
@@ -132,7 +135,8 @@ static int graph_node(const char *call, MPI_Comm comm, const struct kmpi_topo *t
     return MPI_SUCCESS;
 }
 
-int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     static const char call[] = "MPI_Graph_neighbors_count";
     int               rc, first, deg;
@@ -148,7 +152,8 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     return MPI_SUCCESS;
 }
 
-int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     static const char call[] = "MPI_Graph_neighbors";
     int               rc, first, deg;
@@ -168,7 +173,8 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
 
 /* MPI-3.1 7.5.8: no reordering here, so node i is rank i; ranks beyond
  * the graph get MPI_UNDEFINED */
-int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+#pragma weak MPI_Graph_map = PMPI_Graph_map
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
     static const char call[] = "MPI_Graph_map";
     int               rc;

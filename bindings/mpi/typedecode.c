@@ -44,7 +44,7 @@ int kmpi_dt_set_env(const char *call, MPI_Datatype *h, int combiner, int npieces
     t->env_types = malloc((size_t)(nd > 0 ? nd : 1) * sizeof(*t->env_types));
     if (t->env_ints == NULL || t->env_addrs == NULL || t->env_types == NULL) {
         kmpi_dt_env_free(t);
-        MPI_Type_free(h);
+        PMPI_Type_free(h);
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory for the type's "
                           "envelope");
     }
@@ -75,8 +75,9 @@ static struct kmpi_dt *decode_type(const char *call, MPI_Datatype h, int *rc)
     return kmpi_dt_get(MPI_COMM_NULL, call, "datatype", h, rc);
 }
 
-int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
-                          int *num_datatypes, int *combiner)
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
 {
     static const char call[] = "MPI_Type_get_envelope";
     int               rc;
@@ -120,9 +121,10 @@ static int env_copy(struct kmpi_dt *d, const struct kmpi_dt *t)
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     static const char call[] = "MPI_Type_get_contents";
     int               rc, made = 0;
@@ -152,7 +154,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
             if ((h = kmpi_dt_dup_of(o)) == MPI_DATATYPE_NULL) {
                 rc = MPI_ERR_NO_MEM;
             } else if (env_copy(d = kmpi_dt(kmpi_type(h)), o) != MPI_SUCCESS) {
-                MPI_Type_free(&h);
+                PMPI_Type_free(&h);
                 rc = MPI_ERR_NO_MEM;
             }
         }
@@ -160,7 +162,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
             while (made-- > 0)
                 if (kmpi_dt_basic_handle(kmpi_dt(kmpi_type(array_of_datatypes[made])))
                     == MPI_DATATYPE_NULL)
-                    MPI_Type_free(&array_of_datatypes[made]);
+                    PMPI_Type_free(&array_of_datatypes[made]);
             return kmpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory for a datatype");
         }
         array_of_datatypes[made++] = h;
@@ -222,20 +224,21 @@ static int darray_dim(const char *call, int distrib, int darg, int gsize, int ps
         if (distrib == MPI_DISTRIBUTE_BLOCK)
             break;
     }
-    rc = MPI_Type_create_hindexed(n, lens, offs, inner, &t);
+    rc = PMPI_Type_create_hindexed(n, lens, offs, inner, &t);
     free(lens);
     free(offs);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = MPI_Type_create_resized(t, 0, (MPI_Aint)gsize * e, out);
-    MPI_Type_free(&t);
+    rc = PMPI_Type_create_resized(t, 0, (MPI_Aint)gsize * e, out);
+    PMPI_Type_free(&t);
     return rc;
 }
 
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                           const int array_of_distribs[], const int array_of_dargs[],
-                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                           MPI_Datatype *newtype)
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_darray";
     int               rc = kmpi_check_live(call), *coords;
@@ -279,7 +282,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
     if (nprocs != size)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "the process grid (the product of "
                           "array_of_psizes) does not have size %d processes", size);
-    if ((rc = MPI_Type_get_extent(oldtype, &lb, &e)) != MPI_SUCCESS)
+    if ((rc = PMPI_Type_get_extent(oldtype, &lb, &e)) != MPI_SUCCESS)
         return rc;
     if ((coords = malloc((size_t)ndims * sizeof(int))) == NULL)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "no memory");
@@ -295,7 +298,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         rc = darray_dim(call, array_of_distribs[d], array_of_dargs[d], array_of_gsizes[d],
                         array_of_psizes[d], coords[d], u, e, &t);
         if (u != oldtype)
-            MPI_Type_free(&u);
+            PMPI_Type_free(&u);
         u = t;
         e *= array_of_gsizes[d];
     }

@@ -340,8 +340,9 @@ static int pack_room(const char *call, MPI_Comm comm, const int *position, int s
     return MPI_SUCCESS;
 }
 
-int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-             int *position, MPI_Comm comm)
+#pragma weak MPI_Pack = PMPI_Pack
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
 {
     static const char call[] = "MPI_Pack";
     int               rc;
@@ -360,8 +361,9 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
     return MPI_SUCCESS;
 }
 
-int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-               MPI_Datatype datatype, MPI_Comm comm)
+#pragma weak MPI_Unpack = PMPI_Unpack
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Unpack";
     int               rc;
@@ -380,7 +382,8 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
     return MPI_SUCCESS;
 }
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     static const char call[] = "MPI_Pack_size";
     int               rc;
@@ -455,7 +458,8 @@ static struct kmpi_dt *count_check(const char *call, const MPI_Status *status,
     return t;
 }
 
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     int             rc;
     struct kmpi_dt *t = count_check("MPI_Get_count", status, datatype, count, &rc);
@@ -473,7 +477,8 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     int             rc;
     struct kmpi_dt *t = count_check("MPI_Get_elements", status, datatype, count, &rc);
@@ -496,7 +501,8 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
 }
 
 /* MPI-3.1 4.1.11: the large-count forms */
-int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     int             rc, dummy = 0;
     struct kmpi_dt *t = count_check("MPI_Get_elements_x", status, datatype,
@@ -550,17 +556,20 @@ static int status_set(const char *call, MPI_Status *status, MPI_Datatype datatyp
     return MPI_SUCCESS;
 }
 
-int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     return status_set("MPI_Status_set_elements", status, datatype, count);
 }
 
-int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
     return status_set("MPI_Status_set_elements_x", status, datatype, count);
 }
 
-int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     if (status == NULL || status == MPI_STATUS_IGNORE)
         return kmpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled",

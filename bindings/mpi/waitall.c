@@ -169,7 +169,8 @@ static MPI_Comm array_comm(int count, MPI_Request reqs[])
 
 /* One pass: each request is waited for and completed in turn (every wait
  * serves all of them); a bad handle ends the call there. */
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     static const char call[] = "MPI_Waitall";
     int               rc = kmpi_live(call), null;
@@ -222,8 +223,9 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     return f.index < 0 ? MPI_SUCCESS : array_raise(call, &f);
 }
 
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[])
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[])
 {
     static const char call[] = "MPI_Testall";
     int               active, rc = array_check(call, count, array_of_requests, &active), krc;
@@ -274,7 +276,8 @@ static int any_take(const char *call, MPI_Request reqs[], int i, int *index, MPI
     return MPI_SUCCESS;
 }
 
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
     static const char call[] = "MPI_Waitany";
     int               active, rc = array_check(call, count, array_of_requests, &active), i;
@@ -299,8 +302,9 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
     return any_take(call, array_of_requests, i, index, status);
 }
 
-int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-                MPI_Status *status)
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                 MPI_Status *status)
 {
     static const char call[] = "MPI_Testany";
     int               active, rc = array_check(call, count, array_of_requests, &active), i;
@@ -356,15 +360,17 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
     return f.index < 0 ? MPI_SUCCESS : array_raise(call, &f);
 }
 
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[])
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
                 array_of_statuses, 1);
 }
 
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[])
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[])
 {
     return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
                 array_of_statuses, 0);

@@ -23,33 +23,38 @@ static int no_windows(const char *call, MPI_Comm comm, MPI_Win *win)
                       "OpenSHMEM instead");
 }
 
-int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                   MPI_Win *win)
+#pragma weak MPI_Win_create = PMPI_Win_create
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
 {
     (void)base, (void)size, (void)disp_unit, (void)info;
     return no_windows("MPI_Win_create", comm, win);
 }
 
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                     MPI_Win *win)
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
 {
     (void)size, (void)disp_unit, (void)info, (void)baseptr;
     return no_windows("MPI_Win_allocate", comm, win);
 }
 
-int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     (void)info;
     return no_windows("MPI_Win_create_dynamic", comm, win);
 }
 
-int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+#pragma weak MPI_Win_attach = PMPI_Win_attach
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     (void)win, (void)base, (void)size;
     return no_windows("MPI_Win_attach", MPI_COMM_NULL, NULL);
 }
 
-int MPI_Win_free(MPI_Win *win)
+#pragma weak MPI_Win_free = PMPI_Win_free
+int PMPI_Win_free(MPI_Win *win)
 {
     (void)win;
     return no_windows("MPI_Win_free", MPI_COMM_NULL, NULL);
