@@ -307,6 +307,10 @@ int kumi_msg_drain(const char *call)
                 }
                 free(n);
                 break;
+            case KUMI_MSG_CANCEL:
+            case KUMI_MSG_CANCEL_ACK:
+                r2 = kumi_msg_cancel_arrive(call, n);
+                break;
             default:   /* CREDIT */
                 free(n);
             }

@@ -25,7 +25,10 @@ enum kumi_msg_type {
     KUMI_MSG_CTS    = 3,  /* receiver to sender: stream `size` bytes to rid  */
     KUMI_MSG_DATA   = 4,  /* a piece of a streamed message at offset size    */
     KUMI_MSG_FIN    = 5,  /* receiver pulled the data: the send sid is done  */
-    KUMI_MSG_CREDIT = 6   /* credit returned, nothing else                    */
+    KUMI_MSG_CREDIT = 6,  /* credit returned, nothing else                    */
+    KUMI_MSG_CANCEL = 7,  /* sender to receiver: take back the RTS of sid     */
+    KUMI_MSG_CANCEL_ACK = 8, /* receiver to sender: size 1 taken back, 0 too late */
+    KUMI_MSG_TYPE_LAST = KUMI_MSG_CANCEL_ACK
 };
 
 struct kumi_msg_hdr {
@@ -236,6 +239,9 @@ struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int t
 /* the handler's EAGER fast path (main thread, outside the layer) */
 void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
 int  kumi_msg_drain(const char *call);   /* what the handler queued: >= 0 served, or error */
+
+/* cancel.c: taking back a send; n is a CANCEL or CANCEL_ACK (freed) */
+int  kumi_msg_cancel_arrive(const char *call, struct kumi_msg_node *n);
 
 #pragma GCC visibility pop
 

@@ -202,7 +202,7 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
         kumi_msg_unlock(&kumi_msg.rdv_lock);
         return;
     }
-    if (h.type < KUMI_MSG_EAGER || h.type > KUMI_MSG_CREDIT
+    if (h.type < KUMI_MSG_EAGER || h.type > KUMI_MSG_TYPE_LAST
         || (h.type != KUMI_MSG_EAGER && len != KUMI_MSG_HDR))
         goto bad;
     size_t data = h.type == KUMI_MSG_EAGER ? (size_t)h.size : 0;

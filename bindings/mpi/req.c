@@ -489,7 +489,14 @@ int PMPI_Cancel(MPI_Request *request)
         kumi_msg_req_cancel(q->kr);   /* too late: it completes normally */
     else if (q->kind == KMPI_REQ_GENERIC && q->ops->cancel != NULL)
         q->ops->cancel(q->state);
-    /* a send is not cancelled: it completes normally (MPI allows it) */
+    else if (q->kind == KMPI_REQ_SEND && q->kr != NULL) {
+        /* a rendezvous send no receive matched is taken back (msg/cancel.c);
+         * an eager one, or one matched already, completes normally (MPI
+         * allows it); the status says which */
+        int krc = kumi_msg_req_cancel_send(q->kr);
+        if (krc < 0)
+            return kmpi_error_kumi(q->comm, krc, call, "taking back a send");
+    }
     return MPI_SUCCESS;
 }
 

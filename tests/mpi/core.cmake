@@ -53,3 +53,9 @@ mpi_peer_test(return MPI_Recv PES 2 QUICK "")
 # truncation, PROC_NULL), MPI_Comm_idup (several outstanding, with traffic),
 # the program's own error classes and codes
 kumi_mpi_test(p2p_mprobe p2p_mprobe.c PES 1 2 3 4 QUICK 2 3)
+
+# MPI_Cancel of sends: unmatched rendezvous and synchronous sends, one
+# queued for credit, persistent ones are taken back; matched and eager ones
+# complete normally (msg/cancel.c). CMA=0: receives matched by CTS streams.
+kumi_mpi_test(p2p_cancel p2p_cancel.c PES 1 2 3 4 QUICK 2 3)
+kumi_mpi_test(p2p_cancel.cts p2p_cancel.c PES 2 3 QUICK "" TRANSPORTS shm ENV KUMI_MSG_CMA=0)
