@@ -1,8 +1,8 @@
 /*
  * topo.c -- process topologies: MPI_Dims_create, Cartesian communicators
- * (Cart_create/coords/rank/shift/get, Cartdim_get), distributed graphs
- * made from adjacency lists (Dist_graph_create_adjacent and its queries),
- * MPI_Topo_test. nbc_nbr.c runs the neighborhood collectives on them.
+ * (Cart_create/coords/rank/shift/get, Cartdim_get), MPI_Topo_test
+ * (distributed graphs: topo_dist.c). nbc_nbr.c runs the neighborhood
+ * collectives on them.
  *
  * reorder is not acted on: a topology communicator keeps the ranks of
  * the old one (MPI allows that). A Cartesian communicator is a
@@ -15,8 +15,6 @@
 #include <string.h>
 
 #include "topo.h"
-
-const int kmpi_weights_empty[1];   /* MPI_WEIGHTS_EMPTY points here (mpi.h) */
 
 
 void kmpi_topo_free(struct kmpi_topo *t)
@@ -464,136 +462,5 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     if (status == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "status is NULL");
     *status = c->topo != NULL ? c->topo->kind : MPI_UNDEFINED;
-    return MPI_SUCCESS;
-}
-
-/* ------------------------------------------------------------ distributed graphs */
-
-/* a neighbor list's check: ranks of the communicator (or MPI_PROC_NULL),
- * weights >= 0 when given */
-static int adj_check(const char *call, MPI_Comm comm, int size, int n, const int *ranks,
-                     const int *weights, const char *what)
-{
-    if (n < 0)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "%sdegree %d is negative", what, n);
-    if (n > 0 && ranks == NULL)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "the %s list is NULL", what);
-    if (n > 0 && weights == MPI_WEIGHTS_EMPTY)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "MPI_WEIGHTS_EMPTY given for %d %s "
-                          "neighbors", n, what);
-    for (int i = 0; i < n; i++) {
-        if ((ranks[i] < 0 || ranks[i] >= size) && ranks[i] != MPI_PROC_NULL)
-            return kmpi_error(comm, MPI_ERR_RANK, call, "%s neighbor %d is rank %d, not in the "
-                              "communicator (size %d)", what, i, ranks[i], size);
-        if (weights != MPI_UNWEIGHTED && weights != MPI_WEIGHTS_EMPTY && weights[i] < 0)
-            return kmpi_error(comm, MPI_ERR_ARG, call, "%s weight %d is negative (%d)", what,
-                              i, weights[i]);
-    }
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                    const int sourceweights[], int outdegree,
-                                    const int destinations[], const int destweights[],
-                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
-{
-    static const char call[] = "MPI_Dist_graph_create_adjacent";
-    int               rc;
-    struct kmpi_comm *c = kmpi_nbc_comm(call, comm_old, NULL, 1, &rc), *nc;
-    struct kmpi_topo *t;
-    MPI_Comm          newcomm;
-
-    (void)info;      /* no hints are used */
-    (void)reorder;   /* ranks are kept */
-    if (c == NULL)
-        return rc;
-    if (comm_dist_graph == NULL)
-        return kmpi_error(comm_old, MPI_ERR_ARG, call, "comm_dist_graph is NULL");
-    if ((rc = adj_check(call, comm_old, c->size, indegree, sources, sourceweights, "in"))
-            != MPI_SUCCESS
-        || (rc = adj_check(call, comm_old, c->size, outdegree, destinations, destweights,
-                           "out")) != MPI_SUCCESS)
-        return rc;
-    size_t nn = (size_t)indegree + (size_t)outdegree;
-    int    weighted = sourceweights != MPI_UNWEIGHTED && destweights != MPI_UNWEIGHTED;
-    if ((t = calloc(1, sizeof(*t))) == NULL || (t->dims = ints(0)) == NULL
-        || (t->in = ints(nn)) == NULL || (weighted && (t->inw = ints(nn)) == NULL)) {
-        kmpi_topo_free(t);
-        return kmpi_error(comm_old, MPI_ERR_NO_MEM, call, "no memory for the topology");
-    }
-    t->kind     = MPI_DIST_GRAPH;
-    t->indeg    = indegree;
-    t->outdeg   = outdegree;
-    t->out      = t->in + indegree;
-    t->weighted = weighted;
-    t->periods = t->coords = t->dims;
-    if (indegree > 0)
-        memcpy(t->in, sources, (size_t)indegree * sizeof(int));
-    if (outdegree > 0)
-        memcpy(t->out, destinations, (size_t)outdegree * sizeof(int));
-    if (weighted) {
-        t->outw = t->inw + indegree;
-        for (int i = 0; i < indegree; i++)
-            t->inw[i] = sourceweights == MPI_WEIGHTS_EMPTY ? 0 : sourceweights[i];
-        for (int i = 0; i < outdegree; i++)
-            t->outw[i] = destweights == MPI_WEIGHTS_EMPTY ? 0 : destweights[i];
-    }
-    if ((rc = PMPI_Comm_dup(comm_old, &newcomm)) != MPI_SUCCESS) {
-        kmpi_topo_free(t);
-        return rc;
-    }
-    nc = kmpi_comm_fast(newcomm);
-    kmpi_topo_free(nc->topo);   /* a copy of comm_old's, if it had one */
-    nc->topo = t;
-    *comm_dist_graph = newcomm;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
-{
-    static const char call[] = "MPI_Dist_graph_neighbors_count";
-    int               rc;
-    struct kmpi_topo *t = kmpi_topo_get(call, comm, MPI_DIST_GRAPH, &rc);
-
-    if (t == NULL)
-        return rc;
-    if (indegree == NULL || outdegree == NULL || weighted == NULL)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "indegree, outdegree or weighted is NULL");
-    *indegree  = t->indeg;
-    *outdegree = t->outdeg;
-    *weighted  = t->weighted;
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
-                              int maxoutdegree, int destinations[], int destweights[])
-{
-    static const char call[] = "MPI_Dist_graph_neighbors";
-    int               rc;
-    struct kmpi_topo *t = kmpi_topo_get(call, comm, MPI_DIST_GRAPH, &rc);
-
-    if (t == NULL)
-        return rc;
-    if (maxindegree < 0 || maxoutdegree < 0)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "maxindegree %d or maxoutdegree %d is "
-                          "negative", maxindegree, maxoutdegree);
-    int nin = maxindegree < t->indeg ? maxindegree : t->indeg;
-    int nout = maxoutdegree < t->outdeg ? maxoutdegree : t->outdeg;
-    if ((nin > 0 && sources == NULL) || (nout > 0 && destinations == NULL))
-        return kmpi_error(comm, MPI_ERR_ARG, call, "%s is NULL",
-                          nin > 0 && sources == NULL ? "sources" : "destinations");
-    for (int i = 0; i < nin; i++) {
-        sources[i] = t->in[i];
-        if (t->weighted && sourceweights != MPI_UNWEIGHTED)
-            sourceweights[i] = t->inw[i];
-    }
-    for (int i = 0; i < nout; i++) {
-        destinations[i] = t->out[i];
-        if (t->weighted && destweights != MPI_UNWEIGHTED)
-            destweights[i] = t->outw[i];
-    }
     return MPI_SUCCESS;
 }

@@ -20,3 +20,6 @@ kumi_mpi_test(nbc_err nbc_err.c PES 2 3 QUICK 2
   EXPECT_RC 1 EXPECT_REGEX "MPI_Wait: MPI_ERR_TRUNCATE")
 # graph topologies (MPI_Graph_create and queries, neighbor collectives on them)
 kumi_mpi_test(topo_mpigraph topo_mpigraph.c PES 1 2 3 4 QUICK 2 3)
+# MPI_Dist_graph_create: edges named by any rank, queries, neighborhood
+# collectives along them, MPI_UNWEIGHTED/MPI_WEIGHTS_EMPTY, errors
+kumi_mpi_test(topo_distgraph topo_distgraph.c PES 1 2 3 4 QUICK 2 3)
