@@ -17,10 +17,17 @@
  *     data is ever delivered for a send that reports "cancelled", and a
  *     later CANCEL_ACK 0 for it finds its id gone or the request busy
  *     and is ignored.
- *   - an eager send completed when it left (its data were copied out):
- *     it is not taken back, and completes as not cancelled.
+ *   - an eager send completed when it left, but its message may still
+ *     wait unexpected at the receiver: the request becomes active again
+ *     (with an id in the rendezvous table, for the answer) and CANCEL
+ *     names the message by its sequence number. The receiver, again
+ *     meeting CANCEL after the message, removes it from the unexpected
+ *     queue (CANCEL_ACK 1) or says a receive took it (0); the request
+ *     completes at CANCEL_ACK, cancelled or not. An eager send that was
+ *     queued for credit (its data copied into a clone) is not taken back.
  * The wire: CANCEL and CANCEL_ACK are whole 48-byte headers (sid: the
- * sender's request id; CANCEL_ACK's size: 1 taken back, 0 too late).
+ * sender's request id; CANCEL's rid: 0 for the RTS of sid, else the
+ * EAGER message's seq + 1; CANCEL_ACK's size: 1 taken back, 0 too late).
  */
 #include "msg_int.h"
 
@@ -28,8 +35,29 @@ int kumi_msg_req_cancel_send(kumi_request_t r)
 {
     static const char call[] = "MPI_Cancel";
 
-    if (r->kind != KUMI_MSG_SEND || !r->rdv
-        || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == KUMI_MSG_DONE)
+    if (r->kind != KUMI_MSG_SEND)
+        return 0;
+    if (!r->rdv) {   /* eager: sent (r->expect: its seq + 1) or cloned */
+        uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+        if (st == KUMI_MSG_ACTIVE)
+            return 2;   /* a withdrawal is under way already */
+        if (st != KUMI_MSG_DONE || r->expect == 0 || r->err != KUMI_OK || r->status.cancelled
+            || kumi_msg_rdv_put(r) == 0)
+            return 0;
+        struct kumi_msg_hdr h    = { .type = KUMI_MSG_CANCEL, .sid = r->id, .rid = r->expect };
+        int                 busy = kumi_msg.busy;
+        __atomic_store_n(&r->state, KUMI_MSG_ACTIVE, __ATOMIC_RELEASE);
+        kumi_msg.busy = 1;
+        int rc = kumi_msg_send_am(call, r->peer, &h, NULL, 0);
+        kumi_msg.busy = busy;
+        if (rc != KUMI_OK) {   /* reported; the send stands */
+            kumi_msg_rdv_release(r);
+            kumi_msg_req_complete(r);
+            return rc;
+        }
+        return 2;
+    }
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == KUMI_MSG_DONE)
         return 0;
     if (r->state == KUMI_MSG_QUEUED) {   /* still in its destination's queue */
         struct kumi_msg_peer *p    = &kumi_msg.peer[r->peer];
@@ -64,14 +92,17 @@ int kumi_msg_req_cancel_send(kumi_request_t r)
     return rc == KUMI_OK ? 2 : rc;
 }
 
-/* The RTS of request sid from src, taken out of the unexpected queue;
- * NULL when a receive matched it already. */
-static struct kumi_msg_node *unexp_take_rts(int src, uint64_t sid)
+/* The message from src that CANCEL h names (the RTS of request h->sid,
+ * or the EAGER message of seq h->rid - 1), taken out of the unexpected
+ * queue; NULL when a receive matched it already. */
+static struct kumi_msg_node *unexp_take(int src, const struct kumi_msg_hdr *h)
 {
     struct kumi_msg_node *prev = NULL;
 
     for (struct kumi_msg_node *n = kumi_msg.unexp_head; n != NULL; prev = n, n = n->next) {
-        if (n->src != src || n->h.type != KUMI_MSG_RTS || n->h.sid != sid)
+        if (n->src != src
+            || (h->rid == 0 ? n->h.type != KUMI_MSG_RTS || n->h.sid != h->sid
+                            : n->h.type != KUMI_MSG_EAGER || n->h.seq != (uint32_t)(h->rid - 1)))
             continue;
         if (prev != NULL)
             prev->next = n->next;
@@ -80,7 +111,7 @@ static struct kumi_msg_node *unexp_take_rts(int src, uint64_t sid)
         if (kumi_msg.unexp_tail == n)
             kumi_msg.unexp_tail = prev;
         kumi_msg.unexp_count--;
-        kumi_msg.unexp_bytes -= KUMI_MSG_CHARGE(0);
+        kumi_msg.unexp_bytes -= KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
         return n;
     }
     return NULL;
@@ -91,25 +122,26 @@ int kumi_msg_cancel_arrive(const char *call, struct kumi_msg_node *n)
     int rc = KUMI_OK;
 
     if (n->h.type == KUMI_MSG_CANCEL) {
-        struct kumi_msg_node *rts = unexp_take_rts(n->src, n->h.sid);
-        struct kumi_msg_hdr   a   = { .type = KUMI_MSG_CANCEL_ACK, .sid = n->h.sid,
-                                      .size = rts != NULL };
-        if (rts != NULL) {
-            kumi_msg.peer[n->src].owed += KUMI_MSG_CHARGE(0);   /* its credit, back */
-            free(rts);
+        struct kumi_msg_node *m = unexp_take(n->src, &n->h);
+        struct kumi_msg_hdr   a = { .type = KUMI_MSG_CANCEL_ACK, .sid = n->h.sid,
+                                    .size = m != NULL };
+        if (m != NULL) {   /* its credit, back */
+            kumi_msg.peer[n->src].owed +=
+                KUMI_MSG_CHARGE(m->h.type == KUMI_MSG_EAGER ? m->h.size : 0);
+            free(m);
         }
         rc = kumi_msg_send_am(call, n->src, &a, NULL, 0);
     } else {   /* CANCEL_ACK */
         struct kumi_request *s = kumi_msg_rdv_get(n->h.sid);
-        if (n->h.size == 1 && s != NULL && s->kind == KUMI_MSG_SEND
-            && s->state == KUMI_MSG_ACTIVE && s->stream_rid == 0) {
+        if (s != NULL && s->kind == KUMI_MSG_SEND && s->state == KUMI_MSG_ACTIVE
+            && (!s->rdv || (n->h.size == 1 && s->stream_rid == 0))) {
             kumi_msg_rdv_release(s);
-            s->status.cancelled = 1;
-            s->err              = KUMI_OK;
+            s->status.cancelled = n->h.size == 1;
             kumi_msg_req_complete(s);
         }
-        /* 0: a receive matched it; its CTS or FIN came first and the send
-         * goes on (or is done) as if never cancelled */
+        /* a rendezvous send and 0: a receive matched it; its CTS or FIN
+         * came first and the send goes on (or is done) as if never
+         * cancelled */
     }
     free(n);
     return rc;

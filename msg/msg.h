@@ -64,11 +64,12 @@ int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status);
 int kumi_msg_req_cancel(kumi_request_t r);
 /* Takes back a send no receive has matched (cancel.c): 1 when r is now
  * complete and cancelled (a rendezvous send still queued for credit), 2
- * when a withdrawal is under way (a rendezvous send whose RTS is out: r
- * completes later, cancelled or not, status.cancelled says which), 0 when
- * r cannot be taken back (an eager send, which completed when it left; a
- * send already matched or done): it completes normally. < 0: the CANCEL
- * could not be sent (reported). */
+ * when a withdrawal is under way (a send whose message is out, eager ones
+ * too even though complete: r is active again and completes later,
+ * cancelled or not, status.cancelled says which), 0 when r cannot be
+ * taken back (an eager send queued for credit, a rendezvous send already
+ * matched or done): it completes normally. < 0: the CANCEL could not be
+ * sent (reported). */
 int kumi_msg_req_cancel_send(kumi_request_t r);
 
 #endif /* KUMI_MSG_H */

@@ -306,6 +306,7 @@ static int send_now(const char *call, struct kumi_request *r)
     if (!r->rdv) {
         h.type = KUMI_MSG_EAGER;
         h.size = r->bytes;
+        r->expect = (size_t)h.seq + 1;   /* cancel.c: which message this was */
         p->avail -= (int64_t)KUMI_MSG_CHARGE(r->bytes);
         rc = kumi_msg_send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
         r->err = rc;

@@ -13,8 +13,10 @@
  *            back at once; the eager ones all arrive
  *   matched  a send whose receive was posted before it (so it matched on
  *            arrival) and is cancelled at once: not cancelled, delivered
- *   eager    an 8-byte MPI_Isend, cancelled: it left at once, so it is
- *            not cancelled and is delivered
+ *   eager    an 8-byte MPI_Isend (complete at once, its message waiting
+ *            unexpected at the receiver), cancelled: taken back as rdv
+ *   eagerm   the same with the receive posted first (matched on
+ *            arrival): not cancelled, delivered
  *   persist  a started persistent 1 MiB send (MPI_Send_init), cancelled;
  *            restarted, it is delivered normally
  * Rank 0 prints one line per part, with the MPI_Test_cancelled flags.
@@ -27,7 +29,8 @@
  *   ssend: cancelled 1, not received
  *   queued: cancelled 1, 40 eager messages received
  *   matched: cancelled 0, received
- *   eager: cancelled 0, received
+ *   eager: cancelled 1, not received
+ *   eagerm: cancelled 0, received
  *   persist: cancelled 1, then received when restarted
  */
 #include "core_test.h"
@@ -138,19 +141,22 @@ static void part_matched(void)
     SAY("matched: cancelled %d, received\n", flag);
 }
 
-static void part_eager(void)
+static void part_eagerm(void)
 {
     int         v = 100 + t_rank, got = -1;
     MPI_Request r;
     MPI_Status  st;
+    MPI_Request rr;
+    MPI_OK(MPI_Irecv(&got, 1, MPI_INT, left, 6, MPI_COMM_WORLD, &rr));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));   /* every receive is posted */
     MPI_OK(MPI_Isend(&v, 1, MPI_INT, right, 6, MPI_COMM_WORLD, &r));
     MPI_OK(MPI_Cancel(&r));
+    MPI_OK(MPI_Wait(&rr, MPI_STATUS_IGNORE));
     MPI_OK(MPI_Wait(&r, &st));
     int flag = cancelled(&st);
-    CHECK(flag == 0, "eager: cancelled %d", flag);
-    MPI_OK(MPI_Recv(&got, 1, MPI_INT, left, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    CHECK(got == 100 + left, "eager: got %d", got);
-    SAY("eager: cancelled %d, received\n", flag);
+    CHECK(flag == 0, "eagerm: cancelled %d", flag);
+    CHECK(got == 100 + left, "eagerm: got %d", got);
+    SAY("eagerm: cancelled %d, received\n", flag);
 }
 
 static void part_persist(void)
@@ -191,7 +197,8 @@ int main(int argc, char **argv)
     part_unmatched("ssend", 8, 1, 2);
     part_queued();
     part_matched();
-    part_eager();
+    part_unmatched("eager", 8, 0, 7);
+    part_eagerm();
     part_persist();
     MPI_OK(MPI_Finalize());
     return 0;
