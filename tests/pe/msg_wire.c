@@ -60,9 +60,10 @@ int main(int argc, char **argv)
         if (len >= KUMI_MSG_EAGER_HDR) {
             struct kumi_msg_hdr h;
             memcpy(&h, msg, len < KUMI_MSG_HDR ? len : KUMI_MSG_HDR);
-            h.type = (uint8_t)(h.type % 9);              /* the real ones and a few more */
+            h.type = (uint8_t)(h.type % (KUMI_MSG_TYPE_LAST + 3));   /* the real ones and more */
             h.team = 0xffff;                             /* no team has this slot */
-            if (h.type == KUMI_MSG_DATA || h.type == KUMI_MSG_CTS || h.type == KUMI_MSG_FIN)
+            if (h.type == KUMI_MSG_DATA || h.type == KUMI_MSG_CTS || h.type == KUMI_MSG_FIN
+                || h.type == KUMI_MSG_CANCEL || h.type == KUMI_MSG_CANCEL_ACK)
                 h.sid = h.rid = (next_rand() & 0xffffffff00000000ull) | 0x7fffffffu;  /* none */
             memcpy(msg, &h, len < KUMI_MSG_HDR ? len : KUMI_MSG_HDR);
         }
