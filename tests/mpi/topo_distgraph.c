@@ -21,7 +21,8 @@
  * part is kumi's only: Open MPI 4.1.4 crashes (SIGSEGV inside
  * MPI_Dist_graph_create) on one of these erroneous calls.
  * Expected at 3 ranks:
- *   ring: rank 0 in 2 (w 12) out 1 (w 10) | rank 1 in 0 (w 10) out 2 (w 11) | rank 2 in 1 (w 11) out 0 (w 12)
+ *   ring: rank 0 in 2 (w 12) out 1 (w 10) | rank 1 in 0 (w 10) out 2 (w 11) |
+ *         rank 2 in 1 (w 11) out 0 (w 12)     (one line)
  *   mixed: rank 0 in 1 2 out 1 2 | rank 1 in 0 2 out 0 2 | rank 2 in 0 1 out 0 1
  *   empty: degrees 0 0, topology dist graph
  *   errors: MPI_ERR_ARG MPI_ERR_ARG MPI_ERR_RANK MPI_ERR_ARG MPI_ERR_ARG   (kumi only)
@@ -52,9 +53,10 @@ static void say_all(const char *name, const char *mine)
 static void part_ring(void)
 {
     int      n = t_rank == 0 ? t_size : 0;
-    int     *src = malloc(sizeof(int) * (size_t)t_size), *deg = malloc(sizeof(int) * (size_t)t_size);
-    int     *dst = malloc(sizeof(int) * (size_t)t_size), *w = malloc(sizeof(int) * (size_t)t_size);
+    size_t   sz = sizeof(int) * (size_t)t_size;
+    int     *src = malloc(sz), *deg = malloc(sz), *dst = malloc(sz), *w = malloc(sz);
     MPI_Comm g;
+    CHECK(src != NULL && deg != NULL && dst != NULL && w != NULL, "malloc");
     for (int i = 0; i < t_size; i++)
         src[i] = i, deg[i] = 1, dst[i] = (i + 1) % t_size, w[i] = 10 + i;
     MPI_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, n, src, deg, dst, n ? w : MPI_WEIGHTS_EMPTY,
