@@ -724,7 +724,8 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                         MPI_Comm *newcomm);
-/* ordinary memory (kumi needs no registration); MPI_Pcontrol: no profiler */
+/* ordinary memory (kumi needs no registration); MPI_Pcontrol does nothing here (a
+ * profiling tool that wraps it through PMPI_Pcontrol gives it a meaning) */
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 int MPI_Pcontrol(const int level, ...);
