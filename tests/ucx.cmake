@@ -52,6 +52,12 @@ add_test(NAME ucx.put_probe COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/put_pro
          ${CMAKE_BINARY_DIR}/bin)
 set_tests_properties(ucx.put_probe PROPERTIES LABELS "ucx" TIMEOUT 240 PROCESSORS 2
   SKIP_RETURN_CODE 77 ENVIRONMENT "${KUMI_UCX_SAN_ENV}")
+# the same counts for a put ping-pong (one message each way) and the a2a,
+# dissem and tree barriers (one message a PE a barrier at 2 PEs): ucx-full
+add_test(NAME ucx.msg_count COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/put_probe.sh
+         ${CMAKE_BINARY_DIR}/bin more)
+set_tests_properties(ucx.msg_count PROPERTIES LABELS "ucx" TIMEOUT 240 PROCESSORS 2
+  SKIP_RETURN_CODE 77 ENVIRONMENT "${KUMI_UCX_SAN_ENV}")
 
 # a PE that computes is served by its progress thread while it computes,
 # not only at its polls (ucx/compute_get.c: counts of gets and polls)

@@ -26,12 +26,19 @@ usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECON
             computes)
   --oshmem  with --lat: a third column, lat_shmem.c under oshrun (OSHRUN,
             default /usr/bin/oshrun; built with oshcc beside it)
+  --perftest with --lat: a column of ucx_perftest (UCX_PERFTEST, default
+            ucx_perftest), server on the second host, client on the first,
+            interleaved with the others: its 50th percentile of ucp_am_lat
+            (row pingpong), ucp_put_lat (putpp: a put ping-pong, half a
+            round trip) and, for put1m, 1 MiB / the mean bandwidth of
+            ucp_put_bw (it has no median of bandwidth)
 EOF
 }
 die() { echo "ab.sh: $*" >&2; exit 1; }
 
 BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw LAT=0 OSH=0 CPU1=all CPU2=all
-OSHRUN=${OSHRUN:-/usr/bin/oshrun}
+PT=0
+OSHRUN=${OSHRUN:-/usr/bin/oshrun} PERFTEST=${UCX_PERFTEST:-ucx_perftest}
 HERE=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
     case $1 in
@@ -45,6 +52,7 @@ while [ $# -gt 0 ]; do
     --lat) LAT=1; shift ;;
     --pin) CPU1=0 CPU2=1; shift ;;
     --oshmem) OSH=1; shift ;;
+    --perftest) PT=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -59,9 +67,10 @@ for d in "$A" "$B"; do [ -e "$d/libkumi-ucx.so" ] || die "no $d/libkumi-ucx.so";
 # shellcheck source=bench/ucx/netns.sh
 . "$HERE/netns.sh"
 TMP=$(mktemp -d /tmp/kumi-ucxab.XXXXXX) || die "mktemp"
-CHILD=
+CHILD= SERVER=
 cleanup() {
     [ -n "$CHILD" ] && kill -TERM "$CHILD" 2>/dev/null && wait "$CHILD" 2>/dev/null
+    [ -n "$SERVER" ] && kill -9 "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
     ucxb_hosts_del
     rm -rf "$TMP"
 }
@@ -70,7 +79,7 @@ trap 'exit 130' INT TERM HUP
 
 ucxb_hosts_make "kab-$$" || die "cannot make the two hosts"
 ucxb_rsh_write "$TMP" "$CPU1" "$CPU2" || die "cannot write the rsh wrappers"
-H1=$UCXB_H1 H2=$UCXB_H2 DEV=$UCXB_DEV NS1=$UCXB_NS1
+H1=$UCXB_H1 H2=$UCXB_H2 DEV=$UCXB_DEV NS1=$UCXB_NS1 NS2=$UCXB_NS2
 
 # one WHICH ROW: one kumi-bench job, prints the value
 one() {
@@ -111,7 +120,39 @@ lat() {
     # OSHMEM 4.1 sometimes dies of SIGSEGV in shmem_finalize, after its rows
     wait "$CHILD" || echo "ab.sh: lat $1 exited $?: $(grep -m1 -i 'signal\|error' "$out" "$out.err")" >&2
     CHILD=
-    grep -E '^(put|get|pingpong|barrier|put1m|getbusy|getcomp) [0-9.]+ ' "$out"
+    grep -E '^(put|get|pingpong|putpp|barrier|put1m|getbusy|getcomp) [0-9.]+ ' "$out"
+}
+# pt TEST SIZE FIELD: one ucx_perftest run (server on the second host,
+# client on the first, pinned as the others); prints FIELD of its -v CSV
+PORT=$(( 20000 + $$ % 20000 ))
+pt() {
+    local out=$TMP/pt.out n=$ITERS
+    [ "$2" -gt 8 ] && n=$(( ITERS / 20 > 10 ? ITERS / 20 : 10 ))
+    PORT=$(( PORT + 1 ))
+    ip netns exec "$NS2" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" timeout -k 5 "$TMO" \
+        taskset -c "$CPU2" "$PERFTEST" -p "$PORT" >"$out.srv" 2>&1 &
+    SERVER=$!
+    for _ in $(seq 100); do
+        grep -q 'Waiting for connection' "$out.srv" 2>/dev/null && break
+        kill -0 "$SERVER" 2>/dev/null || break
+        sleep 0.05
+    done
+    ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" timeout -k 5 "$TMO" \
+        taskset -c "$CPU1" "$PERFTEST" "$H2" -p "$PORT" -t "$1" -s "$2" -n "$n" -w $(( n / 10 )) \
+        -f -v >"$out" 2>"$out.err" || echo "ab.sh: ucx_perftest $1 exited $?: $(tail -1 "$out.err")" >&2
+    timeout 10 tail --pid="$SERVER" -f /dev/null
+    kill -9 "$SERVER" 2>/dev/null
+    wait "$SERVER" 2>/dev/null
+    SERVER=
+    awk -F, -v name="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+        c && NF > 1 { gsub(/ /, "", $c); print $c; exit }' "$out"
+}
+# perftest's rows, as lat() prints them
+ptrows() {
+    local v
+    v=$(pt ucp_am_lat 8 50.0_percentile_lat) && [ -n "$v" ] && echo "pingpong $v"
+    v=$(pt ucp_put_lat 8 50.0_percentile_lat) && [ -n "$v" ] && echo "putpp $v"
+    v=$(pt ucp_put_bw 1048576 overall_bw) && [ -n "$v" ] && awk -v b="$v" 'BEGIN { if (b > 0) printf "put1m %.2f\n", 1e6 / b }'
 }
 if [ "$LAT" = 1 ]; then
     ${CC:-cc} -O2 -std=c11 -I"$HERE/../../include" "$HERE/lat.c" -o "$TMP/lat" -L"$BUILD/lib" \
@@ -121,11 +162,13 @@ if [ "$LAT" = 1 ]; then
         "$(dirname "$OSHRUN")/oshcc" -O2 "$HERE/lat_shmem.c" -o "$TMP/lat_shmem" || die "cannot build lat_shmem.c"
         cols="A B oshmem"
     fi
+    [ "$PT" = 1 ] && cols="$cols perftest"
     echo "# ab.sh --lat $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B; $ITERS ops each, per-op median (us) per run"
     for _ in $(seq "$REPS"); do
         lat "$A" | sed 's/^/A /' >>"$TMP/lat.all"
         lat "$B" | sed 's/^/B /' >>"$TMP/lat.all"
         [ "$OSH" = 1 ] && lat oshmem | sed 's/^/oshmem /' >>"$TMP/lat.all"
+        [ "$PT" = 1 ] && ptrows | sed 's/^/perftest /' >>"$TMP/lat.all"
     done
     python3 - "$TMP/lat.all" $cols <<'EOF'
 import sys, statistics
@@ -134,12 +177,14 @@ for line in open(sys.argv[1]):
     c, row, med = line.split()[:3]
     v.setdefault((row, c), []).append(float(med))
 cols = sys.argv[2:]
-print("row       " + "  ".join("%9s" % c for c in cols) + "    B/A" + ("  B/oshmem" if "oshmem" in cols else "") + "  runs")
-for row in ("put", "get", "pingpong", "barrier", "put1m", "getbusy", "getcomp"):
+print("row       " + "  ".join("%9s" % c for c in cols) + "    B/A" + ("  B/oshmem" if "oshmem" in cols else "") + ("  B/perftest" if "perftest" in cols else "") + "  runs")
+for row in ("put", "get", "pingpong", "putpp", "barrier", "put1m", "getbusy", "getcomp"):
     m = {c: statistics.median(v[(row, c)]) if (row, c) in v else float("nan") for c in cols}
     r = "  %5.2f" % (m["B"] / m["A"])
     if "oshmem" in cols:
         r += "  %9.2f" % (m["B"] / m["oshmem"])
+    if "perftest" in cols:
+        r += "  %11.2f" % (m["B"] / m["perftest"])
     runs = "; ".join(c + ": " + " ".join("%.2f" % x for x in v.get((row, c), [])) for c in cols)
     print("%-9s " % row + "  ".join("%9.2f" % m[c] for c in cols) + r + "  " + runs)
 EOF

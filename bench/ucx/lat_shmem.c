@@ -1,6 +1,8 @@
 /* bench/ucx/lat_shmem.c -- lat.c's rows for OpenSHMEM (Open MPI's OSHMEM
  * over UCX): 8-byte put+quiet, get, pingpong (shmem_long_p answered, half
- * a round trip), barrier_all, 1 MiB putmem+quiet (put1m); per-operation
+ * a round trip), putpp (8 bytes by shmem_putmem, waited for with
+ * shmem_wait_until and put back: lat.c's put ping-pong, ucx_perftest's
+ * ucp_put_lat), barrier_all, 1 MiB putmem+quiet (put1m); per-operation
  * medians. ARGS: ITERS. */
 #include <shmem.h>
 #include <stdio.h>
@@ -33,14 +35,16 @@ int main(int argc, char **argv)
     shmem_init();
     int     me = shmem_my_pe();
     long   *sym = shmem_malloc(64), *flag = shmem_malloc(sizeof(long)), v = 0, seq = 0;
+    long   *pflag = shmem_malloc(sizeof(long));
     double *t = calloc((size_t)(n > 10 ? n : 10), sizeof(*t));
 
     char   *big = shmem_malloc(1 << 20), *src = calloc(1, 1 << 20);
 
-    if (n < 10 || sym == NULL || flag == NULL || t == NULL || big == NULL || src == NULL
-        || shmem_n_pes() < 2)
+    if (n < 10 || sym == NULL || flag == NULL || pflag == NULL || t == NULL || big == NULL
+        || src == NULL || shmem_n_pes() < 2)
         return 2;
     *flag = 0;
+    *pflag = 0;
     shmem_barrier_all();
     if (me == 0) {
         for (int i = 0; i < n; i++) {
@@ -57,13 +61,6 @@ int main(int argc, char **argv)
             t[i] = (ks_now() - t0) * 1e6;
         }
         ks_report("get", t, n);
-        for (int i = 0; i < n / 20; i++) {     /* put1m, as lat.c */
-            double t0 = ks_now();
-            shmem_putmem(big, src, 1 << 20, 1);
-            shmem_quiet();
-            t[i] = (ks_now() - t0) * 1e6;
-        }
-        ks_report("put1m", t, n / 20);
     }
     shmem_barrier_all();
     for (int i = 0; i < n && me < 2; i++) {
@@ -80,6 +77,22 @@ int main(int argc, char **argv)
     }
     if (me == 0)
         ks_report("pingpong", t, n);
+    seq = 0;
+    shmem_barrier_all();
+    for (int i = 0; i < n && me < 2; i++) {
+        double t0 = ks_now();
+        seq++;
+        if (me == 0) {
+            shmem_putmem(pflag, &seq, sizeof(seq), 1);
+            shmem_long_wait_until(pflag, SHMEM_CMP_EQ, seq);
+        } else {
+            shmem_long_wait_until(pflag, SHMEM_CMP_EQ, seq);
+            shmem_putmem(pflag, &seq, sizeof(seq), 0);
+        }
+        t[i] = (ks_now() - t0) * 1e6 / 2;
+    }
+    if (me == 0)
+        ks_report("putpp", t, n);
     for (int i = 0; i < n; i++) {
         double t0 = ks_now();
         shmem_barrier_all();
@@ -87,6 +100,16 @@ int main(int argc, char **argv)
     }
     if (me == 0)
         ks_report("barrier", t, n);
+    shmem_barrier_all();
+    if (me == 0) {
+        for (int i = 0; i < n / 20; i++) {     /* put1m, last, as lat.c */
+            double t0 = ks_now();
+            shmem_putmem(big, src, 1 << 20, 1);
+            shmem_quiet();
+            t[i] = (ks_now() - t0) * 1e6;
+        }
+        ks_report("put1m", t, n / 20);
+    }
     shmem_barrier_all();
     free(t);
     shmem_finalize();

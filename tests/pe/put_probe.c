@@ -4,8 +4,9 @@
  * small put after quiet carries quiet's probe, transport/ucx/README.md).
  * Each PE works on the next one; every value is checked where it lands.
  * ARGS: rounds (300). "loop N": PE 0 does N puts of 8 bytes, each followed
- * by quiet, and nothing else; "barriers N": N barriers (tests/ucx/put_probe.sh
- * counts the sends of both). */
+ * by quiet, and nothing else; "barriers N": N barriers; "putpp N": a put
+ * ping-pong, PE 0 puts a word to PE 1, which waits for it and puts it back
+ * (tests/ucx/put_probe.sh counts the sends of both). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ int main(int argc, char **argv)
 {
     int loop = argc > 2 && strcmp(argv[1], "loop") == 0;
     int bars = argc > 2 && strcmp(argv[1], "barriers") == 0;
-    int rounds = loop || bars ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 300;
+    int pp = argc > 2 && strcmp(argv[1], "putpp") == 0;
+    int rounds = loop || bars || pp ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 300;
 
     OK(kumi_init());
     int       me = kumi_rank(), npes = kumi_size(), to = (me + 1) % npes;
@@ -39,6 +41,18 @@ int main(int argc, char **argv)
     for (int i = 0; i < rounds && bars; i++)
         BARRIER();
     if (bars) {
+        OK(kumi_finalize());
+        return 0;
+    }
+    if (pp) {
+        for (uint64_t i = 1; i <= (uint64_t)rounds && me < 2 && npes > 1; i++) {
+            if (me == 0)
+                OK(kumi_put(ctr, &i, 8, 1));
+            OK(kumi_wait_until_u64((volatile uint64_t *)ctr, KUMI_CMP_EQ, i));
+            if (me == 1)
+                OK(kumi_put(ctr, &i, 8, 0));
+        }
+        BARRIER();
         OK(kumi_finalize());
         return 0;
     }

@@ -468,6 +468,9 @@ static void kumi_ucx_settle(struct kumi_tp *tp)
 {
     struct kumi_ucx *s = kumi_ucx_of(tp);
 
+    /* TSan build: the barrier's last test may have held on entry, with no
+     * progress call (and its acquire) after the kick's apply (ucx_int.h) */
+    KUMI_UCX_TSAN_ACQUIRE(s);
     if (s->threads)
         return;      /* other threads may have sent during the barrier */
     for (int pe = 0; s->peer != NULL && pe < s->size; pe++) {

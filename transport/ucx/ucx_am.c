@@ -167,6 +167,7 @@ static void kumi_ucx_apply(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, con
          * the job's, recorded by the send) */
         struct kumi_ucx_hdr a = { .src = (uint32_t)s->rank, .kind = KUMI_UCX_PROBE_ACK,
                                   .val = h->val };
+        KUMI_UCX_TSAN_RELEASE(s);   /* the put, before the answer (ucx_int.h) */
         kumi_ucx_send(s, (int)h->src, &a, NULL, 0, NULL, 0);
     } else if (h->kind == KUMI_UCX_PROBE_ACK) {
         uint64_t *ack = &s->peer[h->src].probe_ack;
@@ -175,6 +176,7 @@ static void kumi_ucx_apply(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, con
     } else {
         __atomic_store_n(&s->peer[h->src].fin_rx, 1, __ATOMIC_RELEASE);
     }
+    KUMI_UCX_TSAN_RELEASE(s);       /* what it stored (ucx_int.h) */
 }
 
 /* Applies the queued messages in arrival order; one thread at a time, and
@@ -247,7 +249,9 @@ int kumi_ucx_progress_(struct kumi_ucx *s)
                      __ATOMIC_RELAXED);
     __atomic_store_n(&s->poll_ns, kumi_ucx_ns(), __ATOMIC_RELAXED);
     int n = kumi_ucx_drive(s);
-    return n + kumi_ucx_drain(s);
+    n += kumi_ucx_drain(s);
+    KUMI_UCX_TSAN_ACQUIRE(s);       /* what any thread applied (ucx_int.h) */
+    return n;
 }
 
 int kumi_ucx_serve(struct kumi_ucx *s, int *armed)

@@ -33,7 +33,16 @@
  * this PE's own access after it took the lock (tests/pe/atomics.c). What
  * stands in for those atomics: every thread releases `tsan_hb` before it
  * drives the worker, and this PE's own put, get or atomic on its own
- * memory acquires it. Nothing in other builds. */
+ * memory acquires it. The same blindness for kicks of one byte into a word
+ * that the waiter loads whole (the a2a and tree barriers' arrival words:
+ * the release store and the acquire load are at different addresses, so
+ * TSan pairs neither): a put the progress thread applied before such a
+ * kick raced, for TSan, with the waiter's read after the barrier
+ * (pe.put_get.ucxsm, 3 runs of 4 with KUMI_BARRIER=a2a). So every applied
+ * message releases `tsan_hb` too, and every caller's progress acquires
+ * it after driving and draining (a wait polls progress before each test),
+ * and so does settle() at a barrier's end (its wait may have found the
+ * kick on its first test, before any progress). Nothing in other builds. */
 #if defined(__SANITIZE_THREAD__)
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
