@@ -780,8 +780,11 @@ static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind
      * with other work running, PEs that fit the cores wait as when
      * oversubscribed (block), and PEs are left unbound unless --bind core
      * asks. Only kumirun's own cores are counted against the machine's: a
-     * task elsewhere on a large machine is not in our way. */
-    if (j->wait_auto && nlocal > 0) {
+     * task elsewhere on a large machine is not in our way. Not with
+     * --hosts: each host's PEs are told from their own count there
+     * (kumirun_supervise.c), and PEs that disagree on the policy would
+     * disagree on the collectives' algorithms too. */
+    if (j->wait_auto && !j->multi && nlocal > 0) {
         long     online = sysconf(_SC_NPROCESSORS_ONLN);
         unsigned size   = online > (long)ncores ? (unsigned)online : ncores;
         unsigned spare  = size > (unsigned)nlocal ? size - (unsigned)nlocal : 0;
