@@ -793,7 +793,7 @@ static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind
         if (others > spare) {
             if (bind == KUMI_RUN_BIND_AUTO)
                 j->bind = 0;
-            if (j->log >= KUMI_LOG_INFO)
+            if (j->log >= KUMI_LOG_DEBUG)
                 fprintf(stderr, "kumirun: %u other tasks running on %u CPUs: the PEs block "
                                 "when they wait%s\n", others, size,
                         j->bind ? "" : " and are not bound");

@@ -21,8 +21,8 @@ for i in $(seq 0 "$ncpu"); do
 done
 sleep 0.2
 
-# loaded: oversubscribed, not bound, and (KUMI_LOG=info) one line saying so
-KUMI_LOG=info kr_bg -n 1 --report-bindings sh -c "$pe" >"$out" 2>"$err"
+# loaded: oversubscribed, not bound, and (KUMI_LOG=debug) one line saying so
+KUMI_LOG=debug kr_bg -n 1 --report-bindings sh -c "$pe" >"$out" 2>"$err"
 wait_exit $KPID 10
 expect_rc $RC 0 "-n 1 under load"
 topo=1
