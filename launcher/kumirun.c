@@ -779,8 +779,9 @@ static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind
      * may not leave and the descheduled PE may not move to a free one:
      * with other work running, PEs that fit the cores wait as when
      * oversubscribed (block), and PEs are left unbound unless --bind core
-     * asks. Only kumirun's own cores are counted against the machine's: a
-     * task elsewhere on a large machine is not in our way. Not with
+     * asks. The running count is the machine's, so it is set against all
+     * its online CPUs: on a large machine, work on other cores does not
+     * make a few PEs block. Not with
      * --hosts: each host's PEs are told from their own count there
      * (kumirun_supervise.c), and PEs that disagree on the policy would
      * disagree on the collectives' algorithms too. */
