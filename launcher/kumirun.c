@@ -102,7 +102,8 @@ static void kumi_run_usage(FILE *out)
         "                         runs CMD HOST env KUMI_...=... /abs/PROGRAM ARGS\n"
         "                         (CMD is split on spaces)\n"
         "      --bind core|none   bind PE i to core i, or not at all\n"
-        "                         (default: core, round-robin when oversubscribed)\n"
+        "                         (default: core, round-robin when oversubscribed,\n"
+        "                         none when other work keeps the cores busy)\n"
         "      --report-bindings  print where each PE runs, on stderr\n"
         "      --timeout SEC      end the job after SEC seconds (exit status 124)\n"
         "  -h, --help             print this text\n"
@@ -328,6 +329,7 @@ static int kumi_run_check_env(const struct kumi_run_opts *o, struct kumi_run_job
     }
     j->log    = cfg.log;
     j->dead_s = (unsigned)cfg.heartbeat_timeout;
+    j->wait_auto = cfg.wait == KUMI_WAIT_AUTO;
     return kumi_run_check_plugin();
 }
 
@@ -707,8 +709,42 @@ static int kumi_run_set_env(const struct kumi_run_job *j, int oversubscribed)
     return 0;
 }
 
+/* Other work running on this machine: the fewest runnable tasks (the
+ * "R" of /proc/loadavg's "R/T", less kumirun itself) in a few samples
+ * KUMI_RUN_LOAD_GAP_NS apart, so a task that runs for a moment (a shell,
+ * a compiler's start) does not count and a busy one does. 0 when the file
+ * cannot be read. */
+#define KUMI_RUN_LOAD_SAMPLES 5
+#define KUMI_RUN_LOAD_GAP_NS  2000000L
+static unsigned kumi_run_others_running(void)
+{
+    unsigned fewest = UINT_MAX;
+
+    for (int i = 0; i < KUMI_RUN_LOAD_SAMPLES && fewest > 0; i++) {
+        const struct timespec gap = { 0, KUMI_RUN_LOAD_GAP_NS };
+        FILE    *f = fopen("/proc/loadavg", "r");
+        unsigned running = 0, total = 0;
+        int      n;
+
+        if (f == NULL)
+            return 0;
+        n = fscanf(f, "%*s %*s %*s %u/%u", &running, &total);
+        fclose(f);
+        if (n != 2)
+            return 0;
+        running = running > 0 ? running - 1 : 0;
+        fewest  = running < fewest ? running : fewest;
+        if (fewest > 0 && i + 1 < KUMI_RUN_LOAD_SAMPLES)
+            nanosleep(&gap, NULL);
+    }
+    return fewest == UINT_MAX ? 0 : fewest;
+}
+
 /* Loads the topology and decides binding of the PEs on this host;
- * returns 1 if they oversubscribe it (more PEs than cores we may use). */
+ * returns 1 if they oversubscribe it: more PEs than cores we may use, or
+ * (KUMI_WAIT=auto) than the cores other running work leaves idle at
+ * start-up; then the PEs block when they wait, and other work also leaves
+ * them unbound unless --bind core asks. */
 static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind)
 {
     unsigned ncores;
@@ -738,6 +774,33 @@ static int kumi_run_plan_binding(struct kumi_run_job *j, enum kumi_run_bind bind
      * for PEs queued twice over (bound is about twice as fast at 8 PEs on
      * 2 cores: bench/README.md, "Measurements behind choices in the code") */
     j->bind = bind != KUMI_RUN_BIND_NONE;
+    /* Other work on our cores deschedules a PE while its peer waits for it
+     * (runtime/README.md, "Waiting"). Bound, the peer spins on a core it
+     * may not leave and the descheduled PE may not move to a free one:
+     * with other work running, PEs that fit the cores wait as when
+     * oversubscribed (block), and PEs are left unbound unless --bind core
+     * asks. The running count is the machine's, so it is set against all
+     * its online CPUs: on a large machine, work on other cores does not
+     * make a few PEs block. Not with
+     * --hosts: each host's PEs are told from their own count there
+     * (kumirun_supervise.c), and PEs that disagree on the policy would
+     * disagree on the collectives' algorithms too. */
+    if (j->wait_auto && !j->multi && nlocal > 0) {
+        long     online = sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned size   = online > (long)ncores ? (unsigned)online : ncores;
+        unsigned spare  = size > (unsigned)nlocal ? size - (unsigned)nlocal : 0;
+        unsigned others = kumi_run_others_running();
+
+        if (others > spare) {
+            if (bind == KUMI_RUN_BIND_AUTO)
+                j->bind = 0;
+            if (j->log >= KUMI_LOG_DEBUG)
+                fprintf(stderr, "kumirun: %u other tasks running on %u CPUs: the PEs block "
+                                "when they wait%s\n", others, size,
+                        j->bind ? "" : " and are not bound");
+            return 1;
+        }
+    }
     return (unsigned)nlocal > ncores;
 }
 

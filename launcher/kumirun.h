@@ -57,6 +57,7 @@ struct kumi_run_job {
     unsigned         timeout;        /* seconds, 0 for none                   */
     int              log;            /* KUMI_LOG: KUMI_LOG_ERROR..DEBUG       */
     unsigned         dead_s;         /* KUMI_HEARTBEAT_TIMEOUT                */
+    int              wait_auto;      /* KUMI_WAIT=auto: the load may decide   */
     sigset_t         sigs;           /* blocked, taken by the supervisor      */
 
     /* hosts and the rendezvous: set up by kumirun.c */

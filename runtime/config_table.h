@@ -23,7 +23,7 @@ KUMI_CFG(heap_size, "KUMI_HEAP_SIZE", SIZE, "256m", 1ull << 20, 1ull << 40, NULL
 KUMI_CFG(llcm_size, "KUMI_LLCM_SIZE", SIZE, "256k", 16ull << 10, 64ull << 20, NULL,
          "Low-latency common memory (LLCM) bytes per PE; a multiple of 4k")
 KUMI_CFG(wait, "KUMI_WAIT", CHOICE, "auto", 0, 0, "auto|spin|yield|block",
-         "How waits wait: auto spins while PEs fit the cores, else yields then blocks")
+         "How waits wait: auto spins while PEs fit the cores (and, under kumirun, other running work leaves them the cores at start-up), else yields then blocks; auto also lets kumirun leave PEs unbound when other work runs")
 KUMI_CFG(log, "KUMI_LOG", CHOICE, "warn", 0, 0, "error|warn|info|debug",
          "Messages printed on stderr at this level and above")
 KUMI_CFG(abort_on_error, "KUMI_ABORT_ON_ERROR", BOOL, "0", 0, 1, NULL,

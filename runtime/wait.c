@@ -5,8 +5,10 @@
  * Policy (KUMI_WAIT): spin while the PEs fit the cores (the latency path:
  * one load of local memory per iteration); when oversubscribed, spin
  * briefly, then yield, then sleep on this PE's doorbell with a short
- * timeout. Writers ring the doorbell only when the job's policy may block,
- * so the spinning fast path pays nothing for it. Every wait also serves
+ * timeout. kumirun also calls a job oversubscribed when other work kept the
+ * cores busy at start-up (runtime/README.md, "Waiting"). Writers ring the
+ * doorbell only when the job's policy may block, so the spinning fast path
+ * pays nothing for it. Every wait also serves
  * incoming active messages and returns KUMI_ERR_PEER once the job fails.
  *
  * Threads (KUMI_INIT_THREADS): any number of threads may wait at once.

@@ -13,7 +13,7 @@ target_include_directories(kumi_test_fake_pe PRIVATE ${PROJECT_SOURCE_DIR}/runti
 target_compile_definitions(kumi_test_fake_pe PRIVATE _GNU_SOURCE)
 target_link_libraries(kumi_test_fake_pe PRIVATE rt)
 
-foreach(t usage hosts_usage exit_code signal_pe interrupt timeout launcher_killed env two_jobs)
+foreach(t usage hosts_usage exit_code signal_pe interrupt timeout launcher_killed env two_jobs loaded)
   add_test(NAME launcher.${t}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/launcher/${t}.sh ${KUMIRUN})
 endforeach()

@@ -38,6 +38,9 @@ check_report() {
 }
 
 ncpu=$(nproc)
+# binding and KUMI_OVERSUBSCRIBED as the PE count decides them: with
+# KUMI_WAIT=auto, other work running at start-up decides too (loaded.sh)
+export KUMI_WAIT=spin
 # kumirun's stdin has a line to read; PEs must not get it
 echo "input for kumirun" >"$TMP/in"
 
