@@ -49,6 +49,11 @@ _Noreturn void kumi_global_exit(int status)
         || __atomic_exchange_n(&ending, 1, __ATOMIC_ACQ_REL))
         exit(status);   /* nobody else to end */
 
+    /* The program's buffered output first: once the launcher hears of
+     * the request it ends the job after a short notice, and a PE that is
+     * descheduled until then (a loaded machine, unbound PEs) would lose
+     * what exit() was going to flush. */
+    fflush(NULL);
     /* Of concurrent requests the first wins (kumirun: the first in the
      * segment), so this PE, the others and the launcher all end with the
      * same status. */
