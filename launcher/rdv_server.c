@@ -30,6 +30,8 @@ struct rdv_conn {
     int      rank;               /* -1 until the hello                  */
     int      want_out;           /* EPOLLOUT registered                 */
     double   since, last_rx, last_tx;
+    double   ask_at;             /* silent: the owner's quiet fn kept it
+                                    until then                          */
     char     peer[INET6_ADDRSTRLEN + 10];
     uint8_t *in;                 /* [0, have) received, in_cap bytes    */
     size_t   have, in_cap;
@@ -47,7 +49,9 @@ struct kumi_rdv_server {
     double              dead_s;  /* silence that is a PE lost; hello time */
     uint8_t             key[KUMI_RDV_KEY_BYTES];
     kumi_rdv_event_fn  *fn;
+    kumi_rdv_quiet_fn  *quiet;   /* NULL: silence is SILENT at dead_s   */
     void               *arg;
+    double              last_service;   /* the previous service, or 0  */
     char                addr[INET6_ADDRSTRLEN + 10];
     struct rdv_conn   **conns;   /* every open connection               */
     int                 nconns, pending;
@@ -444,42 +448,75 @@ static void rdv_conn_free(struct rdv_conn *k)
     free(k);
 }
 
+/* The caller did not service us for gap seconds (rdv_server.h): nobody
+ * was listening, so that time is nobody's silence. Called after reading
+ * what arrived meanwhile. */
+static void rdv_server_stall(struct kumi_rdv_server *s, double now, double gap)
+{
+    for (int i = 0; i < s->nconns; i++) {
+        struct rdv_conn *k = s->conns[i];
+
+        if (k->state == RDV_C_DEAD)
+            continue;
+        k->since   = k->since + gap < now ? k->since + gap : now;
+        k->last_rx = k->last_rx + gap < now ? k->last_rx + gap : now;
+    }
+}
+
 void kumi_rdv_server_service(struct kumi_rdv_server *s, double now)
 {
     struct epoll_event evs[64];
     int                n, w = 0;
 
-    n = epoll_wait(s->epfd, evs, 64, 0);
-    for (int i = 0; i < n; i++) {
-        struct rdv_conn *k = evs[i].data.ptr;
+    /* everything that arrived first (a batch holds 64 events; more PEs
+     * may have spoken), so no PE is judged silent on unread words */
+    for (int batch = 0; batch <= s->nconns / 64 + 1; batch++) {
+        n = epoll_wait(s->epfd, evs, 64, 0);
+        for (int i = 0; i < n; i++) {
+            struct rdv_conn *k = evs[i].data.ptr;
 
-        if (k == NULL) {
-            rdv_accept(s, now);
-            continue;
+            if (k == NULL) {
+                rdv_accept(s, now);
+                continue;
+            }
+            if (k->state == RDV_C_DEAD)
+                continue;
+            if (evs[i].events & EPOLLOUT)
+                rdv_conn_flush(s, k);
+            if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                rdv_conn_read(s, k, now);
         }
-        if (k->state == RDV_C_DEAD)
-            continue;
-        if (evs[i].events & EPOLLOUT)
-            rdv_conn_flush(s, k);
-        if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-            rdv_conn_read(s, k, now);
+        if (n < 64)
+            break;
     }
+    if (s->last_service > 0 && now - s->last_service > KUMI_RDV_STALL_S)
+        rdv_server_stall(s, now, now - s->last_service);
+    s->last_service = now;
 
     /* Silent PEs, the longest silent first: when a host vanishes, its PEs
      * fell silent before the ones that then blocked waiting for them, and
-     * the owner reports only the first. Once the job is ending, a quiet
-     * PE is no news. */
+     * the owner reports only the first. The owner may keep one (quiet):
+     * then it is asked again later, and the next one is looked at. Once
+     * the job is ending, a quiet PE is no news. */
     while (!s->failing) {
         struct rdv_conn *oldest = NULL;
 
         for (int i = 0; i < s->nconns; i++) {
             struct rdv_conn *k = s->conns[i];
-            if (k->state == RDV_C_JOINED && now - k->last_rx > s->dead_s &&
+            if (k->state == RDV_C_JOINED && now - k->last_rx > s->dead_s && now >= k->ask_at &&
                 (oldest == NULL || k->last_rx < oldest->last_rx))
                 oldest = k;
         }
         if (oldest == NULL)
             break;
+        if (s->quiet != NULL) {
+            double wait = s->quiet(s->arg, oldest->rank, now - oldest->last_rx);
+
+            if (wait > 0) {
+                oldest->ask_at = now + wait;
+                continue;
+            }
+        }
         rdv_conn_lost(s, oldest, KUMI_RDV_EV_SILENT);
     }
     for (int i = 0; i < s->nconns; i++) {
@@ -572,6 +609,11 @@ int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npe
 fail:
     kumi_rdv_server_close(s);
     return rc;
+}
+
+void kumi_rdv_server_set_quiet(struct kumi_rdv_server *s, kumi_rdv_quiet_fn *fn)
+{
+    s->quiet = fn;
 }
 
 const char *kumi_rdv_server_address(const struct kumi_rdv_server *s)
