@@ -62,7 +62,7 @@ target_link_libraries(pe_silent PRIVATE kumi)
 add_test(NAME launcher.silent_pe
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/launcher/silent_pe.sh ${KUMIRUN}
                  $<TARGET_FILE:pe_silent>)
-set_tests_properties(launcher.silent_pe PROPERTIES LABELS "launcher-full;tcp" PROCESSORS 2)
+set_tests_properties(launcher.silent_pe PROPERTIES LABELS "launcher-full" PROCESSORS 2)
 
 get_property(_kumi_launcher_tests DIRECTORY PROPERTY TESTS)
 foreach(t ${_kumi_launcher_tests})
