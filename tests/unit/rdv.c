@@ -32,6 +32,9 @@
 #define MAXPE 8
 #define NEV   8     /* > every enum kumi_rdv_event */
 #define TEST_DEAD_S 3.0 /* silence that is a peer gone, and the hello deadline */
+/* how late a verdict may come on a loaded machine: a thread of this test
+ * stalled that long is not listening, which delays verdicts (rdv.h) */
+#define TEST_SLACK_S 3.0
 
 static const uint8_t key[KUMI_RDV_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8,
                                                  9, 10, 11, 12, 13, 14, 15, 16 };
@@ -384,8 +387,9 @@ static void test_rejects(void **state)
     pe_join(&bad);
     assert_int_equal(bad.rc, KUMI_ERR_PEER);
 
-    assert_true(raw_closed_within(g1, 1.0));
-    assert_true(raw_closed_within(g2, TEST_DEAD_S + 1.5)); /* the hello deadline */
+    assert_true(raw_closed_within(g1, TEST_SLACK_S));
+    /* the hello deadline (later by a stall of the server's thread) */
+    assert_true(raw_closed_within(g2, TEST_DEAD_S + TEST_SLACK_S));
     close(g1);
     close(g2);
     for (int i = 0; i < 2; i++) {
@@ -423,14 +427,14 @@ static void test_silence_and_eof(void **state)
     close(pes[2].c.fd);                      /* PE 2 dies */
     pes[2].c.fd = -1;
     /* PE 0 keeps servicing; PE 1 goes quiet */
-    assert_int_equal(pe_service_for(&pes[0].c, TEST_DEAD_S + 1.5, &failed, &status), 0);
+    assert_int_equal(pe_service_for(&pes[0].c, TEST_DEAD_S + TEST_SLACK_S, &failed, &status), 0);
     assert_int_equal(srv_count(&v, 2, KUMI_RDV_EV_EOF), 1);
     assert_true(v.ev_at[2][KUMI_RDV_EV_EOF] - t0 < 0.5);
     assert_int_equal(srv_count(&v, 1, KUMI_RDV_EV_SILENT), 1);
     /* no earlier than the dead time after its last word; later by a
      * stall of the server's thread on a loaded machine at most */
     assert_true(v.ev_at[1][KUMI_RDV_EV_SILENT] - t_join > TEST_DEAD_S - 0.1);
-    assert_true(v.ev_at[1][KUMI_RDV_EV_SILENT] - t0 < TEST_DEAD_S + 1.5);
+    assert_true(v.ev_at[1][KUMI_RDV_EV_SILENT] - t0 < TEST_DEAD_S + TEST_SLACK_S);
     assert_int_equal(srv_count(&v, 0, KUMI_RDV_EV_SILENT), 0);
     assert_int_equal(srv_count(&v, 0, KUMI_RDV_EV_EOF), 0);
     /* the silent PE finds its channel closed by the server */
@@ -517,7 +521,8 @@ static void test_server_gone(void **state)
     double t0 = kumi_tp_now();
     pe_join(&pes[0]);
     assert_int_equal(pes[0].rc, KUMI_ERR_PEER);
-    assert_true(kumi_tp_now() - t0 < TEST_DEAD_S + 1.0);
+    /* later by a stall of this thread's own (rdv.h) on a loaded machine */
+    assert_true(kumi_tp_now() - t0 < TEST_DEAD_S + TEST_SLACK_S);
     assert_non_null(strstr(pes[0].err, addr));
     assert_non_null(strstr(pes[0].err, "silent"));
     close(lfd);
