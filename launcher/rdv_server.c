@@ -32,6 +32,8 @@ struct rdv_conn {
     double   since, last_rx, last_tx;
     double   ask_at;             /* silent: the owner's quiet fn kept it
                                     until then                          */
+    double   credit;             /* stall time added to last_rx since it
+                                    was last heard (at most dead_s)     */
     char     peer[INET6_ADDRSTRLEN + 10];
     uint8_t *in;                 /* [0, have) received, in_cap bytes    */
     size_t   have, in_cap;
@@ -332,6 +334,7 @@ static void rdv_conn_read(struct kumi_rdv_server *s, struct rdv_conn *k, double 
         }
         k->have   += (size_t)n;
         k->last_rx = now;
+        k->credit  = 0;
         while (k->have >= RDV_HDR && k->state != RDV_C_DEAD) {
             unsigned mask = k->state == RDV_C_HELLO ? 1u << RDV_HELLO
                           : k->state == RDV_C_JOINED ? 1u << RDV_HB | 1u << RDV_BYE
@@ -450,16 +453,22 @@ static void rdv_conn_free(struct rdv_conn *k)
 
 /* The caller did not service us for gap seconds (rdv_server.h): nobody
  * was listening, so that time is nobody's silence. Called after reading
- * what arrived meanwhile. */
+ * what arrived meanwhile (a PE's words wait in its socket, so this only
+ * matters when the PE stalled too). One stall is forgiven whole; stalls
+ * that keep coming, dead_s in all per silence, so a server that keeps
+ * stalling still ends a silent PE within about 2 x dead_s. */
 static void rdv_server_stall(struct kumi_rdv_server *s, double now, double gap)
 {
     for (int i = 0; i < s->nconns; i++) {
-        struct rdv_conn *k = s->conns[i];
+        struct rdv_conn *k     = s->conns[i];
+        double           limit = gap > s->dead_s ? gap : s->dead_s;
+        double           add   = gap < limit - k->credit ? gap : limit - k->credit;
 
-        if (k->state == RDV_C_DEAD)
+        if (k->state == RDV_C_DEAD || add <= 0)
             continue;
-        k->since   = k->since + gap < now ? k->since + gap : now;
-        k->last_rx = k->last_rx + gap < now ? k->last_rx + gap : now;
+        k->credit += add;
+        k->since   = k->since + add < now ? k->since + add : now;
+        k->last_rx = k->last_rx + add < now ? k->last_rx + add : now;
     }
 }
 

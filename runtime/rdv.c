@@ -257,8 +257,13 @@ static void rdv_client_stall(struct kumi_rdv_client *c, double now)
 {
     double gap = now - c->last_service;
 
-    if (c->last_service > 0 && gap > KUMI_RDV_STALL_S) {
-        c->last_rx += gap;
+    double limit = gap > c->dead_s ? gap : c->dead_s;   /* as rdv_server.c */
+
+    if (c->last_service > 0 && gap > KUMI_RDV_STALL_S && c->credit < limit) {
+        double add = gap < limit - c->credit ? gap : limit - c->credit;
+
+        c->credit  += add;
+        c->last_rx += add;
         if (c->last_rx > now)
             c->last_rx = now;
     }
@@ -415,6 +420,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
             goto fail;
         }
         c->last_rx = kumi_tp_now();
+        c->credit  = 0;
         plen = rdv_check_hdr(c->buf, 1u << RDV_ALL | 1u << RDV_HB | 1u << RDV_FAIL, c->size);
         if (plen < 0) {
             snprintf(err, errlen, "rendezvous at %s sent a malformed message", c->addr);
@@ -480,6 +486,7 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
         }
         c->have   += (size_t)n;
         c->last_rx = now;
+        c->credit  = 0;
         /* whole messages out of buf; a partial one stays for next time */
         while (c->have >= RDV_HDR) {
             long len = rdv_check_hdr(c->buf, 1u << RDV_HB | 1u << RDV_FAIL, 1);

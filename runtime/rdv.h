@@ -31,7 +31,10 @@
  *   - neither side counts time it was not looking itself: a service that
  *     comes more than KUMI_RDV_STALL_S after the previous one (the serving
  *     thread starved, or its process stopped) moves every "last heard"
- *     forward by that gap, after reading what arrived meanwhile;
+ *     forward by that gap, after reading what arrived meanwhile (one stall
+ *     whole, repeated ones dead_s in all until the other side speaks
+ *     again: a side that keeps stalling still gives its verdict within
+ *     about 2 x dead_s);
  *   - when the other side runs on the same host and its process is alive
  *     (kumi_rdv_proc_state: not gone, not a zombie), its silence is not
  *     its loss until it lasts KUMI_RDV_ALIVE_FACTOR x dead_s: a PE on
@@ -70,6 +73,8 @@ struct kumi_rdv_client {
     uint32_t round;        /* all-gathers completed                   */
     double   last_rx, last_tx;
     double   last_service; /* the previous kumi_rdv_service, or 0     */
+    double   credit;       /* own stall time added to last_rx since
+                              kumirun was last heard                  */
     double   dead_s;       /* silence after which kumirun is gone     */
     /* kumirun's pid when it runs on this host (the caller sets it after
      * kumi_rdv_join; 0: another host): alive, its silence is bounded by
