@@ -9,8 +9,8 @@ CMAKE_ARGS ?=
 # KUMI_INIT_THREADS tests on every transport (label threads)
 # the sanitizer run leaves the binding's PE-count x transport matrix (label
 # shmem-full) to `make test-shmem ASAN=1`-style runs by hand: CI's 90 minutes
-ASAN_TESTS ?= -LE 'shmem-full|openmp-full|mpi-full|ucx-full|slurm-full|package'
-TSAN_TESTS ?= -L 'tcp|threads|ucx' -LE 'hosts|fuzz|shmem-full|mpi-full|ucx-full|slurm-full|package'
+ASAN_TESTS ?= -LE 'launcher-full|shmem-full|openmp-full|mpi-full|ucx-full|slurm-full|package'
+TSAN_TESTS ?= -L 'tcp|threads|ucx' -LE 'hosts|fuzz|launcher-full|shmem-full|mpi-full|ucx-full|slurm-full|package'
 
 .PHONY: all deps test-deps bench-deps build demo test test-shmem test-mpi test-ucx test-slurm test-asan \
         test-tsan install package test-package clean
@@ -42,9 +42,10 @@ demo: test-deps build
 # the OpenSHMEM binding's and the MPI subset's whole PE-count x transport
 # matrices (labels shmem-full, mpi-full) are left to `make test-shmem` and
 # `make test-mpi`, the ucx transport's (ucx-full) to `make test-ucx`, the
-# Debian package's install test to `make test-package`
+# Debian package's install test to `make test-package`, kumirun's ~20 s
+# test of silent live PEs (launcher-full) to `ctest -L launcher-full`
 test: test-deps build
-	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'shmem-full|openmp-full|mpi-full|ucx-full|slurm-full|package'
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -LE 'launcher-full|shmem-full|openmp-full|mpi-full|ucx-full|slurm-full|package'
 
 test-shmem: test-deps build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 1 -L shmem

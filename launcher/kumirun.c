@@ -626,6 +626,7 @@ static int kumi_run_rdv_setup(struct kumi_run_job *j)
         fprintf(stderr, "kumirun: %s\n", j->rdv_pe == NULL ? strerror(ENOMEM) : err);
         return -1;
     }
+    kumi_rdv_server_set_quiet(j->rdv, kumi_run_on_quiet);
     if (setenv(KUMI_ENV_RDV, kumi_rdv_server_address(j->rdv), 1) != 0 ||
         setenv(KUMI_ENV_JOB_KEY, hex, 1) != 0) {
         fprintf(stderr, "kumirun: setenv: %s\n", strerror(errno));

@@ -35,6 +35,11 @@ struct kumi_run_rdv_pe {
     unsigned char   lost;            /* enum kumi_rdv_event of the loss, or 0 */
     struct timespec lost_at;         /* report it then unless it exits first  */
     unsigned char   closed;          /* its rendezvous connection is gone     */
+    /* a PE of this host once silent past the heartbeat timeout but alive:
+     * the state of its process when last looked at (kumi_rdv_proc_state),
+     * and how long it had been silent then (kumi_run_on_quiet) */
+    char            quiet_state;
+    double          quiet_s;
     /* a remote PE that exited 0 before its BYE arrived: the BYE travels on
      * another connection than the rsh's exit, and may come a little later */
     unsigned char   bye_wait;
@@ -111,6 +116,9 @@ int kumi_run_supervise(struct kumi_run_job *j);
 
 /* Called by the rendezvous server (a kumi_rdv_event_fn; arg is the job). */
 void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int value);
+/* ... and before it reports a PE silent (a kumi_rdv_quiet_fn): spares a PE
+ * of this host whose process is alive (launcher/README.md, "Failures"). */
+double kumi_run_on_quiet(void *arg, int rank, double silent);
 
 /* "PE 3 (pid 1234)", or "PE 3 (pid 1234 on HOST)" in --hosts jobs. */
 const char *kumi_run_pe_name(const struct kumi_run_job *j, int rank, pid_t pid, char *buf,

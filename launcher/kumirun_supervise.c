@@ -67,6 +67,8 @@
 #define KUMI_RUN_BYE_GRACE_S 2.0               /* exit 0 .. its BYE, see below */
 #define KUMI_RUN_LOST_GRACE_S 0.5              /* EOF .. "lost", if it has not
                                                   exited with a status by then  */
+#define KUMI_RUN_QUIET_LOOK_S 0.5              /* a silent local PE is looked
+                                                  at this often                 */
 
 /* What a child whose exec failed tells kumirun, through a close-on-exec
  * pipe: EOF on it means every PE reached its program. */
@@ -593,15 +595,31 @@ static void kumi_run_reap(struct kumi_run_job *j)
                 kumi_run_pe_exited(j, j->exits[i].rank, j->exits[i].pid, j->exits[i].status);
 }
 
+/* What a silent PE's process was doing when last looked at. */
+static const char *kumi_run_state_name(char st)
+{
+    switch (st) {
+    case 'R': return "running or waiting for a CPU";
+    case 'D': return "waiting in the kernel";
+    case 'T': return "stopped";
+    case 'S': return "asleep";
+    default:  return "exiting";
+    }
+}
+
 /* A PE the rendezvous lost, reported like one that died here. */
 static void kumi_run_lost(struct kumi_run_job *j, int r, enum kumi_rdv_event ev)
 {
     char who[320];
+    char st = j->rdv_pe[r].quiet_state;
 
     if (j->ending || kumi_run_exit_request(j, -1, 0))
         return;
     kumi_run_pe_name(j, r, j->pids[r], who, sizeof(who));
-    if (ev == KUMI_RDV_EV_SILENT)
+    if (ev == KUMI_RDV_EV_SILENT && st != 0)
+        fprintf(stderr, "kumirun: %s hung: alive (%s) but nothing heard from it for %.1f s; "
+                "terminating the job\n", who, kumi_run_state_name(st), j->rdv_pe[r].quiet_s);
+    else if (ev == KUMI_RDV_EV_SILENT)
         fprintf(stderr, "kumirun: %s lost: nothing heard from it for %.1f s (host down or "
                 "unreachable?); terminating the job\n", who, (double)j->dead_s);
     else if (ev == KUMI_RDV_EV_EOF)
@@ -646,6 +664,49 @@ void kumi_run_on_rdv(void *arg, int rank, enum kumi_rdv_event ev, int value)
         kumi_run_ts_add(&p->lost_at, KUMI_RUN_LOST_GRACE_S);
         break;
     }
+}
+
+/* The rendezvous' question before it reports PE rank silent (rdv.h,
+ * "Silence is not always absence"). A PE on another host is lost now: its
+ * host may be gone. A PE of this host whose process is alive is starved
+ * of CPU (a loaded machine: its serving thread waits for a core), stopped
+ * (SIGSTOP, a debugger) or stuck, none of which is a vanished host: it is
+ * looked at again every KUMI_RUN_QUIET_LOOK_S and reported hung only when
+ * the silence reaches KUMI_RDV_ALIVE_FACTOR x the heartbeat timeout. One
+ * that is exiting gets the grace an EOF gets: its exit status, which
+ * kumirun reaps, is the better report. The PE's own pid is the one it
+ * wrote into the control segment (the child may be a wrapper). */
+double kumi_run_on_quiet(void *arg, int rank, double silent)
+{
+    struct kumi_run_job    *j = arg;
+    struct kumi_run_rdv_pe *p = &j->rdv_pe[rank];
+    long                    pid;
+    char                    st;
+
+    if (j->pids == NULL || j->pids[rank] <= 0 || kumi_run_is_remote(j, rank))
+        return 0;
+    pid = __atomic_load_n(&j->ctl->pe[rank].pid, __ATOMIC_RELAXED);
+    st  = kumi_rdv_proc_state(pid > 0 ? pid : (long)j->pids[rank]);
+    if (st == 0 && pid > 0 && pid != j->pids[rank])
+        st = kumi_rdv_proc_state((long)j->pids[rank]);   /* its wrapper lives on */
+    if (silent >= (double)j->dead_s * KUMI_RDV_ALIVE_FACTOR) {
+        p->quiet_s = silent;
+        if (st == 0)
+            st = p->quiet_state != 0 ? p->quiet_state : 'X';
+        p->quiet_state = st;
+        return 0;
+    }
+    if (st == 0)
+        return KUMI_RUN_LOST_GRACE_S;
+    if (p->quiet_state == 0 && j->log >= KUMI_LOG_INFO) {
+        char who[320];
+        fprintf(stderr, "kumirun: info: %s silent for %.1f s but alive (%s); waiting up to "
+                "%.0f s\n", kumi_run_pe_name(j, rank, j->pids[rank], who, sizeof(who)), silent,
+                kumi_run_state_name(st), (double)j->dead_s * KUMI_RDV_ALIVE_FACTOR);
+    }
+    p->quiet_state = st;
+    p->quiet_s     = silent;
+    return KUMI_RUN_QUIET_LOOK_S;
 }
 
 /* Losses whose grace ran out without an exit status. */

@@ -30,6 +30,10 @@ struct rdv_conn {
     int      rank;               /* -1 until the hello                  */
     int      want_out;           /* EPOLLOUT registered                 */
     double   since, last_rx, last_tx;
+    double   ask_at;             /* silent: the owner's quiet fn kept it
+                                    until then                          */
+    double   credit;             /* stall time added to last_rx since it
+                                    was last heard (at most dead_s)     */
     char     peer[INET6_ADDRSTRLEN + 10];
     uint8_t *in;                 /* [0, have) received, in_cap bytes    */
     size_t   have, in_cap;
@@ -47,7 +51,9 @@ struct kumi_rdv_server {
     double              dead_s;  /* silence that is a PE lost; hello time */
     uint8_t             key[KUMI_RDV_KEY_BYTES];
     kumi_rdv_event_fn  *fn;
+    kumi_rdv_quiet_fn  *quiet;   /* NULL: silence is SILENT at dead_s   */
     void               *arg;
+    double              last_service;   /* the previous service, or 0  */
     char                addr[INET6_ADDRSTRLEN + 10];
     struct rdv_conn   **conns;   /* every open connection               */
     int                 nconns, pending;
@@ -328,6 +334,7 @@ static void rdv_conn_read(struct kumi_rdv_server *s, struct rdv_conn *k, double 
         }
         k->have   += (size_t)n;
         k->last_rx = now;
+        k->credit  = 0;
         while (k->have >= RDV_HDR && k->state != RDV_C_DEAD) {
             unsigned mask = k->state == RDV_C_HELLO ? 1u << RDV_HELLO
                           : k->state == RDV_C_JOINED ? 1u << RDV_HB | 1u << RDV_BYE
@@ -444,42 +451,81 @@ static void rdv_conn_free(struct rdv_conn *k)
     free(k);
 }
 
+/* The caller did not service us for gap seconds (rdv_server.h): nobody
+ * was listening, so that time is nobody's silence. Called after reading
+ * what arrived meanwhile (a PE's words wait in its socket, so this only
+ * matters when the PE stalled too). One stall is forgiven whole; stalls
+ * that keep coming, dead_s in all per silence, so a server that keeps
+ * stalling still ends a silent PE within about 2 x dead_s. */
+static void rdv_server_stall(struct kumi_rdv_server *s, double now, double gap)
+{
+    for (int i = 0; i < s->nconns; i++) {
+        struct rdv_conn *k     = s->conns[i];
+        double           limit = gap > s->dead_s ? gap : s->dead_s;
+        double           add   = gap < limit - k->credit ? gap : limit - k->credit;
+
+        if (k->state == RDV_C_DEAD || add <= 0)
+            continue;
+        k->credit += add;
+        k->since   = k->since + add < now ? k->since + add : now;
+        k->last_rx = k->last_rx + add < now ? k->last_rx + add : now;
+    }
+}
+
 void kumi_rdv_server_service(struct kumi_rdv_server *s, double now)
 {
     struct epoll_event evs[64];
     int                n, w = 0;
 
-    n = epoll_wait(s->epfd, evs, 64, 0);
-    for (int i = 0; i < n; i++) {
-        struct rdv_conn *k = evs[i].data.ptr;
+    /* everything that arrived first (a batch holds 64 events; more PEs
+     * may have spoken), so no PE is judged silent on unread words */
+    for (int batch = 0; batch <= s->nconns / 64 + 1; batch++) {
+        n = epoll_wait(s->epfd, evs, 64, 0);
+        for (int i = 0; i < n; i++) {
+            struct rdv_conn *k = evs[i].data.ptr;
 
-        if (k == NULL) {
-            rdv_accept(s, now);
-            continue;
+            if (k == NULL) {
+                rdv_accept(s, now);
+                continue;
+            }
+            if (k->state == RDV_C_DEAD)
+                continue;
+            if (evs[i].events & EPOLLOUT)
+                rdv_conn_flush(s, k);
+            if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                rdv_conn_read(s, k, now);
         }
-        if (k->state == RDV_C_DEAD)
-            continue;
-        if (evs[i].events & EPOLLOUT)
-            rdv_conn_flush(s, k);
-        if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-            rdv_conn_read(s, k, now);
+        if (n < 64)
+            break;
     }
+    if (s->last_service > 0 && now - s->last_service > KUMI_RDV_STALL_S)
+        rdv_server_stall(s, now, now - s->last_service);
+    s->last_service = now;
 
     /* Silent PEs, the longest silent first: when a host vanishes, its PEs
      * fell silent before the ones that then blocked waiting for them, and
-     * the owner reports only the first. Once the job is ending, a quiet
-     * PE is no news. */
+     * the owner reports only the first. The owner may keep one (quiet):
+     * then it is asked again later, and the next one is looked at. Once
+     * the job is ending, a quiet PE is no news. */
     while (!s->failing) {
         struct rdv_conn *oldest = NULL;
 
         for (int i = 0; i < s->nconns; i++) {
             struct rdv_conn *k = s->conns[i];
-            if (k->state == RDV_C_JOINED && now - k->last_rx > s->dead_s &&
+            if (k->state == RDV_C_JOINED && now - k->last_rx > s->dead_s && now >= k->ask_at &&
                 (oldest == NULL || k->last_rx < oldest->last_rx))
                 oldest = k;
         }
         if (oldest == NULL)
             break;
+        if (s->quiet != NULL) {
+            double wait = s->quiet(s->arg, oldest->rank, now - oldest->last_rx);
+
+            if (wait > 0) {
+                oldest->ask_at = now + wait;
+                continue;
+            }
+        }
         rdv_conn_lost(s, oldest, KUMI_RDV_EV_SILENT);
     }
     for (int i = 0; i < s->nconns; i++) {
@@ -572,6 +618,11 @@ int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npe
 fail:
     kumi_rdv_server_close(s);
     return rc;
+}
+
+void kumi_rdv_server_set_quiet(struct kumi_rdv_server *s, kumi_rdv_quiet_fn *fn)
+{
+    s->quiet = fn;
 }
 
 const char *kumi_rdv_server_address(const struct kumi_rdv_server *s)

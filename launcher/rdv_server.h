@@ -36,6 +36,13 @@ enum kumi_rdv_event {
  * INVALID. */
 typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev, int value);
 
+/* Asked before a joined PE silent for dead_s (silent: seconds since it
+ * was last heard) is reported SILENT: 0 reports it now; w > 0 keeps it
+ * (its connection stays open, heartbeats go on) and asks again in w
+ * seconds unless it speaks first. kumirun spares PEs of its own host
+ * whose process is alive this way (launcher/README.md). */
+typedef double kumi_rdv_quiet_fn(void *arg, int rank, double silent);
+
 /* Listens on addr (numeric IPv4 or IPv6, port chosen by the kernel) for
  * the npes PEs of a job with this key; a joined PE silent for dead_s
  * seconds is lost, and a connection gets as long to say hello. KUMI_OK,
@@ -44,6 +51,10 @@ typedef void kumi_rdv_event_fn(void *arg, int rank, enum kumi_rdv_event ev, int 
 int kumi_rdv_server_open(struct kumi_rdv_server **out, const char *addr, int npes,
                          const uint8_t key[KUMI_RDV_KEY_BYTES], double dead_s,
                          kumi_rdv_event_fn *fn, void *arg, char *err, size_t errlen);
+
+/* Installs fn (NULL: none, the default: silence for dead_s is SILENT);
+ * it gets the open call's arg. */
+void kumi_rdv_server_set_quiet(struct kumi_rdv_server *s, kumi_rdv_quiet_fn *fn);
 
 /* "addr:port" ("[addr]:port" for IPv6), the value of KUMI_RDV. */
 const char *kumi_rdv_server_address(const struct kumi_rdv_server *s);
@@ -54,7 +65,9 @@ const char *kumi_rdv_server_address(const struct kumi_rdv_server *s);
 int kumi_rdv_server_fd(const struct kumi_rdv_server *s);
 
 /* Accepts, reads, writes what is queued, sends heartbeats, detects
- * silence; never blocks. Events go to the callback. */
+ * silence; never blocks. Events go to the callback. A call more than
+ * KUMI_RDV_STALL_S after the previous one means the caller was not
+ * listening (starved, stopped): that gap is nobody's silence (rdv.h). */
 void kumi_rdv_server_service(struct kumi_rdv_server *s, double now);
 
 /* Queues FAIL(failed, status) to every connected PE (once; later calls

@@ -132,8 +132,9 @@ int  kumi_boot_get(struct kumi_boot *b, int pe, const char *key, void *val, size
 /* every PE's len bytes of mine into all (size * len bytes), in rank order */
 int  kumi_boot_allgather(struct kumi_boot *b, const void *mine, void *all, size_t len);
 
-/* After the transport connected: serves the launcher's channel from a
- * thread of the bootstrap's own unless the transport does (tp_serves). */
+/* After the transport opened (its exchange joined the launcher's
+ * channel, if it has one): serves that channel from a thread of the
+ * bootstrap's own unless the transport does (tp_serves). */
 void kumi_boot_started(struct kumi_boot *b, int tp_serves);
 /* Stops that thread (before the transport closes, or the job exits). */
 void kumi_boot_stop(struct kumi_boot *b);

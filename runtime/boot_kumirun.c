@@ -220,6 +220,10 @@ static int kumi_boot_kr_gather(struct kumi_boot *b, const void *mine, size_t len
             return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "cannot join the job's "
                                  "rendezvous at %s: %s", k->rdv, err);
         k->joined = 1;
+        /* kumirun on this host: its silence while it lives is not its loss
+         * (rdv.h); its pid leads the job id (launch.h) */
+        if (!k->remote)
+            k->c.launcher = strtol(b->job_id, NULL, 10);
     }
     if (kumi_rdv_allgather(&k->c, mine, len, &r, k->timeout, err, sizeof(err)) != 0)
         return kumi_rt_error(KUMI_ERR_TRANSPORT, "kumi_init", "bootstrap: %s", err);

@@ -211,13 +211,16 @@ int kumi_init_ex(unsigned flags)
     rc = kumi_tp_open(&kumi_rt.tp, &params);
     if (rc != KUMI_OK)
         goto err_boot;
+    /* the launcher's channel is open once the transport exchanged its
+     * address: served from now on, connecting included (ucx's wire-up
+     * waits for every peer) */
+    kumi_boot_started(&kumi_rt.boot, kumi_rt.tp.serves_boot);
     rc = kumi_tp_connect(&kumi_rt.tp);
     if (rc != KUMI_OK) {
         if (rc == KUMI_ERR_PEER)
             kumi_rt_peer_error(call);
         goto err_tp;
     }
-    kumi_boot_started(&kumi_rt.boot, kumi_rt.tp.serves_boot);
     kumi_rt_wait_setup();
 
     kumi_rt.llcm_next = 0;

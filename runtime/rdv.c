@@ -7,6 +7,7 @@
 #include "rt.h"   /* kumi_rt_log */
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -197,6 +198,99 @@ int kumi_rdv_join(struct kumi_rdv_client *c, const char *rdv,
     return KUMI_OK;
 }
 
+/* ------------------------------------------------------------ liveness */
+
+/* One thread's state letter from /proc/PID/task/TID/stat, or 0. */
+static char rdv_task_state(long pid, const char *tid)
+{
+    char  path[320], buf[512];
+    FILE *f;
+    char *close_paren;
+    size_t n;
+
+    snprintf(path, sizeof(path), "/proc/%ld/task/%s/stat", pid, tid);
+    if ((f = fopen(path, "re")) == NULL)
+        return 0;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* "tid (comm) S ...": comm may hold spaces and parentheses */
+    close_paren = strrchr(buf, ')');
+    return close_paren != NULL && close_paren[1] == ' ' ? close_paren[2] : 0;
+}
+
+char kumi_rdv_proc_state(long pid)
+{
+    static const char order[] = "RDTS";   /* most telling first */
+    char              path[64], best = 0;
+    DIR              *d;
+    struct dirent    *e;
+
+    if (pid <= 0)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+    if ((d = opendir(path)) == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        char st;
+
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        st = rdv_task_state(pid, e->d_name);
+        if (st == 't')
+            st = 'T';   /* traced: stopped by a debugger */
+        else if (st == 'I')
+            st = 'S';   /* idle kernel-style sleep */
+        if (st == 'Z' || st == 'X' || strchr(order, st) == NULL)
+            continue;   /* a zombie group leader, or an exiting thread */
+        if (best == 0 || strchr(order, st) < strchr(order, best))
+            best = st;
+    }
+    closedir(d);
+    return best;
+}
+
+/* A client serving after a gap of its own (its thread starved, its
+ * process stopped): what arrived meanwhile is read by now, and the time
+ * it was not listening is not the launcher's silence (rdv.h). */
+static void rdv_client_stall(struct kumi_rdv_client *c, double now)
+{
+    double gap = now - c->last_service;
+
+    double limit = gap > c->dead_s ? gap : c->dead_s;   /* as rdv_server.c */
+
+    if (c->last_service > 0 && gap > KUMI_RDV_STALL_S && c->credit < limit) {
+        double add = gap < limit - c->credit ? gap : limit - c->credit;
+
+        c->credit  += add;
+        c->last_rx += add;
+        if (c->last_rx > now)
+            c->last_rx = now;
+    }
+    c->last_service = now;
+}
+
+/* Is kumirun's silence its loss? Past dead_s, unless it runs on this
+ * host and its process is alive (looked at twice a second), which bounds
+ * the silence by KUMI_RDV_ALIVE_FACTOR x dead_s instead (rdv.h). */
+static int rdv_client_silent(struct kumi_rdv_client *c, double now)
+{
+    double quiet = now - c->last_rx;
+
+    if (quiet <= c->dead_s)
+        return 0;
+    if (c->launcher <= 0 || quiet > c->dead_s * KUMI_RDV_ALIVE_FACTOR)
+        return 1;
+    if (now >= c->look_at) {
+        c->look_at        = now + KUMI_RDV_HEARTBEAT_S;
+        c->launcher_alive = kumi_rdv_proc_state(c->launcher) != 0;
+        if (c->launcher_alive)
+            kumi_rt_log(KUMI_LOG_DEBUG, "rendezvous: kumirun (pid %ld) silent for %.1f s "
+                        "but alive; waiting", c->launcher, quiet);
+    }
+    return !c->launcher_alive;
+}
+
 /* kumirun's FAIL as a reason (payload of 8 bytes in buf). */
 static void rdv_fail_reason(const struct kumi_rdv_client *c, const uint8_t *buf, char *err,
                             size_t errlen)
@@ -297,7 +391,8 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
             status = KUMI_ERR_TIMEOUT;
             goto fail;
         }
-        if (now - c->last_rx > c->dead_s) {
+        rdv_client_stall(c, now);
+        if (rdv_client_silent(c, now)) {
             snprintf(err, errlen, "rendezvous at %s: kumirun silent for %.1f s", c->addr,
                      now - c->last_rx);
             status = KUMI_ERR_PEER;
@@ -325,6 +420,7 @@ int kumi_rdv_allgather(struct kumi_rdv_client *c, const void *mine, size_t len,
             goto fail;
         }
         c->last_rx = kumi_tp_now();
+        c->credit  = 0;
         plen = rdv_check_hdr(c->buf, 1u << RDV_ALL | 1u << RDV_HB | 1u << RDV_FAIL, c->size);
         if (plen < 0) {
             snprintf(err, errlen, "rendezvous at %s sent a malformed message", c->addr);
@@ -390,6 +486,7 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
         }
         c->have   += (size_t)n;
         c->last_rx = now;
+        c->credit  = 0;
         /* whole messages out of buf; a partial one stays for next time */
         while (c->have >= RDV_HDR) {
             long len = rdv_check_hdr(c->buf, 1u << RDV_HB | 1u << RDV_FAIL, 1);
@@ -414,9 +511,11 @@ int kumi_rdv_service(struct kumi_rdv_client *c, double now, uint32_t *failed,
             c->have -= RDV_HDR + (size_t)len;
         }
     }
-    if (now - c->last_rx > c->dead_s) {
-        char why[64];
-        snprintf(why, sizeof(why), "no heartbeat for %.1f s", now - c->last_rx);
+    rdv_client_stall(c, now);
+    if (rdv_client_silent(c, now)) {
+        char why[96];
+        snprintf(why, sizeof(why), "no heartbeat for %.1f s%s", now - c->last_rx,
+                 c->launcher > 0 && c->launcher_alive ? " although kumirun runs" : "");
         return rdv_client_lost(c, why, failed, status);
     }
     if (now - c->last_tx >= KUMI_RDV_HEARTBEAT_S

@@ -25,6 +25,24 @@
  * joined PE must therefore be served (kumi_rdv_service) at least every
  * KUMI_RDV_HEARTBEAT_S.
  *
+ * Silence is not always absence. On a loaded host a runnable thread can
+ * wait seconds for a CPU (seen: 6 s for a PE bound to one core, load 14),
+ * and a stopped process (SIGSTOP, a debugger) says nothing either. So:
+ *   - neither side counts time it was not looking itself: a service that
+ *     comes more than KUMI_RDV_STALL_S after the previous one (the serving
+ *     thread starved, or its process stopped) moves every "last heard"
+ *     forward by that gap, after reading what arrived meanwhile (one stall
+ *     whole, repeated ones dead_s in all until the other side speaks
+ *     again: a side that keeps stalling still gives its verdict within
+ *     about 2 x dead_s);
+ *   - when the other side runs on the same host and its process is alive
+ *     (kumi_rdv_proc_state: not gone, not a zombie), its silence is not
+ *     its loss until it lasts KUMI_RDV_ALIVE_FACTOR x dead_s: a PE on
+ *     kumirun's host (kumirun asks through kumi_rdv_server_set_quiet, see
+ *     launcher/README.md) and kumirun seen from such a PE (c->launcher).
+ *     The longer bound still ends a job whose PE or kumirun is stuck or
+ *     stopped for good.
+ *
  * The wire format of this channel is in rdv_wire.h; the server, kumirun's
  * side, is launcher/rdv_server.h.
  */
@@ -40,6 +58,12 @@
 #define KUMI_RDV_KEY_BYTES   16    /* KUMI_JOB_KEY: 32 hex digits       */
 #define KUMI_RDV_BLOB_MAX    4096  /* one PE's part of one round        */
 #define KUMI_RDV_MAX_PES     65536
+/* a service this long after the previous one: the server's or client's own
+ * thread was not running (starved, stopped) and did not listen meanwhile */
+#define KUMI_RDV_STALL_S     (2 * KUMI_RDV_HEARTBEAT_S)
+/* silence of a live process on this host that still ends the job, in
+ * units of dead_s */
+#define KUMI_RDV_ALIVE_FACTOR 6
 
 /* ------------------------------------------------------------ client */
 
@@ -48,7 +72,16 @@ struct kumi_rdv_client {
     int      rank, size;
     uint32_t round;        /* all-gathers completed                   */
     double   last_rx, last_tx;
+    double   last_service; /* the previous kumi_rdv_service, or 0     */
+    double   credit;       /* own stall time added to last_rx since
+                              kumirun was last heard                  */
     double   dead_s;       /* silence after which kumirun is gone     */
+    /* kumirun's pid when it runs on this host (the caller sets it after
+     * kumi_rdv_join; 0: another host): alive, its silence is bounded by
+     * KUMI_RDV_ALIVE_FACTOR x dead_s instead */
+    long     launcher;
+    double   look_at;      /* next look at the launcher's process     */
+    int      launcher_alive;
     size_t   have;         /* bytes of a partial message in buf       */
     uint8_t  buf[64];
     char     addr[64];     /* "addr:port", for messages               */
@@ -107,6 +140,12 @@ int kumi_rdv_request_exit(struct kumi_rdv_client *c, int status, double timeout_
 
 /* Says BYE (finalized nonzero: a clean kumi_finalize) and closes. */
 void kumi_rdv_leave(struct kumi_rdv_client *c, int finalized);
+
+/* How process pid of this host is, from /proc/PID/task/TID/stat: 'R' (a
+ * thread running or waiting for a CPU), 'D' (one waiting in the kernel),
+ * 'T' (stopped or traced), 'S' (every thread asleep), in that order of
+ * precedence; 0 when there is no such process or it is a zombie. */
+char kumi_rdv_proc_state(long pid);
 
 /* Every `now` here and in rdv_server.h is kumi_tp_now() (transport.h). */
 

@@ -52,6 +52,18 @@ foreach(case shm:2 shm:4 tcp:2 tcp:4 remote:4)
   endforeach()
 endforeach()
 
+# A PE of this host that is silent but alive (stopped and continued: not
+# lost; stopped for good: hung at 6 x the heartbeat timeout) and one on
+# "another host" (lost at the timeout). About 20 s: label launcher-full
+# (`ctest -L launcher-full`; not in `make test`).
+add_executable(pe_silent ${CMAKE_CURRENT_SOURCE_DIR}/launcher/pe_silent.c)
+target_compile_definitions(pe_silent PRIVATE _GNU_SOURCE)
+target_link_libraries(pe_silent PRIVATE kumi)
+add_test(NAME launcher.silent_pe
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/launcher/silent_pe.sh ${KUMIRUN}
+                 $<TARGET_FILE:pe_silent>)
+set_tests_properties(launcher.silent_pe PROPERTIES LABELS "launcher-full" PROCESSORS 2)
+
 get_property(_kumi_launcher_tests DIRECTORY PROPERTY TESTS)
 foreach(t ${_kumi_launcher_tests})
   if(t MATCHES "^launcher\\.")
