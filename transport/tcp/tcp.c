@@ -96,6 +96,7 @@ void kumi_tcp_conn_init(struct kumi_tcp *s, struct kumi_tcp_conn *c, int pe)
     c->pe        = pe;
     c->tx_credit = KUMI_TCP_WINDOW;
     c->nfree     = KUMI_FRAME_TAGS;
+    c->sent_round = ~0u;
     for (unsigned i = 0; i < KUMI_FRAME_TAGS; i++)
         c->free_tag[i] = (uint16_t)(KUMI_FRAME_TAGS - 1 - i);
     snprintf(c->name, sizeof(c->name), "?");
