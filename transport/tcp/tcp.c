@@ -436,3 +436,16 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe)
     return rc;
 }
 
+int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *staged)
+{
+    struct kumi_tcp *s;
+
+    if (tp->ops->open != kumi_tcp_open || pe == tp->rank || pe < 0 || pe >= tp->size)
+        return KUMI_ERR_INVALID;
+    s = kumi_tcp_of(tp);
+    kumi_tcp_lock(s);
+    *unsent = s->conn[pe].slen - s->conn[pe].spos;
+    *staged = s->conn[pe].rx_staged;
+    kumi_tcp_unlock(s);
+    return KUMI_OK;
+}

@@ -70,9 +70,10 @@ struct kumi_tcp_conn {
     int32_t   tx_credit;     /* counted frames I may still send            */
     uint32_t  rx_unreported; /* the peer's frames consumed, not yet credited */
     /* receive side */
-    int       rx_bulk;       /* the last frame's payload came in directly, in
-                                KUMI_TCP_STAGE or more: read the next header
-                                alone (kumi_tcp_conn_read)                */
+    int       rx_bulk;       /* the last frame had KUMI_TCP_STAGE payload
+                                bytes or more: read the next header alone
+                                (kumi_tcp_conn_read)                      */
+    uint64_t  rx_staged;     /* bytes read into the staging buffer (tests) */
     struct kumi_frame_rx  rx;
     struct kumi_frame_req req[KUMI_FRAME_TAGS];
     uint16_t  free_tag[KUMI_FRAME_TAGS];

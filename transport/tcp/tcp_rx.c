@@ -62,6 +62,7 @@ int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
         return KUMI_ERR_INVALID;
     }
     c->tx_credit += (int32_t)h->credit;
+    c->rx_bulk = h->len >= KUMI_TCP_STAGE;
     if (kumi_frame_counted(h->type))
         c->rx_unreported++;
     s->handled++;
@@ -160,19 +161,22 @@ static void kumi_tcp_conn_read(struct kumi_tcp *s, struct kumi_tcp_conn *c)
         ssize_t n;
         int     direct = want >= 4096;
         /* a stream of large frames (rendezvous data, large puts): read the
-         * next header alone, or the staging read would take up to 64 KiB
-         * of its payload and copy it once more. Small frames read all
-         * that is there (one recv for many frames, and for a header and
-         * its small payload). */
-        size_t  ask = c->rx_bulk ? KUMI_TCP_HDR_READ : KUMI_TCP_STAGE;
+         * next header alone (with the last bytes of a large payload, when
+         * fewer than 4 KiB of it were missing), or the staging read would
+         * take up to 64 KiB of the next payload and copy it once more.
+         * Small frames read all that is there (one recv for many frames,
+         * and for a header and its small payload). */
+        size_t  ask = KUMI_TCP_STAGE;
+
+        if (c->rx.in_payload ? c->rx.hdr.len >= KUMI_TCP_STAGE : c->rx_bulk)
+            ask = want + KUMI_TCP_HDR_READ;
 
         if (direct) {
             n = recv(c->fd, dst, want, 0);
-            c->rx_bulk = n > 0 && (size_t)n == want && c->rx.hdr.len >= KUMI_TCP_STAGE;
         } else {
             n = recv(c->fd, s->stage, ask, 0);
             if (n > 0)
-                c->rx_bulk = 0;
+                c->rx_staged += (uint64_t)n;
         }
         if (n == 0) {
             if (c->fin_rx && kumi_frame_rx_idle(&c->rx))
