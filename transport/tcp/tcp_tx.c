@@ -134,15 +134,14 @@ void kumi_tcp_flush_dirty(struct kumi_tcp *s)
         __atomic_store_n(&s->unflushed, 0, __ATOMIC_RELAXED);
 }
 
-/* Waits (serving incoming traffic) until fd can take more bytes, or
- * (timeout_ms 0) only looks. */
-static void kumi_tcp_wait_out(struct kumi_tcp *s, struct kumi_tcp_conn *c, int timeout_ms)
+/* Waits (serving incoming traffic) until fd can take more bytes. */
+static void kumi_tcp_wait_out(struct kumi_tcp *s, struct kumi_tcp_conn *c)
 {
     struct pollfd pf[2] = { { .fd = c->fd, .events = POLLOUT }, { .fd = s->epfd, .events = POLLIN } };
 
     /* one syscall while only waiting for room; the engine runs only when
      * something arrived (credit, requests: serving them avoids deadlock) */
-    if (poll(pf, 2, timeout_ms) > 0 && (pf[1].revents & POLLIN))
+    if (poll(pf, 2, 1) > 0 && (pf[1].revents & POLLIN))
         kumi_tcp_progress_locked(s, 0);
 }
 
@@ -155,11 +154,6 @@ int kumi_tcp_tx_direct(struct kumi_tcp *s, struct kumi_tcp_conn *c,
 {
     size_t lim, ddone = 0;
     int    rc = kumi_tcp_tx_hdr(s, c, h);
-    /* a full socket: look again at once this often before sleeping in
-     * poll (the receiver on another core frees room within microseconds,
-     * and waking a sleeper costs more); an oversubscribed PE (doorbells)
-     * sleeps at once so that the receiver gets the core */
-    unsigned spins = __atomic_load_n(&s->tp->doorbells, __ATOMIC_RELAXED) ? KUMI_TCP_SPIN_POLLS : 0;
 
     if (rc == KUMI_OK && prelen != 0)
         rc = kumi_tcp_tx_append(c, pre, prelen);
@@ -182,7 +176,7 @@ int kumi_tcp_tx_direct(struct kumi_tcp *s, struct kumi_tcp_conn *c,
         } else if (n < 0 && errno == EINTR) {
             continue;
         } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            kumi_tcp_wait_out(s, c, spins++ < KUMI_TCP_SPIN_POLLS ? 0 : 1);
+            kumi_tcp_wait_out(s, c);
         } else {
             c->busy = 0;
             kumi_tcp_conn_lost(s, c, "send: %s", strerror(errno));
