@@ -74,6 +74,9 @@ kumi_pe_test(tcp_am_long.refuse tcp_am_long.c NPES 2 SHM_ONLY INTERNAL ARGS refu
   ENV KUMI_TRANSPORT=tcp EXPECT_RC 1
   EXPECT_REGEX "kumi\\[0\\]: tcp: bad frame from PE 1 \\(.*\\): long active message of 0 bytes refused by handler 30")
 set_tests_properties(pe.tcp_am_long.refuse.n2 PROPERTIES LABELS "pe;tcp")
+# when frames are written (the first active message after a round at once,
+# the rest coalesced) and how a stream of long ones is read (headers alone)
+kumi_tcp_test(tcp_batching tcp_batching.c NPES 2 INTERNAL)
 # everyone puts small and large messages to everyone without quiet
 kumi_tcp_test(tcp_backpressure tcp_backpressure.c NPES 2 3 4)
 # gets and fetching atomics complete while the target computes

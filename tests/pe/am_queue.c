@@ -61,7 +61,9 @@ static inline uint8_t byte_of(uint64_t seq, size_t k)
     return (uint8_t)(fake_hdr >> (8 * (k % 8)));
 }
 
-static uint64_t *next_seq;   /* per source */
+/* per source; atomic: on tcp the handler may run on the progress thread
+ * while main reads it */
+static uint64_t *next_seq;
 static uint64_t  total;
 
 /* A wrong message ends the test at once: a receiver that read a stale
@@ -70,7 +72,9 @@ static uint64_t  total;
 static void on_q(struct kumi_tp *tp, int src, const void *payload, size_t len, void *arg)
 {
     const uint8_t *p   = payload;
-    uint64_t       seq = next_seq[src]++;
+    uint64_t       seq = __atomic_load_n(&next_seq[src], __ATOMIC_RELAXED);
+
+    __atomic_store_n(&next_seq[src], seq + 1, __ATOMIC_RELEASE);
 
     (void)tp;
     (void)arg;
@@ -88,11 +92,12 @@ static void serve_until_all(void)
     double deadline = kumi_wtime() + 60;
 
     for (int src = 0; src < npes; src++)
-        while (src != me && next_seq[src] < total) {
+        while (src != me && __atomic_load_n(&next_seq[src], __ATOMIC_ACQUIRE) < total) {
             int rc = kumi_tp_progress(&kumi_rt.tp);
             CHECK(rc >= 0, "progress: %s", kumi_strerror(rc));
             CHECK(kumi_wtime() < deadline, "only %llu of %llu messages from pe %d arrived",
-                  (unsigned long long)next_seq[src], (unsigned long long)total, src);
+                  (unsigned long long)__atomic_load_n(&next_seq[src], __ATOMIC_ACQUIRE),
+                  (unsigned long long)total, src);
             if (rc == 0)
                 sched_yield();
         }
@@ -136,8 +141,10 @@ int main(int argc, char **argv)
     BARRIER();                       /* nothing more arrives: exactly total each */
     kumi_tp_progress(&kumi_rt.tp);
     for (int src = 0; src < npes; src++)
-        CHECK(src == me || next_seq[src] == total, "%llu messages from pe %d, expected %llu",
-              (unsigned long long)next_seq[src], src, (unsigned long long)total);
+        CHECK(src == me || __atomic_load_n(&next_seq[src], __ATOMIC_ACQUIRE) == total,
+              "%llu messages from pe %d, expected %llu",
+              (unsigned long long)__atomic_load_n(&next_seq[src], __ATOMIC_ACQUIRE), src,
+              (unsigned long long)total);
     if (me == 0)
         printf("am_queue: %d PEs x %llu messages each way ok in %.2fs\n", npes,
                (unsigned long long)total, kumi_wtime() - t0);

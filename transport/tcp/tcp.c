@@ -96,6 +96,7 @@ void kumi_tcp_conn_init(struct kumi_tcp *s, struct kumi_tcp_conn *c, int pe)
     c->pe        = pe;
     c->tx_credit = KUMI_TCP_WINDOW;
     c->nfree     = KUMI_FRAME_TAGS;
+    c->sent_round = ~0u;
     for (unsigned i = 0; i < KUMI_FRAME_TAGS; i++)
         c->free_tag[i] = (uint16_t)(KUMI_FRAME_TAGS - 1 - i);
     snprintf(c->name, sizeof(c->name), "?");
@@ -435,3 +436,16 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe)
     return rc;
 }
 
+int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *staged)
+{
+    struct kumi_tcp *s;
+
+    if (tp->ops->open != kumi_tcp_open || pe == tp->rank || pe < 0 || pe >= tp->size)
+        return KUMI_ERR_INVALID;
+    s = kumi_tcp_of(tp);
+    kumi_tcp_lock(s);
+    *unsent = s->conn[pe].slen - s->conn[pe].spos;
+    *staged = s->conn[pe].rx_staged;
+    kumi_tcp_unlock(s);
+    return KUMI_OK;
+}

@@ -1,12 +1,14 @@
 /*
  * tcp.h -- what INTERNAL tests may ask of the tcp transport (never the
- * runtime or user programs): where a PE listens, and a hook that sends a
- * malformed frame over a real, authenticated connection.
+ * runtime or user programs): where a PE listens, a hook that sends a
+ * malformed frame over a real, authenticated connection, and what a
+ * connection has queued and read.
  */
 #ifndef KUMI_TCP_H
 #define KUMI_TCP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../transport.h"
 
@@ -18,5 +20,12 @@ int kumi_tcp_endpoint(struct kumi_tp *tp, int pe, char *addr, size_t addrlen, in
  * must reject it and fail the job). KUMI_OK, or KUMI_ERR_INVALID (not tcp,
  * or pe is me) or the put's or fence's error. */
 int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe);
+
+/* What the connection to pe holds and has read: bytes queued for pe but
+ * not written to its socket yet (*unsent), and bytes its socket has given
+ * to the staging buffer so far (*staged; payloads received in place are
+ * not counted). KUMI_OK, or KUMI_ERR_INVALID (not tcp, pe is me or out of
+ * range). */
+int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *staged);
 
 #endif /* KUMI_TCP_H */

@@ -27,6 +27,10 @@
 #define KUMI_TCP_FLUSH_AT   (64u << 10)     /* coalesced bytes that force a write */
 #define KUMI_TCP_STAGE      (64u << 10)     /* receive staging buffer: bounds the
                                                bounce copy of a large payload's start */
+/* after a bulk payload, the next read takes a frame header and the
+ * largest long-AM header only, so the payload behind them is received
+ * in place rather than through the staging buffer */
+#define KUMI_TCP_HDR_READ   (sizeof(struct kumi_tcp_hdr) + KUMI_TP_AM_LONG_HDR)
 #define KUMI_TCP_PENDING    16              /* accepted sockets awaiting their hello */
 #define KUMI_TCP_HELLO_S    2.0             /* a hello must arrive within this */
 #define KUMI_TCP_REJECT_LOG 10              /* rejected connections logged */
@@ -59,12 +63,17 @@ struct kumi_tcp_conn {
     int       pollout;       /* EPOLLOUT registered                        */
     int       dirty;         /* on the dirty list                          */
     int       wrote;         /* frames sent since the last quiet           */
+    unsigned  sent_round;    /* s->rounds when an AM was last written at once */
     /* threads (quiet without the lock): counted frames queued so far, and
      * how many of them a returned quiet probe proved applied */
     uint64_t  wseq, wdone;
     int32_t   tx_credit;     /* counted frames I may still send            */
     uint32_t  rx_unreported; /* the peer's frames consumed, not yet credited */
     /* receive side */
+    int       rx_bulk;       /* the last frame had KUMI_TCP_STAGE payload
+                                bytes or more: read the next header alone
+                                (kumi_tcp_conn_read)                      */
+    uint64_t  rx_staged;     /* bytes read into the staging buffer (tests) */
     struct kumi_frame_rx  rx;
     struct kumi_frame_req req[KUMI_FRAME_TAGS];
     uint16_t  free_tag[KUMI_FRAME_TAGS];
@@ -117,6 +126,7 @@ struct kumi_tcp {
     int                   in_rx;            /* AM handlers running: never block */
     int                   closing;
     int                   handled;          /* frames applied in this progress */
+    unsigned              rounds;           /* engine rounds so far (kumi_tcp_am_flush) */
     unsigned              stored;           /* of them: stores to my memory and
                                                handlers (sleepers are woken) */
     /* messages to myself, delivered by progress like any other */

@@ -210,6 +210,25 @@ static int kumi_tcp_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     return rc;
 }
 
+/* After queueing an active message to c: the first one since the engine's
+ * last round is written at once (latency: a ping-pong's reply would
+ * otherwise wait in the buffer until the caller's next progress call);
+ * the ones after it coalesce until that round writes them, so a window
+ * of sends costs two writes, not one each. A handler (in_rx) never
+ * writes: its frames go out at the end of the round. */
+static int kumi_tcp_am_flush(struct kumi_tcp *s, struct kumi_tcp_conn *c)
+{
+    if (s->in_rx)
+        return KUMI_OK;
+    if (c->sent_round != s->rounds) {
+        c->sent_round = s->rounds;
+        return kumi_tcp_flush(s, c);
+    }
+    if (c->slen - c->spos >= KUMI_TCP_FLUSH_AT)
+        return kumi_tcp_flush(s, c);
+    return KUMI_OK;
+}
+
 /* One AM frame of hdr (hlen bytes) then payload (plen). */
 static int kumi_tcp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
                              size_t hlen, const void *payload, size_t plen)
@@ -255,8 +274,8 @@ static int kumi_tcp_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const
         if (rc == KUMI_OK && ((hlen != 0 && kumi_tcp_tx_append(c, hdr, hlen) != KUMI_OK)
                               || (plen != 0 && kumi_tcp_tx_append(c, payload, plen) != KUMI_OK)))
             rc = KUMI_ERR_NOMEM;
-        if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
-            rc = kumi_tcp_flush(s, c);
+        if (rc == KUMI_OK)
+            rc = kumi_tcp_am_flush(s, c);
     }
     kumi_tcp_unlock(s);
     return rc;
@@ -288,8 +307,8 @@ static int kumi_tcp_am_send_long(struct kumi_tp *tp, int pe, unsigned handler, c
             if (rc == KUMI_OK && ((hlen != 0 && kumi_tcp_tx_append(c, hdr, hlen) != KUMI_OK)
                                   || (len != 0 && kumi_tcp_tx_append(c, payload, len) != KUMI_OK)))
                 rc = KUMI_ERR_NOMEM;
-            if (rc == KUMI_OK && c->slen - c->spos >= KUMI_TCP_FLUSH_AT && !s->in_rx)
-                rc = kumi_tcp_flush(s, c);
+            if (rc == KUMI_OK)
+                rc = kumi_tcp_am_flush(s, c);
         } else {
             rc = kumi_tcp_tx_direct(s, c, &h, hdr, hlen, payload, len);
         }

@@ -62,6 +62,7 @@ int kumi_tcp_on_frame(struct kumi_frame_rx *rx, const struct kumi_tcp_hdr *h,
         return KUMI_ERR_INVALID;
     }
     c->tx_credit += (int32_t)h->credit;
+    c->rx_bulk = h->len >= KUMI_TCP_STAGE;
     if (kumi_frame_counted(h->type))
         c->rx_unreported++;
     s->handled++;
@@ -159,11 +160,24 @@ static void kumi_tcp_conn_read(struct kumi_tcp *s, struct kumi_tcp_conn *c)
         size_t  want = kumi_frame_rx_want(&c->rx, &dst);
         ssize_t n;
         int     direct = want >= 4096;
+        /* a stream of large frames (rendezvous data, large puts): read the
+         * next header alone (with the last bytes of a large payload, when
+         * fewer than 4 KiB of it were missing), or the staging read would
+         * take up to 64 KiB of the next payload and copy it once more.
+         * Small frames read all that is there (one recv for many frames,
+         * and for a header and its small payload). */
+        size_t  ask = KUMI_TCP_STAGE;
 
-        if (direct)
+        if (c->rx.in_payload ? c->rx.hdr.len >= KUMI_TCP_STAGE : c->rx_bulk)
+            ask = want + KUMI_TCP_HDR_READ;
+
+        if (direct) {
             n = recv(c->fd, dst, want, 0);
-        else
-            n = recv(c->fd, s->stage, KUMI_TCP_STAGE, 0);
+        } else {
+            n = recv(c->fd, s->stage, ask, 0);
+            if (n > 0)
+                c->rx_staged += (uint64_t)n;
+        }
         if (n == 0) {
             if (c->fin_rx && kumi_frame_rx_idle(&c->rx))
                 kumi_tcp_conn_close(s, c);
@@ -186,7 +200,7 @@ static void kumi_tcp_conn_read(struct kumi_tcp *s, struct kumi_tcp_conn *c)
             kumi_tcp_conn_lost(s, c, "%s", c->rx.err);
             return;
         }
-        if ((size_t)n < (direct ? want : KUMI_TCP_STAGE))
+        if ((size_t)n < (direct ? want : ask))
             break;                       /* drained for now */
     }
     if (c->rx_unreported >= KUMI_TCP_WINDOW / 2 && c->fd >= 0) {
@@ -284,6 +298,7 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
 
     if (s->in_rx)      /* never re-enter the decoder from a handler */
         return 0;
+    s->rounds++;
     if (s->ndirty)
         kumi_tcp_flush_dirty(s);
     kumi_tcp_selfq_run(s);
@@ -307,6 +322,7 @@ int kumi_tcp_progress_direct(struct kumi_tcp *s)
 
     if (s->in_rx)
         return 0;
+    s->rounds++;
     if (s->ndirty)
         kumi_tcp_flush_dirty(s);
     kumi_tcp_selfq_run(s);
