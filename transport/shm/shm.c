@@ -771,15 +771,19 @@ static int kumi_shm_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const
     struct kumi_shm      *s  = kumi_tp_shm(tp);
     struct kumi_shm_peer *pp = &s->peer[pe];
     size_t                cap = s->amq_data;
-    uint64_t              tail = pp->out_tail;
-    size_t                pos  = tail & (cap - 1);
-    size_t                need = KUMI_SHM_REC + kumi_shm_round(plen, 8) + 16;
 
-    if (__builtin_expect(hlen == 16 && plen <= 16 && !s->threads
-                         && handler < KUMI_TP_AM_MAX_HANDLERS
-                         /* no skip: it ends before the line's end (so the next
-                          * header word is in the queue too) */
-                         && pos % KUMI_SHM_LINE + need <= KUMI_SHM_LINE
+    /* threads first: out_tail is the lock's then */
+    if (__builtin_expect(s->threads || hlen != 16 || plen > 16
+                         || handler >= KUMI_TP_AM_MAX_HANDLERS, 0))
+        return kumi_shm_am_sendv_slow(tp, pe, handler, hdr, hlen, payload, plen);
+
+    uint64_t tail = pp->out_tail;
+    size_t   pos  = tail & (cap - 1);
+    size_t   need = KUMI_SHM_REC + kumi_shm_round(plen, 8) + 16;
+
+    if (__builtin_expect(/* no skip: it ends before the line's end (so the
+                          * next header word is in the queue too) */
+                         pos % KUMI_SHM_LINE + need <= KUMI_SHM_LINE
                          && tail + need + KUMI_SHM_REC - pp->out_head <= cap, 1)) {
         struct kumi_shm_amq *q = pp->out;
         uint8_t             *r = &q->data[pos];
