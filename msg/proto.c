@@ -153,8 +153,12 @@ struct kumi_msg_node *kumi_msg_inbox_take(void)
     return n;
 }
 
-/* Set on the thread that ran kumi_init (the one that calls the layer). */
-static __thread int msg_owner;
+/* Set on the thread that ran kumi_init (the one that calls the layer).
+ * initial-exec: read with one load relative to the thread pointer, where
+ * the default model of a shared library calls __tls_get_addr for every
+ * message the handler meets (libkumi is linked, never dlopen'ed, and 4
+ * bytes fit the static TLS surplus even if it were). */
+static __thread int msg_owner __attribute__((tls_model("initial-exec")));
 
 /* DATA goes straight into the receiver's buffer (no staging copy). An
  * EAGER message met by the main thread outside the layer (in a wait's
@@ -299,13 +303,16 @@ int kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const voi
 static int send_now(const char *call, struct kumi_request *r)
 {
     struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
-    struct kumi_msg_hdr   h = { .ctx = r->ctx, .team = (uint16_t)r->team_slot, .tag = r->tag };
+    struct kumi_msg_hdr   h;
     int                   rc;
 
-    h.seq = p->seq_out++;
     if (!r->rdv) {
+        /* only the 16 bytes EAGER sends are filled */
         h.type = KUMI_MSG_EAGER;
-        h.size = r->bytes;
+        h.ctx  = r->ctx;
+        h.team = (uint16_t)r->team_slot;
+        h.tag  = r->tag;
+        h.seq  = p->seq_out++;
         r->expect = (size_t)h.seq + 1;   /* cancel.c: which message this was */
         p->avail -= (int64_t)KUMI_MSG_CHARGE(r->bytes);
         rc = kumi_msg_send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
@@ -313,6 +320,8 @@ static int send_now(const char *call, struct kumi_request *r)
         kumi_msg_req_complete(r);
         return rc;
     }
+    h = (struct kumi_msg_hdr){ .ctx = r->ctx, .team = (uint16_t)r->team_slot, .tag = r->tag,
+                               .seq = p->seq_out++ };
     if (kumi_msg_rdv_put(r) == 0)
         return kumi_rt_error(KUMI_ERR_NOMEM, call, "out of memory for a rendezvous");
     h.type = KUMI_MSG_RTS;

@@ -34,9 +34,10 @@ static inline void *at(const void *buf, MPI_Aint off)
 
 /* The checks of every send and receive but the datatype handle's lookup
  * (t: its type, NULL when datatype is none); *cp on success. */
-static int p2p_check(const char *call, const void *buf, int count, const struct kmpi_type *t,
-                     MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, int recv,
-                     struct kmpi_comm **cp)
+static __attribute__((noinline)) int
+p2p_check(const char *call, const void *buf, int count, const struct kmpi_type *t,
+          MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, int recv,
+          struct kmpi_comm **cp)
 {
     int rc = kmpi_live(call);
 
@@ -78,8 +79,18 @@ static inline int p2p_args(const char *call, const void *buf, int count, MPI_Dat
                            const struct kmpi_type **tp)
 {
     const struct kmpi_type *t = kmpi_type(datatype);
+    struct kmpi_comm       *c = kmpi_comm_fast(comm);
 
     *tp = t;
+    /* the usual case inline: live, a known communicator, a committed type,
+     * a rank in range, a tag >= 0 and a buffer; p2p_check sorts out the
+     * rest (PROC_NULL, ANY_SOURCE, ANY_TAG) and reports what is wrong */
+    if (__builtin_expect(kmpi_state == 1 && c != NULL && t != NULL && t->committed && count >= 0
+                         && (unsigned)peer < (unsigned)c->size && tag >= 0
+                         && (buf != NULL || count == 0), 1)) {
+        *cp = c;
+        return MPI_SUCCESS;
+    }
     return p2p_check(call, buf, count, t, datatype, peer, tag, comm, recv, cp);
 }
 
