@@ -41,9 +41,11 @@ if(KUMI_SANITIZE)
   set(KUMI_OMP_TEST_ENV "KUMI_OMP_TEST_PRELOAD=${_preload}" "ASAN_OPTIONS=detect_leaks=0")
 endif()
 
-# kumi_omp_test(NAME [ENV VAR=value...] [QUICK_ONLY])
+# kumi_omp_test(NAME [ENV VAR=value...] [QUICK_ONLY] [FULL])
+# FULL: every run is labelled openmp-full (programs whose runs at 2 and 4
+# PEs take seconds on a loaded 2-core machine)
 function(kumi_omp_test NAME)
-  cmake_parse_arguments(A "QUICK_ONLY" "" "ENV" ${ARGN})
+  cmake_parse_arguments(A "QUICK_ONLY;FULL" "" "ENV" ${ARGN})
   set(src ${CMAKE_CURRENT_LIST_DIR}/${NAME}.c)
   set(dir ${KUMI_OMP_TEST_DIR}/${NAME})
   add_test(NAME omp.${NAME}.build
@@ -64,6 +66,9 @@ function(kumi_omp_test NAME)
     list(GET r 0 tp)
     list(GET r 1 n)
     list(GET r 2 label)
+    if(A_FULL)
+      set(label openmp-full)
+    endif()
     set(test omp.${NAME}.${tp}.n${n})
     # one PE over tcp opens no socket: named for what it checks
     if(tp STREQUAL "tcp" AND n EQUAL 1)
@@ -116,6 +121,12 @@ set_tests_properties(omp.rows.msgs PROPERTIES LABELS openmp
 set_tests_properties(omp.rows.msgs_line PROPERTIES LABELS openmp-full
   FIXTURES_REQUIRED omp_rows TIMEOUT 150 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
+# NPB SP's shape: sequential loops around `omp for`s whose threads write
+# interleaved parts of one block, 1-D work arrays read across the
+# threads' boundary (bindings/openmp/README.md, "SP, 2026-11-27")
+# (openmp-full: at 2 and 4 PEs its false sharing costs seconds when the
+# machine is loaded)
+kumi_omp_test(spsweep QUICK_ONLY FULL)
 kumi_omp_test(copyin_big QUICK_ONLY)   # large objects on the DSM stack (NPB EP's copyin)
 # objects of 4 KiB and up on the DSM stack (a copyin's copy, a big local
 # array) have 4 KiB coherence blocks: copyin_big.c at 2 PEs moves them in
