@@ -104,14 +104,7 @@ static struct kumi_msg_node *unexp_take(int src, const struct kumi_msg_hdr *h)
             || (h->rid == 0 ? n->h.type != KUMI_MSG_RTS || n->h.sid != h->sid
                             : n->h.type != KUMI_MSG_EAGER || n->h.seq != (uint32_t)(h->rid - 1)))
             continue;
-        if (prev != NULL)
-            prev->next = n->next;
-        else
-            kumi_msg.unexp_head = n->next;
-        if (kumi_msg.unexp_tail == n)
-            kumi_msg.unexp_tail = prev;
-        kumi_msg.unexp_count--;
-        kumi_msg.unexp_bytes -= KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
+        kumi_msg_unexp_unlink(prev, n);
         return n;
     }
     return NULL;

@@ -150,16 +150,8 @@ struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int t
     for (struct kumi_msg_node *n = kumi_msg.unexp_head; n != NULL; prev = n, n = n->next) {
         if (!msg_matches(&probe, n))
             continue;
-        if (take) {
-            if (prev != NULL)
-                prev->next = n->next;
-            else
-                kumi_msg.unexp_head = n->next;
-            if (kumi_msg.unexp_tail == n)
-                kumi_msg.unexp_tail = prev;
-            kumi_msg.unexp_count--;
-            kumi_msg.unexp_bytes -= KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
-        }
+        if (take)
+            kumi_msg_unexp_unlink(prev, n);
         return n;
     }
     return NULL;

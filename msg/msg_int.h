@@ -145,6 +145,20 @@ struct kumi_msg {
 
 extern struct kumi_msg kumi_msg;
 
+/* Takes n (after prev, NULL at the head) off the unexpected list and
+ * gives back what it charged (match.c's take, cancel.c's withdrawal). */
+static inline void kumi_msg_unexp_unlink(struct kumi_msg_node *prev, struct kumi_msg_node *n)
+{
+    if (prev != NULL)
+        prev->next = n->next;
+    else
+        kumi_msg.unexp_head = n->next;
+    if (kumi_msg.unexp_tail == n)
+        kumi_msg.unexp_tail = prev;
+    kumi_msg.unexp_count--;
+    kumi_msg.unexp_bytes -= KUMI_MSG_CHARGE(n->h.type == KUMI_MSG_EAGER ? n->h.size : 0);
+}
+
 static inline void kumi_msg_req_complete(struct kumi_request *r)
 {
     __atomic_store_n(&r->state, KUMI_MSG_DONE, __ATOMIC_RELEASE);
