@@ -153,6 +153,15 @@ int main(void)
                (unsigned long long)(staged1 - staged0), NBULK, (unsigned)BULK);
     }
     BARRIER();
+    /* every connection stays on this host: Reno, not the system's default
+     * (BBR paces lo; transport/tcp/README.md) */
+    for (int pe = 0; pe < kumi_size(); pe++) {
+        char cc[16];
+        if (pe == me)
+            continue;
+        OK(kumi_tcp_test_cc(tp, pe, cc, sizeof(cc)));
+        CHECK(strcmp(cc, "reno") == 0, "connection to PE %d uses %s, not reno", pe, cc);
+    }
     CHECK(__atomic_load_n(&bad, __ATOMIC_RELAXED) == 0, "%d bad messages", bad);
     free(rbuf);
     return kumi_finalize();

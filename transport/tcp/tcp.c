@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -448,4 +450,22 @@ int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *s
     *staged = s->conn[pe].rx_staged;
     kumi_tcp_unlock(s);
     return KUMI_OK;
+}
+
+int kumi_tcp_test_cc(struct kumi_tp *tp, int pe, char *name, size_t len)
+{
+    struct kumi_tcp *s;
+    socklen_t        l = (socklen_t)len;
+    int              rc = KUMI_OK;
+
+    if (tp->ops->open != kumi_tcp_open || pe == tp->rank || pe < 0 || pe >= tp->size || len == 0)
+        return KUMI_ERR_INVALID;
+    s = kumi_tcp_of(tp);
+    kumi_tcp_lock(s);
+    memset(name, 0, len);
+    if (s->conn[pe].fd < 0 || getsockopt(s->conn[pe].fd, IPPROTO_TCP, TCP_CONGESTION, name, &l) != 0)
+        rc = KUMI_ERR_TRANSPORT;
+    name[len - 1] = '\0';
+    kumi_tcp_unlock(s);
+    return rc;
 }

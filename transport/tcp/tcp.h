@@ -28,4 +28,9 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe);
  * range). */
 int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *staged);
 
+/* The congestion control of the connection to pe (NUL-terminated, at most
+ * len - 1 bytes). KUMI_OK, KUMI_ERR_INVALID (not tcp, pe is me or out of
+ * range) or KUMI_ERR_TRANSPORT (no connection, getsockopt failed). */
+int kumi_tcp_test_cc(struct kumi_tp *tp, int pe, char *name, size_t len);
+
 #endif /* KUMI_TCP_H */

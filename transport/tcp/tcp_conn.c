@@ -68,6 +68,36 @@ int kumi_tcp_sock_tune(int fd)
     return KUMI_OK;
 }
 
+/* A connection whose two ends have the same address stays on this host
+ * (loopback, or this host's own address: the kernel routes both through
+ * lo). There it uses Reno congestion control, whatever the system's
+ * default: on lo nothing is lost to congestion, and BBR (a common default)
+ * paces and sizes its window from a bandwidth and round-trip estimate
+ * taken as the job starts, which holds a stream of large frames at one of
+ * several speeds for the whole run (1 MiB send-bw, 2026-11-27: BBR 158-270
+ * us a message from run to run, Reno 94-97; README.md). Best effort: a
+ * kernel without Reno keeps its default. */
+void kumi_tcp_sock_local(int fd)
+{
+    struct sockaddr_storage a, b;
+    socklen_t               la = sizeof(a), lb = sizeof(b);
+    static const char       reno[] = "reno";
+
+    if (getsockname(fd, (struct sockaddr *)&a, &la) != 0
+        || getpeername(fd, (struct sockaddr *)&b, &lb) != 0 || a.ss_family != b.ss_family)
+        return;
+    if (a.ss_family == AF_INET
+        && ((struct sockaddr_in *)&a)->sin_addr.s_addr != ((struct sockaddr_in *)&b)->sin_addr.s_addr)
+        return;
+    if (a.ss_family == AF_INET6
+        && memcmp(&((struct sockaddr_in6 *)&a)->sin6_addr, &((struct sockaddr_in6 *)&b)->sin6_addr,
+                  sizeof(struct in6_addr)) != 0)
+        return;
+    if (a.ss_family != AF_INET && a.ss_family != AF_INET6)
+        return;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, reno, sizeof(reno) - 1);
+}
+
 /* This host's address the other hosts reach: the first IPv4 address of
  * an interface that is up and not loopback; NULL when there is none. */
 static const char *kumi_tcp_host_addr(char *buf, size_t len)
@@ -227,6 +257,7 @@ void kumi_tcp_connecting_ready(struct kumi_tcp *s, struct kumi_tcp_conn *c)
         return;
     }
     c->state = KUMI_TCP_UP;      /* frames may follow the hello at once */
+    kumi_tcp_sock_local(c->fd);
     kumi_tcp_flush(s, c);
 }
 
@@ -329,6 +360,7 @@ void kumi_tcp_pend_read(struct kumi_tcp *s, int slot)
     }
     c->fd    = p->fd;
     c->state = KUMI_TCP_UP;
+    kumi_tcp_sock_local(c->fd);
     snprintf(c->name, sizeof(c->name), "%s", p->name);
     p->fd = -1;
     struct epoll_event ev = { .events = EPOLLIN, .data.u64 = KUMI_TCP_EV(KUMI_TCP_EV_CONN, c->pe) };

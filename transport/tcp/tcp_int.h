@@ -157,6 +157,7 @@ void   kumi_tcp_conn_lost(struct kumi_tcp *s, struct kumi_tcp_conn *c, const cha
         __attribute__((format(printf, 3, 4)));
 void   kumi_tcp_conn_init(struct kumi_tcp *s, struct kumi_tcp_conn *c, int pe);
 int    kumi_tcp_sock_tune(int fd);
+void   kumi_tcp_sock_local(int fd);
 void   kumi_tcp_set_events(struct kumi_tcp *s, struct kumi_tcp_conn *c, int pollout);
 
 /* tcp_conn.c */
