@@ -97,7 +97,10 @@ static int kumi_ucx_order(struct kumi_ucx *s, int pe)
 
     if (!__atomic_exchange_n(&p->rma_pending, 0, __ATOMIC_ACQ_REL))
         return KUMI_OK;
-    return kumi_ucx_failed_op(s, pe, kumi_ucx_wait(s, ucp_ep_flush_nbx(p->ep, &rp)));
+    kumi_ucx_in(s);
+    ucs_status_ptr_t req = ucp_ep_flush_nbx(p->ep, &rp);
+    kumi_ucx_out(s);
+    return kumi_ucx_failed_op(s, pe, kumi_ucx_wait(s, req));
 }
 
 struct kumi_ucx_probe { uint64_t seq, mupto, pupto, lupto; };
@@ -204,8 +207,10 @@ int kumi_ucx_send(struct kumi_ucx *s, int pe, const struct kumi_ucx_hdr *h, cons
         memcpy(buf + alen, b, blen);
         data = buf;
     }
+    kumi_ucx_in(s);
     ucs_status_ptr_t req = ucp_am_send_nbx(s->peer[pe].ep, KUMI_UCX_AM_ID, h, sizeof(*h), data,
                                            len, &rp);
+    kumi_ucx_out(s);
     /* counted once issued (ordered after everything issued before), so a
      * probe that read the count is behind this message */
     if (h->kind == KUMI_UCX_KICK || h->kind == KUMI_UCX_AM || h->kind == KUMI_UCX_PUT
@@ -297,7 +302,9 @@ static int kumi_ucx_put(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t of
     if ((rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
         return rc;
     __atomic_store_n(&p->rma_pending, 1, __ATOMIC_RELEASE);
+    kumi_ucx_in(s);      /* long: every fragment UCX's tcp takes at once */
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->base[seg] + off, p->rkey[seg], &rp);
+    kumi_ucx_out(s);
     /* set once issued: a quiet that clears it afterwards flushes this put */
     __atomic_store_n(&s->rma_any, 1, __ATOMIC_RELEASE);
     /* local completion only (src reusable); remote completion is quiet's */
@@ -321,7 +328,10 @@ static int kumi_ucx_get(struct kumi_tp *tp, void *dst, int pe, enum kumi_seg seg
     if ((rc = kumi_ucx_live(s, pe)) != KUMI_OK || (rc = kumi_ucx_order(s, pe)) != KUMI_OK
         || (rc = kumi_ucx_order_rma(s, pe)) != KUMI_OK)
         return rc;
-    rc = kumi_ucx_wait(s, ucp_get_nbx(p->ep, dst, n, p->base[seg] + off, p->rkey[seg], &rp));
+    kumi_ucx_in(s);
+    ucs_status_ptr_t req = ucp_get_nbx(p->ep, dst, n, p->base[seg] + off, p->rkey[seg], &rp);
+    kumi_ucx_out(s);
+    rc = kumi_ucx_wait(s, req);
     return kumi_ucx_failed_op(s, pe, rc);
 }
 
@@ -388,9 +398,11 @@ static int kumi_ucx_atomic(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t
     } else {
         __atomic_store_n(&p->rma_pending, 1, __ATOMIC_RELEASE);
     }
+    kumi_ucx_in(s);
     ucs_status_ptr_t req = ucp_atomic_op_nbx(p->ep, kumi_ucx_amo_op(op),
                                              width == 4 ? (void *)&arg32 : (void *)&arg, 1,
                                              p->base[seg] + off, p->rkey[seg], &rp);
+    kumi_ucx_out(s);
     if (!reply)     /* completes remotely at quiet's flush, as a put */
         __atomic_store_n(&s->rma_any, 1, __ATOMIC_RELEASE);
     rc = kumi_ucx_wait(s, req);
@@ -440,7 +452,10 @@ static int kumi_ucx_quiet(struct kumi_tp *tp)
     if (rc == KUMI_OK && __atomic_exchange_n(&s->rma_any, 0, __ATOMIC_ACQ_REL)) {
         for (int pe = 0; pe < s->size; pe++)
             __atomic_store_n(&s->peer[pe].rma_pending, 0, __ATOMIC_RELEASE);
-        rc = kumi_ucx_wait(s, ucp_worker_flush_nbx(s->worker, &rp));
+        kumi_ucx_in(s);
+        ucs_status_ptr_t req = ucp_worker_flush_nbx(s->worker, &rp);
+        kumi_ucx_out(s);
+        rc = kumi_ucx_wait(s, req);
     }
     for (int pe = 0; pe < s->size && rc == KUMI_OK; pe++)
         if (seq[pe].seq != 0)

@@ -259,12 +259,18 @@ int kumi_ucx_serve(struct kumi_ucx *s, int *armed)
     uint32_t d0 = __atomic_load_n(&s->direct, __ATOMIC_RELAXED);
 
     *armed = 0;
-    if (s->worker == NULL || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
+    /* a caller inside a UCP call holds (or is about to take) the worker's
+     * lock: nap rather than spin on it (kumi_ucx_in) */
+    if (s->worker == NULL || __atomic_load_n(&s->calling, __ATOMIC_ACQUIRE)
+        || __atomic_exchange_n(&s->driving, 1, __ATOMIC_ACQUIRE))
         return -1;
     KUMI_UCX_TSAN_RELEASE(s);
-    while (ucp_worker_progress(s->worker) != 0) {
+    int more;
+    while ((more = ucp_worker_progress(s->worker) != 0)
+           && !__atomic_load_n(&s->calling, __ATOMIC_ACQUIRE)) {
     }
-    *armed = ucp_worker_arm(s->worker) == UCS_OK;
+    /* stopped for a caller: not idle, so not armed (the caller polls) */
+    *armed = !more && ucp_worker_arm(s->worker) == UCS_OK;
     __atomic_store_n(&s->driving, 0, __ATOMIC_RELEASE);
     return (int)(__atomic_load_n(&s->direct, __ATOMIC_RELAXED) - d0) + kumi_ucx_drain(s);
 }

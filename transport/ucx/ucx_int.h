@@ -157,6 +157,7 @@ struct kumi_ucx {
     uint32_t              polls;       /* bumped by every caller's progress   */
     uint64_t              poll_ns;     /* when a caller last polled (kumi_ucx_ns) */
     uint32_t              driving;     /* a thread is in ucp_worker_progress */
+    uint32_t              calling;     /* callers inside another UCP call (kumi_ucx_in) */
     uint32_t              rma_any;     /* an RMA put since quiet's last flush */
     uint32_t              direct;      /* messages applied in UCP's callback  */
     uint32_t              tsan_hb;     /* KUMI_UCX_TSAN_RELEASE's address    */
@@ -179,6 +180,23 @@ int    kumi_ucx_progress_(struct kumi_ucx *s);
  * it spin for a whole time slice); then applies. Returns messages
  * applied, or -1 when a caller drives. */
 int    kumi_ucx_serve(struct kumi_ucx *s, int *armed);
+/* Around a caller's UCP call that takes the worker's lock (a spinlock,
+ * UCS_THREAD_MODE_MULTI) and may hold it long: ucp_put_nbx of an RMA put
+ * over UCX's tcp pushes every 8 KiB fragment it can from inside the call
+ * (a millisecond for 1 MiB), a flush likewise. The progress thread
+ * neither starts nor goes on driving while one is open (it naps): on the
+ * caller's CPU (kumirun binds a PE's threads together) it would otherwise
+ * spin on the lock its preempted caller holds for a whole time slice
+ * (README: Numbers, 1 MiB). */
+static inline void kumi_ucx_in(struct kumi_ucx *s)
+{
+    __atomic_add_fetch(&s->calling, 1, __ATOMIC_ACQ_REL);
+}
+
+static inline void kumi_ucx_out(struct kumi_ucx *s)
+{
+    __atomic_sub_fetch(&s->calling, 1, __ATOMIC_RELEASE);
+}
 /* Waits for req (NULL: done) with progress; KUMI_OK, or KUMI_ERR_PEER
  * once the request failed or the job did (the request is then left to
  * UCP, which frees it when it ends). */
