@@ -460,9 +460,8 @@ static void rdv_conn_free(struct rdv_conn *k)
 static void rdv_server_stall(struct kumi_rdv_server *s, double now, double gap)
 {
     for (int i = 0; i < s->nconns; i++) {
-        struct rdv_conn *k     = s->conns[i];
-        double           limit = gap > s->dead_s ? gap : s->dead_s;
-        double           add   = gap < limit - k->credit ? gap : limit - k->credit;
+        struct rdv_conn *k   = s->conns[i];
+        double           add = rdv_stall_credit(gap, s->dead_s, k->credit);
 
         if (k->state == RDV_C_DEAD || add <= 0)
             continue;

@@ -256,12 +256,9 @@ char kumi_rdv_proc_state(long pid)
 static void rdv_client_stall(struct kumi_rdv_client *c, double now)
 {
     double gap = now - c->last_service;
+    double add = rdv_stall_credit(gap, c->dead_s, c->credit);
 
-    double limit = gap > c->dead_s ? gap : c->dead_s;   /* as rdv_server.c */
-
-    if (c->last_service > 0 && gap > KUMI_RDV_STALL_S && c->credit < limit) {
-        double add = gap < limit - c->credit ? gap : limit - c->credit;
-
+    if (c->last_service > 0 && gap > KUMI_RDV_STALL_S && add > 0) {
         c->credit  += add;
         c->last_rx += add;
         if (c->last_rx > now)

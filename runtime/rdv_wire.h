@@ -92,6 +92,17 @@ static inline long rdv_check_hdr(const uint8_t *p, unsigned mask, int npes)
 
 /* The job key must not leak through timing, even though a wrong one only
  * costs a connection. */
+/* How much of a stall of gap seconds (nobody was listening, rdv.h) to
+ * add to a silence that has already been given credit seconds: a stall is
+ * forgiven whole, stalls that keep coming dead_s in all per silence (the
+ * client's and the server's rule). */
+static inline double rdv_stall_credit(double gap, double dead_s, double credit)
+{
+    double limit = gap > dead_s ? gap : dead_s;
+
+    return gap < limit - credit ? gap : limit - credit;
+}
+
 static inline int rdv_key_equal(const uint8_t *a, const uint8_t *b)
 {
     volatile uint8_t diff = 0;
