@@ -47,7 +47,18 @@
     X(MPI_ERR_INFO_VALUE,  "info value too long or empty")                           \
     X(MPI_ERR_INFO_NOKEY,  "no such key in the info object")                         \
     X(MPI_ERR_KEYVAL,      "invalid attribute key")                                  \
-    X(MPI_ERR_CONVERSION,  "a value does not fit the data representation")
+    X(MPI_ERR_CONVERSION,  "a value does not fit the data representation")           \
+    X(MPI_ERR_BASE,        "invalid base address")                                   \
+    X(MPI_ERR_DISP,        "invalid displacement unit or target displacement")       \
+    X(MPI_ERR_SIZE,        "invalid window size")                                    \
+    X(MPI_ERR_LOCKTYPE,    "invalid lock type")                                      \
+    X(MPI_ERR_ASSERT,      "invalid assert argument")                                \
+    X(MPI_ERR_RMA_SYNC,    "one-sided call outside its synchronization (epoch)")     \
+    X(MPI_ERR_RMA_RANGE,   "target memory outside the window")                       \
+    X(MPI_ERR_RMA_CONFLICT, "conflicting accesses to a window")                      \
+    X(MPI_ERR_RMA_ATTACH,  "memory cannot be attached to the dynamic window")        \
+    X(MPI_ERR_RMA_SHARED,  "memory cannot be shared among the window's processes")   \
+    X(MPI_ERR_RMA_FLAVOR,  "wrong window flavor for the call")
 
 struct kmpi_error_row {
     int         code;
@@ -179,6 +190,19 @@ _Noreturn static void kmpi_fatal(int code, const char *call, const char *what)
 {
     kmpi_print(code, call, what, "; the job ends (MPI_ERRORS_ARE_FATAL)");
     kumi_global_exit(1);
+}
+
+int kmpi_errh_raise(MPI_Errhandler e, int handle, int code, const char *call, const char *what)
+{
+    if (e == MPI_ERRORS_ARE_FATAL || !kmpi_errh_valid(e))
+        kmpi_fatal(code, call, what);
+    if (kmpi_verbose())
+        kmpi_print(code, call, what, "");
+    if (e >= KMPI_ERRH_FIRST_USER) {
+        int h = handle, k = code;
+        kmpi_errhs[e - KMPI_ERRH_FIRST_USER].fn(&h, &k);
+    }
+    return code;
 }
 
 int kmpi_error(MPI_Comm comm, int code, const char *call, const char *fmt, ...)

@@ -36,6 +36,9 @@
  * code. comm may be MPI_COMM_NULL (then MPI_COMM_WORLD's handler). */
 int kmpi_error(MPI_Comm comm, int code, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* kmpi_error's handling for any object: handler e (of the window, say)
+ * applied to code, the user's function called with handle (win.c) */
+int kmpi_errh_raise(MPI_Errhandler e, int handle, int code, const char *call, const char *what);
 /* the MPI error class of a kumi return code (KUMI_ERR_INVALID -> ARG,
  * KUMI_ERR_TRUNCATE -> TRUNCATE, KUMI_ERR_PEER -> PROC_FAILED, ...) */
 int kmpi_from_kumi(int kumi_rc);
@@ -349,6 +352,12 @@ int kmpi_req_generic(const struct kmpi_req_ops *ops, void *state, MPI_Request *o
  * which nbc.c sets when its first schedule starts. */
 extern int kmpi_nbc_active;
 void kmpi_nbc_progress(void);
+/* One-sided operations run at their target whenever it is in an MPI call
+ * (win_rma.c): kumi's waits reach them through the binding poll hook,
+ * kmpi_poll (MPI_Test..., MPI_Iprobe) through kmpi_win_progress while
+ * kmpi_win_progress_on (set by the first window). */
+extern int kmpi_win_progress_on;
+void kmpi_win_progress(void);
 
 /* ------------------------------------------------------------ topologies (topo.c)
  * topo.c makes a topology communicator with MPI_Comm_dup (or

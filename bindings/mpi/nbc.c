@@ -711,6 +711,7 @@ static void sched_advance(struct kmpi_sched *s)
  * blocking collective may owe a round of a non-blocking one to a peer that
  * waits for it before joining. Chained to a hook set before. */
 static int (*nbc_prev_hook)(void);
+static int nbc_hook_on;
 
 static int nbc_hook(void)
 {
@@ -744,7 +745,8 @@ static int sched_begin(struct kmpi_sched *s)
         sched_free(s);
         return rc;
     }
-    if (kumi_rt_bind_poll_hook != nbc_hook) {
+    if (!nbc_hook_on) {   /* once: hooks chained twice would call each other forever */
+        nbc_hook_on            = 1;
         nbc_prev_hook          = kumi_rt_bind_poll_hook;
         kumi_rt_bind_poll_hook = nbc_hook;
     }

@@ -513,6 +513,8 @@ int kmpi_probe(const char *call, int source, int tag, MPI_Comm comm, int wait, i
                            { 0 } };
     if (kmpi_nbc_active > 0)
         kmpi_nbc_progress();
+    if (kmpi_win_progress_on)
+        kmpi_win_progress();
     if (!wait)
         krc = kumi_msg_probe_ctx(call, a.src, a.tag, c->team, KUMI_MSG_CTX_USER, 0, &a.flag,
                                  &a.ks);

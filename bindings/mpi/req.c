@@ -253,6 +253,8 @@ int kmpi_poll(const char *call)
 
     if (kmpi_nbc_active > 0)
         kmpi_nbc_progress();
+    if (kmpi_win_progress_on)
+        kmpi_win_progress();
     return rc < 0 ? rc : KUMI_OK;
 }
 

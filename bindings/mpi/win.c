@@ -1,61 +1,817 @@
 /*
- * win.c -- the window calls of one-sided communication, which kumi's MPI
- * subset does not provide (mpi.h says why they exist at all): each one
- * fails with MPI_ERR_UNSUPPORTED_OPERATION through the error handler of
- * its communicator (MPI_COMM_WORLD's for the calls that take none), so
- * by default the job ends with one line naming the call.
+ * win.c -- windows (MPI-3.1 11.2, 11.2.6-7, 6.7.3, 8.3.3): creation of
+ * every flavor, MPI_Win_free, MPI_Win_shared_query, attach and detach,
+ * the window's group, name, info, attributes and error handler. The
+ * communication and synchronization are win_rma.c's and win_sync.c's;
+ * win_int.h says how the whole works.
+ *
+ * A window is a dup of its communicator (the creation, fence and free
+ * collectives run on it, never matching the program's), an id agreed by
+ * its members (the largest next id among them: the same on all, unique
+ * among each member's windows) that is also its handle, and every
+ * member's base, size and displacement unit, gathered at creation so an
+ * origin checks its accesses against the target's window itself.
  */
-#include "mpi_int.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-static int no_windows(const char *call, MPI_Comm comm, MPI_Win *win)
+#include "win_int.h"
+
+static struct kmpi_win **wins;      /* index: id */
+static int               nwins;     /* slots */
+static int               next_id = 1;
+
+struct kmpi_win *kmpi_win_get(MPI_Win w)
 {
-    int rc = kmpi_live(call);
+    return w > 0 && w < nwins ? wins[w] : NULL;
+}
 
-    if (rc != MPI_SUCCESS)
+struct kmpi_win *kmpi_win_by_id(int id)
+{
+    return kmpi_win_get(id);
+}
+
+int kmpi_win_error(struct kmpi_win *w, int code, const char *call, const char *fmt, ...)
+{
+    char    what[512];
+    va_list ap;
+    int     n = 0;
+
+    if (w != NULL)
+        n = w->name[0] != '\0' ? snprintf(what, sizeof what, "window %d '%s': ", w->id, w->name)
+                               : snprintf(what, sizeof what, "window %d: ", w->id);
+    va_start(ap, fmt);
+    vsnprintf(what + n, sizeof what - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (w == NULL)
+        return kmpi_error(MPI_COMM_WORLD, code, call, "%s", what);
+    return kmpi_errh_raise(w->errh, w->id, code, call, what);
+}
+
+struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc)
+{
+    struct kmpi_win *w;
+
+    if ((*rc = kmpi_live(call)) != MPI_SUCCESS)
+        return NULL;
+    if ((w = kmpi_win_get(win)) == NULL)
+        *rc = kmpi_win_error(NULL, MPI_ERR_WIN, call, "%d is no window", win);
+    return w;
+}
+
+/* ------------------------------------------------------------ creation */
+
+static void win_release(struct kmpi_win *w)
+{
+    if (w == NULL)
+        return;
+    free(w->pes);
+    free(w->bases);
+    free(w->sizes);
+    free(w->units);
+    free(w->regions);
+    free(w->locked);
+    free(w->touched);
+    free(w->posts);
+    free(w->err_of);
+    free(w->start_group);
+    if (w->info != MPI_INFO_NULL)
+        PMPI_Info_free(&w->info);
+    kmpi_errh_unref(w->errh);
+    free(w);
+}
+
+/* The collective part every flavor shares: w's communicator, id, arrays
+ * and every member's base/size/unit. MPI_SUCCESS or the error raised on
+ * comm (every member fails alike except for memory). */
+static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor, void *base,
+                     MPI_Aint size, int disp_unit, struct kmpi_win **out)
+{
+    struct kmpi_comm *c = kmpi_comm(comm);
+    struct kmpi_win  *w;
+    int               rc, id, n;
+
+    *out = NULL;
+    if (c == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
+    if (info != MPI_INFO_NULL) {
+        int nk;
+        if (PMPI_Info_get_nkeys(info, &nk) != MPI_SUCCESS)
+            return MPI_ERR_INFO;
+    }
+    if ((w = calloc(1, sizeof *w)) == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a window");
+    w->errh      = MPI_ERRORS_ARE_FATAL;
+    w->info      = MPI_INFO_NULL;
+    w->lock_excl = -1;
+    w->flavor    = flavor;
+    w->base      = base;
+    w->wsize     = size;
+    w->disp_unit = disp_unit;
+    if ((rc = PMPI_Comm_dup(comm, &w->comm)) != MPI_SUCCESS) {
+        free(w);
         return rc;
-    if (win != NULL)
-        *win = MPI_WIN_NULL;
-    if (kmpi_comm_fast(comm) == NULL)
-        comm = MPI_COMM_NULL;
-    return kmpi_error(comm, MPI_ERR_UNSUPPORTED_OPERATION, call,
-                      "one-sided communication (windows, MPI_Put, MPI_Get, MPI_Accumulate) is "
-                      "not provided by kumi's MPI subset; use kumi.h's puts and gets or "
-                      "OpenSHMEM instead");
+    }
+    PMPI_Comm_rank(w->comm, &w->rank);
+    PMPI_Comm_size(w->comm, &w->size);
+    n = w->size;
+    w->pes     = malloc((size_t)n * sizeof(int));
+    w->bases   = malloc((size_t)n * sizeof(uint64_t));
+    w->sizes   = malloc((size_t)n * sizeof(MPI_Aint));
+    w->units   = malloc((size_t)n * sizeof(int));
+    w->locked  = calloc((size_t)n, 1);
+    w->touched = calloc((size_t)n, 1);
+    w->posts   = calloc((size_t)n, sizeof(int));
+    w->err_of  = calloc((size_t)n, sizeof(int));
+    int nomem  = !w->pes || !w->bases || !w->sizes || !w->units || !w->locked || !w->touched
+                || !w->posts || !w->err_of;
+    struct { uint64_t base; int64_t size; int64_t unit; int64_t nomem; } mine, *all;
+    mine.base  = (uint64_t)(uintptr_t)base;
+    mine.size  = size;
+    mine.unit  = disp_unit;
+    mine.nomem = nomem;
+    all = malloc((size_t)n * sizeof *all);
+    /* the id, then everybody's numbers (an allgather everyone joins) */
+    rc = PMPI_Allreduce(&next_id, &id, 1, MPI_INT, MPI_MAX, w->comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all != NULL ? (void *)all : (void *)&mine,
+                            all != NULL ? (int)sizeof mine : 0, MPI_BYTE, w->comm);
+    if (rc != MPI_SUCCESS || all == NULL || nomem) {
+        free(all);
+        PMPI_Comm_free(&w->comm);
+        win_release(w);
+        return rc != MPI_SUCCESS ? rc : kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a window");
+    }
+    for (int i = 0; i < n; i++) {
+        if (all[i].nomem) {
+            free(all);
+            PMPI_Comm_free(&w->comm);
+            win_release(w);
+            return kmpi_error(comm, MPI_ERR_NO_MEM, call, "rank %d had no memory for the window", i);
+        }
+        w->bases[i] = all[i].base;
+        w->sizes[i] = (MPI_Aint)all[i].size;
+        w->units[i] = (int)all[i].unit;
+    }
+    free(all);
+    kumi_team_t team = kmpi_comm_fast(w->comm)->team;
+    for (int i = 0; i < n; i++)
+        w->pes[i] = kumi_team_pe(team, i);
+    if (id >= nwins) {
+        int               m = nwins ? nwins : 16;
+        struct kmpi_win **t;
+        while (m <= id)
+            m *= 2;
+        if ((t = realloc(wins, (size_t)m * sizeof(*t))) == NULL) {
+            PMPI_Comm_free(&w->comm);
+            win_release(w);
+            return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for the window table");
+        }
+        memset(t + nwins, 0, (size_t)(m - nwins) * sizeof(*t));
+        wins  = t;
+        nwins = m;
+    }
+    w->id     = id;
+    wins[id]  = w;
+    next_id   = id + 1;
+    if (info != MPI_INFO_NULL)
+        PMPI_Info_dup(info, &w->info);
+    kmpi_win_hook_install();
+    *out = w;
+    return MPI_SUCCESS;
+}
+
+static int check_size_unit(const char *call, MPI_Comm comm, MPI_Aint size, int disp_unit)
+{
+    if (size < 0)
+        return kmpi_error(comm, MPI_ERR_SIZE, call, "size %lld is negative", (long long)size);
+    if (disp_unit <= 0)
+        return kmpi_error(comm, MPI_ERR_DISP, call, "disp_unit %d is not positive", disp_unit);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_create = PMPI_Win_create
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win *win)
 {
-    (void)base, (void)size, (void)disp_unit, (void)info;
-    return no_windows("MPI_Win_create", comm, win);
+    static const char call[] = "MPI_Win_create";
+    struct kmpi_win  *w;
+    int               rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "win is NULL");
+    if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)
+        return rc;
+    if (base == NULL && size > 0)
+        return kmpi_error(comm, MPI_ERR_BASE, call, "base is NULL with size %lld", (long long)size);
+    if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, &w))
+        != MPI_SUCCESS)
+        return rc;
+    *win = w->id;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
-    (void)size, (void)disp_unit, (void)info, (void)baseptr;
-    return no_windows("MPI_Win_allocate", comm, win);
+    static const char call[] = "MPI_Win_allocate";
+    struct kmpi_win  *w;
+    void             *base = NULL;
+    int               rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win == NULL || baseptr == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
+    if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)
+        return rc;
+    if (posix_memalign(&base, 64, size > 0 ? (size_t)size : 1) != 0)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for %lld bytes", (long long)size);
+    if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_ALLOCATE, base, size, disp_unit, &w))
+        != MPI_SUCCESS) {
+        free(base);
+        return rc;
+    }
+    memcpy(baseptr, &base, sizeof base);
+    *win = w->id;
+    return MPI_SUCCESS;
+}
+
+/* One mapping that rank 0 of comm creates and the others open: rank i's
+ * part follows rank i - 1's, each rounded up to 64 bytes (MPI-3.1 11.2.3:
+ * contiguous by default). */
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    static const char call[] = "MPI_Win_allocate_shared";
+    struct kmpi_comm *c;
+    struct kmpi_win  *w;
+    int               rc = kmpi_live(call), n, me, node;
+    char              name[64];
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((c = kmpi_comm(comm)) == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
+    if (win == NULL || baseptr == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
+    if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)
+        return rc;
+    n    = c->size;
+    me   = c->rank;
+    node = kumi_pe_node(kumi_team_pe(c->team, 0));
+    for (int i = 1; i < n; i++)
+        if (kumi_pe_node(kumi_team_pe(c->team, i)) != node)
+            return kmpi_error(comm, MPI_ERR_RMA_SHARED, call,
+                              "ranks 0 and %d of the communicator are on different hosts: "
+                              "their memory cannot be shared", i);
+    /* everybody's rounded size, for the offsets */
+    int64_t  mine = (size + 63) & ~(int64_t)63, *all = malloc((size_t)n * sizeof *all);
+    uint64_t total = 0, off = 0;
+    if (all == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory");
+    if ((rc = PMPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm)) != MPI_SUCCESS) {
+        free(all);
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i == me)
+            off = total;
+        total += (uint64_t)all[i];
+    }
+    free(all);
+    snprintf(name, sizeof name, "/kumi-mpiwin-%d-%d", (int)getpid(), next_id);
+    rc = PMPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int   fd = -1, ok = 1, all_ok;
+    void *map = MAP_FAILED;
+    size_t bytes = total > 0 ? (size_t)total : 64;
+    if (me == 0) {
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0)
+            ok = 0;
+    }
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (ok && me != 0 && (fd = shm_open(name, O_RDWR, 0600)) < 0)
+        ok = 0;
+    if (ok && (map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+        ok = 0;
+    if (fd >= 0)
+        close(fd);
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (me == 0)
+        shm_unlink(name);
+    if (!all_ok) {
+        if (map != MAP_FAILED)
+            munmap(map, bytes);
+        return kmpi_error(comm, MPI_ERR_RMA_SHARED, call, "a rank could not map shared memory "
+                          "(%s)", ok ? "another rank" : strerror(errno));
+    }
+    void *base = (char *)map + off;
+    if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_SHARED, base, size, disp_unit, &w))
+        != MPI_SUCCESS) {
+        munmap(map, bytes);
+        return rc;
+    }
+    w->shm       = map;
+    w->shm_bytes = bytes;
+    memcpy(baseptr, &base, sizeof base);
+    *win = w->id;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    static const char call[] = "MPI_Win_shared_query";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call,
+                              "not made by MPI_Win_allocate_shared");
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
+        return kmpi_win_error(w, MPI_ERR_RANK, call, "rank %d is not in 0..%d", rank, w->size - 1);
+    if (size == NULL || disp_unit == NULL || baseptr == NULL)
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "size, disp_unit or baseptr is NULL");
+    int r = rank;
+    if (rank == MPI_PROC_NULL)   /* the lowest rank with memory */
+        for (r = 0; r < w->size - 1 && w->sizes[r] == 0; r++)
+            ;
+    /* the same mapping, at this process's address: rank r's part follows
+     * the rounded parts of the ranks before it */
+    size_t off = 0;
+    for (int i = 0; i < r; i++)
+        off += ((size_t)w->sizes[i] + 63) & ~(size_t)63;
+    void *base = (char *)w->shm + off;
+    if (rank == MPI_PROC_NULL && w->sizes[r] == 0)
+        base = NULL;
+    *size      = w->sizes[r];
+    *disp_unit = w->units[r];
+    memcpy(baseptr, &base, sizeof base);
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    (void)info;
-    return no_windows("MPI_Win_create_dynamic", comm, win);
+    static const char call[] = "MPI_Win_create_dynamic";
+    struct kmpi_win  *w;
+    int               rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win == NULL)
+        return kmpi_error(comm, MPI_ERR_ARG, call, "win is NULL");
+    if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_DYNAMIC, MPI_BOTTOM, 0, 1, &w))
+        != MPI_SUCCESS)
+        return rc;
+    *win = w->id;
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_attach = PMPI_Win_attach
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    (void)win, (void)base, (void)size;
-    return no_windows("MPI_Win_attach", MPI_COMM_NULL, NULL);
+    static const char call[] = "MPI_Win_attach";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by MPI_Win_create_dynamic");
+    if (size < 0)
+        return kmpi_win_error(w, MPI_ERR_SIZE, call, "size %lld is negative", (long long)size);
+    if (base == NULL && size > 0)
+        return kmpi_win_error(w, MPI_ERR_BASE, call, "base is NULL");
+    uintptr_t b = (uintptr_t)base;
+    for (int i = 0; i < w->nregions; i++)
+        if (b < w->regions[i].base + w->regions[i].size && w->regions[i].base < b + (size_t)size)
+            return kmpi_win_error(w, MPI_ERR_RMA_ATTACH, call,
+                                  "[%p, +%lld) overlaps memory attached already", base,
+                                  (long long)size);
+    if (w->nregions == w->cap_regions) {
+        int                     m = w->cap_regions ? 2 * w->cap_regions : 8;
+        struct kmpi_win_region *t = realloc(w->regions, (size_t)m * sizeof(*t));
+        if (t == NULL)
+            return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+        w->regions     = t;
+        w->cap_regions = m;
+    }
+    w->regions[w->nregions].base = b;
+    w->regions[w->nregions].size = (size_t)size;
+    w->nregions++;
+    return MPI_SUCCESS;
 }
+
+#pragma weak MPI_Win_detach = PMPI_Win_detach
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    static const char call[] = "MPI_Win_detach";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by MPI_Win_create_dynamic");
+    for (int i = 0; i < w->nregions; i++)
+        if (w->regions[i].base == (uintptr_t)base) {
+            w->regions[i] = w->regions[--w->nregions];
+            return MPI_SUCCESS;
+        }
+    return kmpi_win_error(w, MPI_ERR_RMA_ATTACH, call, "%p was not attached", base);
+}
+
+static int attrs_delete_all(const char *call, struct kmpi_win *w);
 
 #pragma weak MPI_Win_free = PMPI_Win_free
 int PMPI_Win_free(MPI_Win *win)
 {
-    (void)win;
-    return no_windows("MPI_Win_free", MPI_COMM_NULL, NULL);
+    static const char call[] = "MPI_Win_free";
+    int               rc = kmpi_live(call);
+    struct kmpi_win  *w;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win == NULL || (w = kmpi_win_get(*win)) == NULL)
+        return kmpi_win_error(NULL, MPI_ERR_WIN, call, "%d is no window", win ? *win : 0);
+    if (w->lock_all || w->start_group != NULL || w->post_active)
+        return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "an epoch is still open (%s)",
+                              w->lock_all ? "MPI_Win_lock_all" : w->start_group ? "MPI_Win_start"
+                                                                                : "MPI_Win_post");
+    for (int i = 0; i < w->size; i++)
+        if (w->locked[i])
+            return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call,
+                                  "the lock of rank %d is still held", i);
+    if ((rc = kmpi_win_wait_local(call, w, -1)) != MPI_SUCCESS)
+        return rc;
+    /* every origin has completed its accesses here once all arrive */
+    if ((rc = PMPI_Barrier(w->comm)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = attrs_delete_all(call, w)) != MPI_SUCCESS)
+        return rc;
+    wins[w->id] = NULL;
+    kmpi_win_pend_drop(w);
+    for (struct kmpi_win_waiter *q = w->waiters, *nx; q != NULL; q = nx) {
+        nx = q->next;
+        free(q);
+    }
+    if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE)
+        free(w->base);
+    if (w->shm != NULL)
+        munmap(w->shm, w->shm_bytes);
+    PMPI_Comm_free(&w->comm);
+    win_release(w);
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ group, name, info */
+
+#pragma weak MPI_Win_get_group = PMPI_Win_get_group
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    static const char call[] = "MPI_Win_get_group";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (group == NULL)
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "group is NULL");
+    return PMPI_Comm_group(w->comm, group);
+}
+
+#pragma weak MPI_Win_set_name = PMPI_Win_set_name
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    static const char call[] = "MPI_Win_set_name";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (win_name == NULL)
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "win_name is NULL");
+    snprintf(w->name, sizeof w->name, "%s", win_name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_get_name = PMPI_Win_get_name
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    static const char call[] = "MPI_Win_get_name";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (win_name == NULL || resultlen == NULL)
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "win_name or resultlen is NULL");
+    *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_set_info = PMPI_Win_set_info
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    static const char call[] = "MPI_Win_set_info";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    MPI_Info          copy;
+
+    if (w == NULL)
+        return rc;
+    if (info == MPI_INFO_NULL)
+        return kmpi_win_error(w, MPI_ERR_INFO, call, "info is MPI_INFO_NULL");
+    if ((rc = PMPI_Info_dup(info, &copy)) != MPI_SUCCESS)
+        return rc;
+    if (w->info != MPI_INFO_NULL)
+        PMPI_Info_free(&w->info);
+    w->info = copy;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_get_info = PMPI_Win_get_info
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    static const char call[] = "MPI_Win_get_info";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (info_used == NULL)
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "info_used is NULL");
+    if (w->info != MPI_INFO_NULL)
+        return PMPI_Info_dup(w->info, info_used);
+    return PMPI_Info_create(info_used);
+}
+
+/* ------------------------------------------------------------ error handlers
+ * A window's handler is one of errh.c's (MPI_Win_errhandler_function has
+ * the communicator's function's type: handles are ints). */
+
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                               MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_create_errhandler(win_errhandler_fn, errhandler);
+}
+
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    static const char call[] = "MPI_Win_set_errhandler";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (!kmpi_errh_valid(errhandler))
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "%d is no error handler", errhandler);
+    kmpi_errh_ref(errhandler);
+    kmpi_errh_unref(w->errh);
+    w->errh = errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    static const char call[] = "MPI_Win_get_errhandler";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (errhandler == NULL)
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "errhandler is NULL");
+    kmpi_errh_ref(w->errh);
+    *errhandler = w->errh;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    static const char call[] = "MPI_Win_call_errhandler";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    kmpi_win_error(w, errorcode, call, "error code %d raised by the program", errorcode);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ attributes
+ * User keys count from KMPI_WIN_KEY0 (the predefined MPI_WIN_BASE...
+ * lie below); a freed key's slot is never reused, so values set with it
+ * keep their delete callback. */
+#define KMPI_WIN_KEY0 1000
+struct win_key {
+    MPI_Win_copy_attr_function   *copy;
+    MPI_Win_delete_attr_function *del;
+    void *extra;
+    int   freed;
+};
+static struct win_key *keys;
+static int             nkeys, cap_keys;
+
+int kmpi_win_null_copy_fn(MPI_Win w, int k, void *e, void *in, void *out, int *flag)
+{
+    (void)w, (void)k, (void)e, (void)in, (void)out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int kmpi_win_dup_fn(MPI_Win w, int k, void *e, void *in, void *out, int *flag)
+{
+    (void)w, (void)k, (void)e;
+    memcpy(out, &in, sizeof in);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int kmpi_win_null_delete_fn(MPI_Win w, int k, void *v, void *e)
+{
+    (void)w, (void)k, (void)v, (void)e;
+    return MPI_SUCCESS;
+}
+
+static struct win_key *key_of(int k, int live)
+{
+    if (k < KMPI_WIN_KEY0 || k - KMPI_WIN_KEY0 >= nkeys)
+        return NULL;
+    struct win_key *y = &keys[k - KMPI_WIN_KEY0];
+    return live && y->freed ? NULL : y;
+}
+
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state)
+{
+    static const char call[] = "MPI_Win_create_keyval";
+    int               rc = kmpi_live(call);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win_keyval == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "win_keyval is NULL");
+    if (nkeys == cap_keys) {
+        int             m = cap_keys ? 2 * cap_keys : 16;
+        struct win_key *t = realloc(keys, (size_t)m * sizeof(*t));
+        if (t == NULL)
+            return kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "no memory for a key");
+        keys     = t;
+        cap_keys = m;
+    }
+    keys[nkeys].copy  = win_copy_attr_fn;
+    keys[nkeys].del   = win_delete_attr_fn;
+    keys[nkeys].extra = extra_state;
+    keys[nkeys].freed = 0;
+    *win_keyval = KMPI_WIN_KEY0 + nkeys++;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+int PMPI_Win_free_keyval(int *win_keyval)
+{
+    static const char call[] = "MPI_Win_free_keyval";
+    int               rc = kmpi_live(call);
+    struct win_key   *y;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win_keyval == NULL || (y = key_of(*win_keyval, 1)) == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_KEYVAL, call, "%d is no window key",
+                          win_keyval ? *win_keyval : MPI_KEYVAL_INVALID);
+    y->freed    = 1;
+    *win_keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+/* deletes w's value of key k (its callback first): MPI_SUCCESS when there
+ * was none; the callback's failure leaves the value */
+static int attr_delete(const char *call, struct kmpi_win *w, int k)
+{
+    for (struct kmpi_win_attr **pp = &w->attrs, *a; (a = *pp) != NULL; pp = &a->next)
+        if (a->key == k) {
+            struct win_key *y = key_of(k, 0);
+            if (y->del != NULL) {
+                int rc = y->del(w->id, k, a->val, y->extra);
+                if (rc != MPI_SUCCESS)
+                    return kmpi_win_error(w, rc, call, "the delete callback of key %d failed "
+                                          "(%d)", k, rc);
+            }
+            *pp = a->next;
+            free(a);
+            return MPI_SUCCESS;
+        }
+    return MPI_SUCCESS;
+}
+
+static int attrs_delete_all(const char *call, struct kmpi_win *w)
+{
+    while (w->attrs != NULL) {
+        int rc = attr_delete(call, w, w->attrs->key);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    static const char    call[] = "MPI_Win_set_attr";
+    int                  rc;
+    struct kmpi_win     *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win_attr *a;
+
+    if (w == NULL)
+        return rc;
+    if (key_of(win_keyval, 1) == NULL)
+        return kmpi_win_error(w, MPI_ERR_KEYVAL, call, "%d is no window key%s", win_keyval,
+                              win_keyval >= MPI_WIN_BASE && win_keyval <= MPI_WIN_MODEL
+                                  ? " (the predefined ones cannot be set)" : "");
+    if ((rc = attr_delete(call, w, win_keyval)) != MPI_SUCCESS)
+        return rc;
+    if ((a = malloc(sizeof *a)) == NULL)
+        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+    a->key   = win_keyval;
+    a->val   = attribute_val;
+    a->next  = w->attrs;
+    w->attrs = a;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    static const char call[] = "MPI_Win_get_attr";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (attribute_val == NULL || flag == NULL)
+        return kmpi_win_error(w, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
+    /* the predefined values live in the window (pointers to them) */
+    void *v = NULL;
+    w->a_size   = w->wsize;
+    w->a_unit   = w->disp_unit;
+    w->a_flavor = w->flavor;
+    w->a_model  = MPI_WIN_UNIFIED;
+    switch (win_keyval) {
+    case MPI_WIN_BASE:          v = w->base; break;
+    case MPI_WIN_SIZE:          v = &w->a_size; break;
+    case MPI_WIN_DISP_UNIT:     v = &w->a_unit; break;
+    case MPI_WIN_CREATE_FLAVOR: v = &w->a_flavor; break;
+    case MPI_WIN_MODEL:         v = &w->a_model; break;
+    default:
+        if (key_of(win_keyval, 0) == NULL)
+            return kmpi_win_error(w, MPI_ERR_KEYVAL, call, "%d is no window key", win_keyval);
+        *flag = 0;
+        for (struct kmpi_win_attr *a = w->attrs; a != NULL; a = a->next)
+            if (a->key == win_keyval) {
+                memcpy(attribute_val, &a->val, sizeof a->val);
+                *flag = 1;
+            }
+        return MPI_SUCCESS;
+    }
+    memcpy(attribute_val, &v, sizeof v);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    static const char call[] = "MPI_Win_delete_attr";
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+
+    if (w == NULL)
+        return rc;
+    if (key_of(win_keyval, 0) == NULL)
+        return kmpi_win_error(w, MPI_ERR_KEYVAL, call, "%d is no window key", win_keyval);
+    return attr_delete(call, w, win_keyval);
 }

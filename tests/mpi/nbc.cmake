@@ -1,6 +1,6 @@
 # tests/mpi/nbc.cmake -- non-blocking and neighborhood collectives,
-# topologies, groups, windows (bindings/mpi/nbc*.c, topo.c, group.c,
-# win.c). Every program but win_fail and nbc_err (which fail on purpose)
+# topologies, groups (bindings/mpi/nbc*.c, topo.c, group.c).
+# Every program but nbc_err (which fails on purpose)
 # also builds with Open MPI's mpicc and prints the same lines
 # (tests/mpi/vs_openmpi.sh). Quick set: 2 and 3 PEs on shm and tcp; 1, 4
 # and 8 in mpi-full.
@@ -14,8 +14,6 @@ kumi_mpi_test(group_basic group_basic.c QUICK 2 3)
 kumi_mpi_test(comm_more comm_more.c QUICK 2 3)
 # strict: also where Open MPI strays from the standard (see the source)
 kumi_mpi_test(comm_more.strict comm_more.c ARGS strict PES 2 3 QUICK 3 TRANSPORTS shm)
-kumi_mpi_test(win_fail win_fail.c PES 1 2 QUICK 2
-  EXPECT_RC 1 EXPECT_REGEX "MPI_Win_create: MPI_ERR_UNSUPPORTED_OPERATION: one-sided communication")
 kumi_mpi_test(nbc_err nbc_err.c PES 2 3 QUICK 2
   EXPECT_RC 1 EXPECT_REGEX "MPI_Wait: MPI_ERR_TRUNCATE")
 # graph topologies (MPI_Graph_create and queries, neighbor collectives on them)

@@ -1,0 +1,191 @@
+/*
+ * win_int.h -- one-sided communication's own interface, shared by the
+ * win*.c files only: win.c (windows: creation, free, attributes, names,
+ * info, groups, error handlers), win_rma.c (Put/Get/Accumulate and their
+ * request forms, the target's executor, the progress hook), win_sync.c
+ * (fence, PSCW, locks, flushes), win_type.c (a datatype on the wire).
+ *
+ * How it works: every operation is a message on the world team in
+ * context KMPI_CTX_RMA, tag 0, to the target's PE: a header, the target
+ * datatype's flattened map (derived types) and the packed data. The
+ * target executes it in its progress hook (kumi_rt_bind_poll_hook, run
+ * by every wait of kumi and of this binding), so it makes progress
+ * whenever it is in any MPI call, as MPI-3.1 11.7.2 permits. One tag on
+ * one context keeps the messages of one origin to one target in issue
+ * order, so a flush, an unlock or a complete that asks for an answer
+ * learns that every earlier operation is done. Answers (get data, lock
+ * grants, flush acknowledgements) come back in context KMPI_CTX_RMA_REPLY
+ * with a tag the origin chose and posted a receive for beforehand. The
+ * target executes one operation at a time on its own thread: accumulates
+ * are atomic with respect to each other, whatever their op and type.
+ */
+#ifndef KUMI_MPI_WIN_INT_H
+#define KUMI_MPI_WIN_INT_H
+
+#include <stdint.h>
+
+#include "mpi_int.h"
+
+#pragma GCC visibility push(hidden)
+
+/* message contexts of the world team (msg/msg.h), away from the others */
+#define KMPI_CTX_RMA       200
+#define KMPI_CTX_RMA_REPLY 201
+
+/* what a request message asks of the target */
+enum kmpi_win_kind {
+    KW_PUT = 1, KW_GET, KW_ACC, KW_GACC, KW_CAS,
+    KW_FLUSH,     /* answer once everything before is done (error status) */
+    KW_LOCK,      /* grant when free (lock type in aux) */
+    KW_UNLOCK,    /* release, answer */
+    KW_POST,      /* PSCW: the target posted (to each origin of its group) */
+    KW_COMPLETE,  /* PSCW: the origin completed; answer */
+};
+
+/* the header of every request message; then tdesc bytes of the target
+ * datatype (win_type.c), then the data */
+struct kmpi_win_hdr {
+    uint8_t  kind;
+    uint8_t  aux;        /* KW_LOCK: MPI_LOCK_*; ops: 1 = target type is derived */
+    uint16_t op;         /* accumulates: the predefined MPI_Op */
+    int32_t  win;        /* the window's id (the same on every member) */
+    int32_t  origin;     /* the origin's rank in the window */
+    int32_t  tag;        /* the answer's tag, or -1 */
+    uint64_t disp;       /* bytes from the window's base (dynamic: an address) */
+    uint64_t count;      /* elements of the target datatype */
+    uint64_t bytes;      /* data bytes after the datatype */
+    uint32_t tdesc;      /* bytes of the datatype's description */
+    int32_t  tbasic;     /* the target datatype handle when predefined */
+};
+
+/* an attached region of a dynamic window */
+struct kmpi_win_region {
+    uintptr_t base;
+    size_t    size;
+};
+
+/* an operation at the origin waiting for its send or its answer */
+struct kmpi_win_pend {
+    kumi_request_t kr;
+    int      target;       /* rank in the window */
+    int      reply;        /* 1: kr receives an answer (else it sends) */
+    int      status;       /* the answer is a status word (into err) */
+    int      done, held;   /* held: an MPI request refers to it */
+    int      in_list;
+    int      err;          /* MPI error class of the answer */
+    void    *buf;          /* to free once done */
+    void    *ubuf;         /* answer: unpack buf into ubuf as count of dt */
+    size_t   count;
+    struct kmpi_type *dt;  /* held while pending */
+    struct kmpi_win_pend *next;
+};
+
+/* a process waiting for a lock at this target */
+struct kmpi_win_waiter {
+    int type, origin, pe, tag;
+    struct kmpi_win_waiter *next;
+};
+
+struct kmpi_win_attr {
+    int   key;
+    void *val;
+    struct kmpi_win_attr *next;
+};
+
+struct kmpi_win {
+    int       id;           /* also its MPI_Win handle */
+    MPI_Comm  comm;         /* a dup of the creator's communicator */
+    int       rank, size;
+    int      *pes;          /* window rank -> world PE */
+    int       flavor;       /* MPI_WIN_FLAVOR_* */
+    void     *base;
+    MPI_Aint  wsize;
+    int       disp_unit;
+    /* every member's (from creation) */
+    uint64_t *bases;
+    MPI_Aint *sizes;
+    int      *units;
+    /* shared windows: the mapping */
+    void     *shm;
+    size_t    shm_bytes;
+    /* dynamic: regions attached here */
+    struct kmpi_win_region *regions;
+    int       nregions, cap_regions;
+    MPI_Errhandler errh;
+    MPI_Info  info;
+    char      name[MPI_MAX_OBJECT_NAME];
+    struct kmpi_win_attr *attrs;
+    MPI_Aint  a_size;             /* the predefined attributes' values */
+    int       a_unit, a_flavor, a_model;
+
+    /* origin side */
+    struct kmpi_win_pend *pend;   /* operations not yet done */
+    int       fence_open;         /* a fence opened an epoch */
+    int       fence_assert;
+    int       lock_all;           /* lock_all held (NOCHECK: 2) */
+    uint8_t  *locked;             /* [size]: 0, MPI_LOCK_* - 233 (1, 2), or 3 with NOCHECK */
+    uint8_t  *touched;            /* [size]: operations went there since the last sync */
+    int      *start_group;        /* PSCW access epoch: ranks, or NULL */
+    int       nstart;
+    int      *posts;              /* [size]: posts received from each rank not used yet */
+    int       tgt_err;            /* an error an answer reported (dynamic windows) */
+
+    /* target side */
+    int       lock_excl;          /* the rank holding the exclusive lock, -1 */
+    int       lock_shared;        /* shared holders */
+    struct kmpi_win_waiter *waiters, *waiters_tail;
+    int       post_active;        /* PSCW exposure epoch */
+    int       post_expect;        /* completes still to come */
+    int      *err_of;             /* [size]: errors of operations from each origin */
+};
+
+/* win.c: the window with handle w, NULL when there is none */
+struct kmpi_win *kmpi_win_get(MPI_Win w);
+/* the same by id for the target side (messages for unknown ids dropped) */
+struct kmpi_win *kmpi_win_by_id(int id);
+/* reports code through w's error handler (MPI_COMM_WORLD's when w is NULL) */
+int kmpi_win_error(struct kmpi_win *w, int code, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* the checks every window call starts with: live, w valid; NULL with *rc */
+struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc);
+
+/* win_rma.c */
+/* the progress hook's install (first window) */
+void kmpi_win_hook_install(void);
+/* sends the request h (+ extra bytes) to target; pend: the send is
+ * tracked; an answer of rbytes into rbuf when tag >= 0 (posted first) */
+int  kmpi_win_send(const char *call, struct kmpi_win *w, int target, struct kmpi_win_hdr *h,
+                   const void *extra, size_t nextra, const void *data, size_t ndata);
+/* a new answer tag */
+int  kmpi_win_tag(void);
+/* posts the receive of an answer from target (tag) into buf */
+int  kmpi_win_expect(const char *call, struct kmpi_win *w, int target, int tag, void *buf,
+                     size_t bytes, struct kmpi_win_pend **out);
+/* completes what has completed; waits for target's (-1: all) operations
+ * to be done at the origin (local completion) */
+int  kmpi_win_wait_local(const char *call, struct kmpi_win *w, int target);
+/* a request to target answered by a status word: waits for the answer;
+ * a failure the answer reports is raised on w */
+int  kmpi_win_roundtrip(const char *call, struct kmpi_win *w, int target, int kind, int aux);
+/* the same to n targets at once */
+int  kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets, int n,
+                         int kind, int aux);
+/* one round of progress (a wait's) */
+int  kmpi_win_poll(const char *call);
+/* drops the window's pending list (free) */
+void kmpi_win_pend_drop(struct kmpi_win *w);
+/* win_sync.c: the target's part of the synchronization messages */
+void kmpi_win_serve_sync(struct kmpi_win *w, const struct kmpi_win_hdr *h, int src_pe);
+/* an origin may access target now (an epoch covers it): MPI_SUCCESS or RMA_SYNC reported */
+int  kmpi_win_epoch_check(const char *call, struct kmpi_win *w, int target);
+/* answers tag to pe with a status word */
+void kmpi_win_answer(int pe, int tag, int32_t status);
+
+/* win_type.c: a datatype on the wire */
+size_t kmpi_win_type_wire(const struct kmpi_type *t, void *out);
+/* the type described by in (n bytes); free *mem after use; NULL when malformed */
+struct kmpi_type *kmpi_win_type_unwire(const void *in, size_t n, void **mem);
+
+#pragma GCC visibility pop
+
+#endif /* KUMI_MPI_WIN_INT_H */

@@ -1,0 +1,828 @@
+/*
+ * win_rma.c -- the communication calls (MPI-3.1 11.3): MPI_Put, MPI_Get,
+ * MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
+ * MPI_Compare_and_swap and the request forms; the origin's bookkeeping
+ * of operations in flight; the target's executor and the progress hook
+ * that runs it (win_int.h: the protocol).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "rt.h"
+#include "win_int.h"
+
+/* ------------------------------------------------------------ answers in flight
+ * The target's answers (get data, status words) are non-blocking sends;
+ * their buffers go once the sends are done. */
+struct out {
+    kumi_request_t kr;
+    void          *buf;
+    struct out    *next;
+};
+static struct out *outs;
+
+static void outs_sweep(void)
+{
+    for (struct out **pp = &outs, *o; (o = *pp) != NULL;)
+        if (kumi_msg_req_done(o->kr)) {
+            kumi_msg_req_finish(o->kr, NULL);
+            *pp = o->next;
+            free(o->buf);
+            free(o);
+        } else
+            pp = &o->next;
+}
+
+/* sends buf (malloc'd, taken) to pe as the answer tag */
+static void answer_buf(int pe, int tag, void *buf, size_t bytes)
+{
+    struct out *o = malloc(sizeof *o);
+
+    if (o == NULL || kumi_msg_isend_ctx("MPI one-sided (target)", buf, bytes, pe, tag,
+                                        kumi_team_world(), KMPI_CTX_RMA_REPLY, 0, &o->kr)
+                         != KUMI_OK) {
+        /* the origin waits for it: nothing sensible is left */
+        kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI one-sided (target)",
+                   "cannot answer PE %d", pe);
+        free(o);
+        free(buf);
+        return;
+    }
+    o->buf  = buf;
+    o->next = outs;
+    outs    = o;
+}
+
+void kmpi_win_answer(int pe, int tag, int32_t status)
+{
+    int32_t *b = malloc(sizeof *b);
+
+    if (b != NULL)
+        *b = status;
+    answer_buf(pe, tag, b, sizeof *b);
+}
+
+/* ------------------------------------------------------------ the target */
+
+/* the target memory of h in w, or NULL when it lies outside (dynamic
+ * windows: outside every attached region) */
+static char *target_addr(struct kmpi_win *w, const struct kmpi_win_hdr *h,
+                         const struct kmpi_type *t)
+{
+    if (h->count == 0 || t->size == 0)
+        return w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(uintptr_t)h->disp
+                                                   : (char *)w->base + h->disp;
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return (char *)w->base + h->disp;   /* the origin checked the range */
+    MPI_Aint  lo = t->true_lb + (t->extent < 0 ? (MPI_Aint)(h->count - 1) * t->extent : 0);
+    MPI_Aint  hi = t->true_lb + t->true_extent
+                   + (t->extent > 0 ? (MPI_Aint)(h->count - 1) * t->extent : 0);
+    uintptr_t a  = (uintptr_t)h->disp;
+    for (int i = 0; i < w->nregions; i++) {
+        uintptr_t b = w->regions[i].base, e = b + w->regions[i].size;
+        if (a + (uintptr_t)lo >= b && a + (uintptr_t)hi <= e)
+            return (char *)a;
+    }
+    return NULL;
+}
+
+/* accumulate the packed data (count elements of t's signature) into addr */
+static int acc_apply(int op, const void *data, size_t count, const struct kmpi_type *t,
+                     char *addr)
+{
+    const struct kmpi_type *b = kmpi_type(t->basic);
+    size_t                  n = count * t->nbasic, wb = kmpi_work_bytes(t, count);
+    void                   *in, *tw;
+    int                     rc;
+
+    if (op == MPI_NO_OP || count == 0)
+        return MPI_SUCCESS;
+    if (op == MPI_REPLACE) {
+        kmpi_unpack(data, count, t, addr);
+        return MPI_SUCCESS;
+    }
+    if (b == NULL)
+        return MPI_ERR_TYPE;
+    in = malloc(wb);
+    tw = malloc(wb);
+    if (in == NULL || tw == NULL) {
+        free(in);
+        free(tw);
+        return MPI_ERR_NO_MEM;
+    }
+    kmpi_unpack(data, n, b, in);   /* packed -> the C array of the basic type */
+    rc = kmpi_work_in(addr, count, t, tw);
+    if (rc == MPI_SUCCESS)
+        rc = kmpi_op_apply_basic(op, t->basic, in, tw, n);
+    if (rc == MPI_SUCCESS)
+        rc = kmpi_work_out(tw, count, t, addr);
+    free(in);
+    free(tw);
+    return rc;
+}
+
+/* executes one request message (len bytes at m) from world PE pe */
+static void execute(const char *m, size_t len, int pe)
+{
+    struct kmpi_win_hdr h;
+    struct kmpi_win    *w;
+
+    if (len < sizeof h)
+        return;
+    memcpy(&h, m, sizeof h);
+    w = kmpi_win_by_id(h.win);
+    if (w == NULL || h.origin < 0 || h.origin >= w->size) {
+        if (h.tag >= 0 && h.kind != KW_GET && h.kind != KW_GACC && h.kind != KW_CAS)
+            kmpi_win_answer(pe, h.tag, MPI_ERR_WIN);
+        return;
+    }
+    if (h.kind >= KW_FLUSH) {
+        kmpi_win_serve_sync(w, &h, pe);
+        return;
+    }
+    void                   *tmem = NULL;
+    const struct kmpi_type *t;
+    const char             *data = m + sizeof h + h.tdesc;
+    if (sizeof h + h.tdesc + h.bytes > len)
+        return;
+    t = (h.aux & 1) ? kmpi_win_type_unwire(m + sizeof h, h.tdesc, &tmem) : kmpi_type(h.tbasic);
+    if (t == NULL)
+        return;
+    char  *addr = target_addr(w, &h, t);
+    size_t rb   = h.count * t->size;   /* the answer's bytes */
+    void  *ans  = NULL;
+    if (h.kind == KW_GET || h.kind == KW_GACC || h.kind == KW_CAS)
+        ans = calloc(1, rb > 0 ? rb : 1);
+    if (addr == NULL) {
+        w->err_of[h.origin] = MPI_ERR_RMA_RANGE;
+    } else {
+        int rc = MPI_SUCCESS;
+        switch (h.kind) {
+        case KW_PUT:
+            kmpi_unpack(data, h.count, t, addr);
+            break;
+        case KW_GET:
+            if (ans != NULL)
+                kmpi_pack(addr, h.count, t, ans);
+            break;
+        case KW_ACC:
+            rc = acc_apply(h.op, data, h.count, t, addr);
+            break;
+        case KW_GACC:
+            if (ans != NULL)
+                kmpi_pack(addr, h.count, t, ans);
+            rc = acc_apply(h.op, data, h.count, t, addr);
+            break;
+        case KW_CAS:
+            /* data: the new value, then the compare value (one element each) */
+            if (ans != NULL)
+                memcpy(ans, addr, t->size);
+            if (memcmp(addr, data + t->size, t->size) == 0)
+                memcpy(addr, data, t->size);
+            break;
+        }
+        if (rc != MPI_SUCCESS)
+            w->err_of[h.origin] = rc;
+    }
+    if (h.kind == KW_GET || h.kind == KW_GACC || h.kind == KW_CAS)
+        answer_buf(pe, h.tag, ans, rb);
+    free(tmem);
+}
+
+/* Serves the requests that arrived: probe, receive, execute. */
+static char  *rbuf;
+static size_t rcap;
+
+static int serve(void)
+{
+    int served = 0;
+
+    outs_sweep();
+    for (int i = 0; i < 64; i++) {
+        kumi_status_t st;
+        int           flag = 0;
+        kumi_request_t kr;
+
+        if (kumi_msg_probe_ctx("MPI one-sided (target)", KUMI_ANY_SOURCE, KUMI_ANY_TAG,
+                               kumi_team_world(), KMPI_CTX_RMA, 0, &flag, &st) != KUMI_OK
+            || !flag)
+            break;
+        if (st.bytes > rcap) {
+            char *b = realloc(rbuf, st.bytes);
+            if (b == NULL)
+                break;
+            rbuf = b;
+            rcap = st.bytes;
+        }
+        if (kumi_msg_irecv_ctx("MPI one-sided (target)", rbuf, st.bytes, st.source, st.tag,
+                               kumi_team_world(), KMPI_CTX_RMA, &kr) != KUMI_OK)
+            break;
+        if (!kumi_msg_req_done(kr) && kumi_msg_req_wait("MPI one-sided (target)", kr) != KUMI_OK)
+            break;
+        kumi_msg_req_finish(kr, NULL);
+        execute(rbuf, st.bytes, st.source);
+        served++;
+    }
+    return served;
+}
+
+static int hook_busy;
+static int (*prev_hook)(void);
+static int hook_on;
+
+static int win_hook(void)
+{
+    int served = prev_hook != NULL ? prev_hook() : 0;
+
+    if (hook_busy || kmpi_state != 1)
+        return served;
+    hook_busy = 1;
+    served += serve();
+    hook_busy = 0;
+    return served;
+}
+
+void kmpi_win_hook_install(void)
+{
+    if (hook_on)
+        return;
+    hook_on                = 1;
+    prev_hook              = kumi_rt_bind_poll_hook;
+    kumi_rt_bind_poll_hook = win_hook;
+    kmpi_win_progress_on   = 1;
+}
+
+int kmpi_win_progress_on;
+
+void kmpi_win_progress(void)
+{
+    if (!hook_busy) {
+        hook_busy = 1;
+        serve();
+        hook_busy = 0;
+    }
+}
+
+int kmpi_win_poll(const char *call)
+{
+    return kmpi_poll(call);
+}
+
+/* ------------------------------------------------------------ the origin */
+static int tag_seq;
+
+int kmpi_win_tag(void)
+{
+    tag_seq = (tag_seq + 1) & 0x3fffffff;
+    return tag_seq;
+}
+
+static void pend_finish(struct kmpi_win_pend *p)
+{
+    kumi_status_t st;
+
+    kumi_msg_req_finish(p->kr, &st);
+    p->kr = KUMI_REQUEST_NULL;
+    if (p->reply && p->ubuf != NULL && p->dt != NULL)
+        kmpi_unpack(p->buf, p->count, p->dt, p->ubuf);
+    if (p->status && st.bytes == sizeof(int32_t)) {
+        int32_t s;
+        memcpy(&s, p->buf, sizeof s);
+        p->err = s;
+    }
+    if (p->dt != NULL)
+        kmpi_type_release(p->dt);
+    p->dt = NULL;
+    free(p->buf);
+    p->buf  = NULL;
+    p->done = 1;
+}
+
+static int pend_try(struct kmpi_win_pend *p)
+{
+    if (!p->done && kumi_msg_req_done(p->kr))
+        pend_finish(p);
+    return p->done;
+}
+
+/* unlinks the done ones of w (those an MPI request holds stay alive) */
+static void pend_sweep(struct kmpi_win *w)
+{
+    for (struct kmpi_win_pend **pp = &w->pend, *p; (p = *pp) != NULL;)
+        if (pend_try(p)) {
+            *pp        = p->next;
+            p->in_list = 0;
+            if (!p->held)
+                free(p);
+        } else
+            pp = &p->next;
+}
+
+void kmpi_win_pend_drop(struct kmpi_win *w)
+{
+    pend_sweep(w);   /* all are done by now (MPI_Win_free waited) */
+}
+
+static struct kmpi_win_pend *pend_new(struct kmpi_win *w, int target)
+{
+    struct kmpi_win_pend *p = calloc(1, sizeof *p);
+
+    if (p == NULL)
+        return NULL;
+    p->target  = target;
+    p->in_list = 1;
+    p->next    = w->pend;
+    w->pend    = p;
+    return p;
+}
+
+int kmpi_win_expect(const char *call, struct kmpi_win *w, int target, int tag, void *buf,
+                    size_t bytes, struct kmpi_win_pend **out)
+{
+    struct kmpi_win_pend *p = pend_new(w, target);
+    int                   krc;
+
+    if (p == NULL) {
+        free(buf);
+        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+    }
+    p->reply = 1;
+    p->buf   = buf;
+    krc = kumi_msg_irecv_ctx(call, buf, bytes, w->pes[target], tag, kumi_team_world(),
+                             KMPI_CTX_RMA_REPLY, &p->kr);
+    if (krc != KUMI_OK) {
+        p->done = 1;
+        return kmpi_error_kumi(w->comm, krc, call, "posting the receive of an answer");
+    }
+    *out = p;
+    return MPI_SUCCESS;
+}
+
+int kmpi_win_send(const char *call, struct kmpi_win *w, int target, struct kmpi_win_hdr *h,
+                  const void *extra, size_t nextra, const void *data, size_t ndata)
+{
+    size_t                len = sizeof *h + nextra + ndata;
+    char                 *m   = malloc(len);
+    struct kmpi_win_pend *p;
+    int                   krc;
+
+    if (m == NULL || (p = pend_new(w, target)) == NULL) {
+        free(m);
+        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory for a message of %zu bytes",
+                              len);
+    }
+    h->win    = w->id;
+    h->origin = w->rank;
+    memcpy(m, h, sizeof *h);
+    if (nextra > 0)
+        memcpy(m + sizeof *h, extra, nextra);
+    if (ndata > 0)
+        memcpy(m + sizeof *h + nextra, data, ndata);
+    p->buf = m;
+    krc = kumi_msg_isend_ctx(call, m, len, w->pes[target], 0, kumi_team_world(), KMPI_CTX_RMA,
+                             0, &p->kr);
+    if (krc != KUMI_OK) {
+        p->done = 1;
+        return kmpi_error_kumi(w->comm, krc, call, "sending a one-sided request");
+    }
+    return MPI_SUCCESS;
+}
+
+struct local_arg {
+    struct kmpi_win *w;
+    int              target;
+    struct kmpi_win_pend *only;
+};
+
+static int local_ready(void *arg)
+{
+    struct local_arg *a = arg;
+
+    kmpi_win_progress();
+    if (a->only != NULL)
+        return pend_try(a->only);
+    for (struct kmpi_win_pend *p = a->w->pend; p != NULL; p = p->next)
+        if ((a->target < 0 || p->target == a->target) && !pend_try(p))
+            return 0;
+    return 1;
+}
+
+int kmpi_win_wait_local(const char *call, struct kmpi_win *w, int target)
+{
+    struct local_arg a = { w, target, NULL };
+    int              krc = kmpi_wait_until(call, local_ready, &a);
+
+    if (krc != KUMI_OK)
+        return kmpi_error_kumi(w->comm, krc, call, "waiting for one-sided operations");
+    pend_sweep(w);
+    return MPI_SUCCESS;
+}
+
+int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets, int n,
+                        int kind, int aux)
+{
+    struct kmpi_win_pend **ps = calloc((size_t)(n > 0 ? n : 1), sizeof *ps);
+    int                    rc = MPI_SUCCESS, err = MPI_SUCCESS, bad = -1;
+
+    if (ps == NULL)
+        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        struct kmpi_win_hdr h   = { 0 };
+        int32_t            *ans = malloc(sizeof *ans);
+        if (ans == NULL) {
+            rc = kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+            break;
+        }
+        h.kind = (uint8_t)kind;
+        h.aux  = (uint8_t)aux;
+        h.tag  = kmpi_win_tag();
+        if ((rc = kmpi_win_expect(call, w, targets[i], h.tag, ans, sizeof *ans, &ps[i]))
+            != MPI_SUCCESS)
+            break;
+        ps[i]->held   = 1;
+        ps[i]->status = 1;
+        rc = kmpi_win_send(call, w, targets[i], &h, NULL, 0, NULL, 0);
+    }
+    if (rc == MPI_SUCCESS) {
+        struct local_arg a = { w, -1, NULL };
+        int krc = kmpi_wait_until(call, local_ready, &a);
+        if (krc != KUMI_OK)
+            rc = kmpi_error_kumi(w->comm, krc, call, "waiting for answers");
+    }
+    for (int i = 0; i < n; i++)
+        if (ps[i] != NULL) {
+            if (ps[i]->done && ps[i]->err != MPI_SUCCESS && err == MPI_SUCCESS) {
+                err = ps[i]->err;
+                bad = targets[i];
+            }
+            ps[i]->held = 0;
+        }
+    free(ps);
+    pend_sweep(w);
+    if (rc == MPI_SUCCESS && err != MPI_SUCCESS)
+        rc = kmpi_win_error(w, err, call, "an operation at rank %d failed there (%s)", bad,
+                            err == MPI_ERR_RMA_RANGE ? "its target memory is not attached to "
+                                                       "the window" : "see its class");
+    return rc;
+}
+
+int kmpi_win_roundtrip(const char *call, struct kmpi_win *w, int target, int kind, int aux)
+{
+    return kmpi_win_roundtrips(call, w, &target, 1, kind, aux);
+}
+
+/* ------------------------------------------------------------ MPI requests */
+static int rreq_progress(void *state, MPI_Status *status)
+{
+    struct kmpi_win_pend *p = state;
+
+    if (!pend_try(p))
+        return 0;
+    if (status != NULL) {
+        kmpi_status_empty(status);
+        status->MPI_ERROR = MPI_SUCCESS;
+    }
+    return 1;
+}
+
+static void rreq_release(void *state)
+{
+    struct kmpi_win_pend *p = state;
+
+    p->held = 0;
+    if (!p->in_list)
+        free(p);
+}
+
+static const struct kmpi_req_ops rreq_ops = {
+    .progress = rreq_progress,
+    .release  = rreq_release,
+    .cancel   = NULL,   /* MPI-3.1 11.3.5: an RMA request cannot be cancelled */
+};
+
+/* ------------------------------------------------------------ the calls */
+
+/* a committed datatype or the error raised on w */
+static struct kmpi_type *type_arg(const char *call, struct kmpi_win *w, MPI_Datatype dt,
+                                  const char *what, int *rc)
+{
+    struct kmpi_type *t = kmpi_type(dt);
+
+    if (t == NULL)
+        *rc = kmpi_win_error(w, MPI_ERR_TYPE, call, "%s %d is no datatype", what, dt);
+    else if (!t->committed)
+        *rc = kmpi_win_error(w, MPI_ERR_TYPE, call, "%s is not committed", what);
+    return t;
+}
+
+struct rma_args {
+    int kind;
+    const void *oaddr;  int ocount; MPI_Datatype otype;
+    void *raddr;        int rcount; MPI_Datatype rtype;
+    const void *caddr;  /* compare (CAS) */
+    int target; MPI_Aint tdisp; int tcount; MPI_Datatype ttype;
+    MPI_Op op;
+    MPI_Request *req;
+};
+
+static int rma(const char *call, MPI_Win win, struct rma_args *a)
+{
+    int               rc;
+    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_type *ot = NULL, *rt = NULL, *tt;
+    int               has_o = a->kind != KW_GET, has_r = a->kind == KW_GET || a->kind == KW_GACC
+                                                          || a->kind == KW_CAS;
+
+    if (w == NULL)
+        return rc;
+    if (a->req != NULL)
+        *a->req = MPI_REQUEST_NULL;
+    if (a->target == MPI_PROC_NULL) {
+        if (a->req != NULL) {
+            struct kmpi_win_pend *p = calloc(1, sizeof *p);
+            if (p == NULL)
+                return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+            p->done = p->held = 1;
+            return kmpi_req_generic(&rreq_ops, p, a->req);
+        }
+        return MPI_SUCCESS;
+    }
+    if (a->target < 0 || a->target >= w->size)
+        return kmpi_win_error(w, MPI_ERR_RANK, call, "target_rank %d is not in 0..%d",
+                              a->target, w->size - 1);
+    if (a->ocount < 0 || a->tcount < 0 || a->rcount < 0)
+        return kmpi_win_error(w, MPI_ERR_COUNT, call, "a count is negative");
+    if ((tt = type_arg(call, w, a->ttype, "target_datatype", &rc)) == NULL || !tt->committed)
+        return rc;
+    if (has_o && ((ot = type_arg(call, w, a->otype, "origin_datatype", &rc)) == NULL
+                  || !ot->committed))
+        return rc;
+    if (has_r && a->kind != KW_GET
+        && ((rt = type_arg(call, w, a->rtype, "result_datatype", &rc)) == NULL
+                  || !rt->committed))
+        return rc;
+    if (a->kind == KW_GET) {   /* the result is the origin buffer */
+        rt        = kmpi_type(a->otype);
+        a->rcount = a->ocount;
+        if (rt == NULL || !rt->committed)
+            return kmpi_win_error(w, MPI_ERR_TYPE, call, "origin_datatype is no committed "
+                                  "datatype");
+    }
+    size_t tbytes = (size_t)a->tcount * tt->size;
+    if (a->kind == KW_GACC && a->op == MPI_NO_OP)
+        ot = NULL;   /* the origin buffer is ignored */
+    if (ot != NULL && (size_t)a->ocount * ot->size != tbytes)
+        return kmpi_win_error(w, MPI_ERR_TYPE, call, "the origin holds %zu bytes of data, the "
+                              "target %zu", (size_t)a->ocount * ot->size, tbytes);
+    if (rt != NULL && (size_t)a->rcount * rt->size != tbytes)
+        return kmpi_win_error(w, MPI_ERR_TYPE, call, "the result buffer holds %zu bytes of "
+                              "data, the target %zu", (size_t)a->rcount * rt->size, tbytes);
+    if (a->kind == KW_ACC || a->kind == KW_GACC) {
+        struct kmpi_op *o = kmpi_op(a->op);
+        if (o == NULL || o->predefined == 0)
+            return kmpi_win_error(w, MPI_ERR_OP, call, "%s: one-sided accumulates take "
+                                  "predefined operations only", o ? "a user operation"
+                                                                  : "no operation");
+        if (a->op != MPI_REPLACE && a->op != MPI_NO_OP) {
+            if (tt->basic == 0 || (ot != NULL && ot->basic != tt->basic))
+                return kmpi_win_error(w, MPI_ERR_TYPE, call, "an accumulate needs origin and "
+                                      "target datatypes of one and the same predefined type");
+            struct kmpi_type *b = kmpi_type(tt->basic);
+            if (b != NULL && b->size > 0) {
+                char x[64] = { 0 }, y[64] = { 0 };
+                if (b->size <= 32 && kmpi_op_apply_basic(a->op, tt->basic, x, y, 1)
+                                         != MPI_SUCCESS)
+                    return kmpi_win_error(w, MPI_ERR_OP, call, "%s is not defined for the "
+                                          "target's basic type", kmpi_op_name(a->op));
+            }
+        }
+    }
+    if (a->kind == KW_CAS && (!tt->predefined || tt->basic == 0))
+        return kmpi_win_error(w, MPI_ERR_TYPE, call, "MPI_Compare_and_swap takes a predefined "
+                              "datatype");
+    if ((rc = kmpi_win_epoch_check(call, w, a->target)) != MPI_SUCCESS)
+        return rc;
+    /* the target range */
+    struct kmpi_win_hdr h = { 0 };
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        h.disp = (uint64_t)a->tdisp;
+    } else {
+        if (a->tdisp < 0)
+            return kmpi_win_error(w, MPI_ERR_DISP, call, "target_disp %lld is negative",
+                                  (long long)a->tdisp);
+        MPI_Aint off = a->tdisp * w->units[a->target];
+        if (a->tcount > 0 && tt->size > 0) {
+            MPI_Aint lo = off + tt->true_lb + (tt->extent < 0 ? (a->tcount - 1) * tt->extent : 0);
+            MPI_Aint hi = off + tt->true_lb + tt->true_extent
+                          + (tt->extent > 0 ? (a->tcount - 1) * tt->extent : 0);
+            if (lo < 0 || hi > w->sizes[a->target])
+                return kmpi_win_error(w, MPI_ERR_RMA_RANGE, call, "bytes %lld..%lld lie outside "
+                                      "rank %d's window of %lld bytes", (long long)lo,
+                                      (long long)hi, a->target, (long long)w->sizes[a->target]);
+        }
+        h.disp = (uint64_t)off;
+    }
+    h.kind   = (uint8_t)a->kind;
+    h.op     = (uint16_t)a->op;
+    h.count  = (uint64_t)a->tcount;
+    h.tag    = -1;
+    h.tbasic = a->ttype;
+    /* the target datatype and the data */
+    char   tdesc_small[256], *tdesc = NULL;
+    size_t ntdesc = 0;
+    if (!tt->predefined) {
+        ntdesc = kmpi_win_type_wire(tt, NULL);
+        tdesc  = ntdesc <= sizeof tdesc_small ? tdesc_small : malloc(ntdesc);
+        if (tdesc == NULL)
+            return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+        kmpi_win_type_wire(tt, tdesc);
+        h.aux = 1;
+    }
+    h.tdesc = (uint32_t)ntdesc;
+    size_t ndata = 0;
+    void  *data  = NULL;
+    if (ot != NULL) {
+        ndata = a->kind == KW_CAS ? 2 * tt->size : tbytes;
+        if ((data = malloc(ndata > 0 ? ndata : 1)) == NULL) {
+            if (tdesc != tdesc_small)
+                free(tdesc);
+            return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+        }
+        if (a->kind == KW_CAS) {
+            memcpy(data, a->oaddr, tt->size);
+            memcpy((char *)data + tt->size, a->caddr, tt->size);
+        } else
+            kmpi_pack(a->oaddr, (size_t)a->ocount, ot, data);
+    }
+    h.bytes = ndata;
+    struct kmpi_win_pend *p = NULL;
+    if (has_r) {
+        void *rb = malloc(tbytes > 0 ? tbytes : 1);
+        h.tag = kmpi_win_tag();
+        if (rb == NULL)
+            rc = kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+        else
+            rc = kmpi_win_expect(call, w, a->target, h.tag, rb, tbytes, &p);
+        if (rc == MPI_SUCCESS) {
+            p->ubuf  = a->kind == KW_GET ? (void *)a->oaddr : a->raddr;
+            p->count = a->kind == KW_GET ? (size_t)a->ocount : (size_t)a->rcount;
+            p->dt    = rt;
+            kmpi_type_hold(rt);
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = kmpi_win_send(call, w, a->target, &h, tdesc, ntdesc, data, ndata);
+    if (tdesc != tdesc_small)
+        free(tdesc);
+    free(data);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    w->touched[a->target] = 1;
+    if (a->req != NULL) {
+        /* local completion: the answer's arrival, or the send's (the data
+         * are copied into the message, so the origin buffer is free now) */
+        if (p == NULL) {
+            p = calloc(1, sizeof *p);
+            if (p == NULL)
+                return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+            p->done = 1;
+        }
+        p->held = 1;
+        return kmpi_req_generic(&rreq_ops, p, a->req);
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Put = PMPI_Put
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win)
+{
+    struct rma_args a = { .kind = KW_PUT, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .target = target_rank,
+                          .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype };
+    return rma("MPI_Put", win, &a);
+}
+
+#pragma weak MPI_Get = PMPI_Get
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    struct rma_args a = { .kind = KW_GET, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .target = target_rank,
+                          .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype };
+    return rma("MPI_Get", win, &a);
+}
+
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct rma_args a = { .kind = KW_ACC, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .target = target_rank,
+                          .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype, .op = op };
+    return rma("MPI_Accumulate", win, &a);
+}
+
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                        MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct rma_args a = { .kind = KW_GACC, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .raddr = result_addr,
+                          .rcount = result_count, .rtype = result_datatype,
+                          .target = target_rank, .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype, .op = op };
+    return rma("MPI_Get_accumulate", win, &a);
+}
+
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    struct rma_args a = { .kind = KW_GACC, .oaddr = origin_addr, .ocount = 1,
+                          .otype = datatype, .raddr = result_addr, .rcount = 1,
+                          .rtype = datatype, .target = target_rank, .tdisp = target_disp,
+                          .tcount = 1, .ttype = datatype, .op = op };
+    return rma("MPI_Fetch_and_op", win, &a);
+}
+
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win)
+{
+    struct rma_args a = { .kind = KW_CAS, .oaddr = origin_addr, .ocount = 1,
+                          .otype = datatype, .raddr = result_addr, .rcount = 1,
+                          .rtype = datatype, .caddr = compare_addr, .target = target_rank,
+                          .tdisp = target_disp, .tcount = 1, .ttype = datatype };
+    return rma("MPI_Compare_and_swap", win, &a);
+}
+
+#pragma weak MPI_Rput = PMPI_Rput
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    struct rma_args a = { .kind = KW_PUT, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .target = target_rank,
+                          .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype, .req = request };
+    if (request == NULL)
+        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Rput", "request is NULL");
+    return rma("MPI_Rput", win, &a);
+}
+
+#pragma weak MPI_Rget = PMPI_Rget
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    struct rma_args a = { .kind = KW_GET, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .target = target_rank,
+                          .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype, .req = request };
+    if (request == NULL)
+        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Rget", "request is NULL");
+    return rma("MPI_Rget", win, &a);
+}
+
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    struct rma_args a = { .kind = KW_ACC, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .target = target_rank,
+                          .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype, .op = op, .req = request };
+    if (request == NULL)
+        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Raccumulate",
+                              "request is NULL");
+    return rma("MPI_Raccumulate", win, &a);
+}
+
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request *request)
+{
+    struct rma_args a = { .kind = KW_GACC, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .raddr = result_addr,
+                          .rcount = result_count, .rtype = result_datatype,
+                          .target = target_rank, .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype, .op = op, .req = request };
+    if (request == NULL)
+        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Rget_accumulate",
+                              "request is NULL");
+    return rma("MPI_Rget_accumulate", win, &a);
+}

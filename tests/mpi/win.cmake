@@ -1,0 +1,6 @@
+# tests/mpi/win.cmake -- one-sided communication (bindings/mpi/win*.c).
+# Every program but win_errfatal (which fails on purpose) also builds with
+# Open MPI's mpicc and prints the same lines (tests/mpi/vs_openmpi.sh).
+# Quick set: 1, 2, 3 and 4 PEs on shm and tcp; 8 in mpi-full.
+# every call under fence, PSCW, lock/lock_all, on every window flavor
+kumi_mpi_test(win_ops win_ops.c PES 1 2 3 4 8 QUICK 1 2 3 4)
