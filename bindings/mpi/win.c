@@ -183,6 +183,9 @@ static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor,
     if (info != MPI_INFO_NULL)
         PMPI_Info_dup(info, &w->info);
     kmpi_win_hook_install();
+    /* no member sends to the window before every member knows its id */
+    if ((rc = PMPI_Barrier(w->comm)) != MPI_SUCCESS)
+        return rc;
     *out = w;
     return MPI_SUCCESS;
 }

@@ -38,13 +38,16 @@ static void outs_sweep(void)
 static void answer_buf(int pe, int tag, void *buf, size_t bytes)
 {
     struct out *o = malloc(sizeof *o);
+    int         krc = KUMI_ERR_NOMEM;
 
-    if (o == NULL || kumi_msg_isend_ctx("MPI one-sided (target)", buf, bytes, pe, tag,
-                                        kumi_team_world(), KMPI_CTX_RMA_REPLY, 0, &o->kr)
-                         != KUMI_OK) {
+    if (o == NULL || buf == NULL
+        || (krc = kumi_msg_isend_ctx("MPI one-sided (target)", buf, bytes, pe, tag,
+                                     kumi_team_world(), KMPI_CTX_RMA_REPLY, 0, &o->kr))
+               != KUMI_OK) {
         /* the origin waits for it: nothing sensible is left */
-        kmpi_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI one-sided (target)",
-                   "cannot answer PE %d", pe);
+        kmpi_error(MPI_COMM_WORLD, kmpi_from_kumi(krc), "MPI one-sided (target)",
+                   "cannot answer PE %d (tag %d, %zu bytes): %s", pe, tag, bytes,
+                   kumi_strerror(krc));
         free(o);
         free(buf);
         return;

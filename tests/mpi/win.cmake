@@ -4,3 +4,8 @@
 # Quick set: 1, 2, 3 and 4 PEs on shm and tcp; 8 in mpi-full.
 # every call under fence, PSCW, lock/lock_all, on every window flavor
 kumi_mpi_test(win_ops win_ops.c PES 1 2 3 4 8 QUICK 1 2 3 4)
+# derived datatypes on both sides, MINLOC on pairs, struct types
+kumi_mpi_test(win_types win_types.c PES 1 2 3 4 8 QUICK 2 3)
+# accumulates under contention: tickets, vectors, CAS (a longer sweep in mpi-full)
+kumi_mpi_test(win_atomic win_atomic.c PES 2 3 4 8 QUICK 2 4)
+kumi_mpi_test(win_atomic.long win_atomic.c ARGS 3000 PES 4 8 QUICK "" LABELS mpi-sweep)
