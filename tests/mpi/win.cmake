@@ -9,3 +9,7 @@ kumi_mpi_test(win_types win_types.c PES 1 2 3 4 8 QUICK 2 3)
 # accumulates under contention: tickets, vectors, CAS (a longer sweep in mpi-full)
 kumi_mpi_test(win_atomic win_atomic.c PES 2 3 4 8 QUICK 2 4)
 kumi_mpi_test(win_atomic.long win_atomic.c ARGS 3000 PES 4 8 QUICK "" LABELS mpi-sweep)
+# errors through the window's handler, names, info, group, attributes
+kumi_mpi_test(win_err win_err.c PES 1 2 3 4 QUICK 2 3)
+kumi_mpi_test(win_errfatal win_errfatal.c PES 1 2 QUICK 2
+  EXPECT_RC 1 EXPECT_REGEX "MPI_Put: MPI_ERR_RMA_SYNC: window 1: no access epoch")
