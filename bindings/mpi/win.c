@@ -81,6 +81,7 @@ static void win_release(struct kmpi_win *w)
     free(w->posts);
     free(w->err_of);
     free(w->start_group);
+    free(w->dbase);
     if (w->info != MPI_INFO_NULL)
         PMPI_Info_free(&w->info);
     kmpi_errh_unref(w->errh);
@@ -190,6 +191,11 @@ static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor,
     return MPI_SUCCESS;
 }
 
+static int comm_one_node(struct kmpi_comm *c);
+static int allocate_in_shm(const char *call, MPI_Aint size, int disp_unit, MPI_Info info,
+                           MPI_Comm comm, struct kmpi_comm *c, int flavor, void **basep,
+                           struct kmpi_win **out);
+
 static int check_size_unit(const char *call, MPI_Comm comm, MPI_Aint size, int disp_unit)
 {
     if (size < 0)
@@ -237,6 +243,17 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         return kmpi_error(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
     if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)
         return rc;
+    struct kmpi_comm *c = kmpi_comm(comm);
+    if (c == NULL)
+        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
+    if (strcmp(kumi_transport_name(), "shm") == 0 && comm_one_node(c)) {
+        if ((rc = allocate_in_shm(call, size, disp_unit, info, comm, c, MPI_WIN_FLAVOR_ALLOCATE,
+                                  &base, &w)) != MPI_SUCCESS)
+            return rc;
+        memcpy(baseptr, &base, sizeof base);
+        *win = w->id;
+        return MPI_SUCCESS;
+    }
     if (posix_memalign(&base, 64, size > 0 ? (size_t)size : 1) != 0)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for %lld bytes", (long long)size);
     if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_ALLOCATE, base, size, disp_unit, &w))
@@ -249,9 +266,122 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     return MPI_SUCCESS;
 }
 
-/* One mapping that rank 0 of comm creates and the others open: rank i's
- * part follows rank i - 1's, each rounded up to 64 bytes (MPI-3.1 11.2.3:
- * contiguous by default). */
+/* ------------------------------------------------------------ shared memory
+ * One mapping that rank 0 of comm creates and the others open: a header
+ * of KMPI_WIN_SHM_HDR lock words per rank (win_sync.c's passive-target
+ * locks and win_rma.c's accumulate lock, each on its own cache line),
+ * then rank i's part after rank i - 1's, each rounded up to 64 bytes
+ * (MPI-3.1 11.2.3: contiguous by default). Used by
+ * MPI_Win_allocate_shared, and by MPI_Win_allocate when every member is
+ * reachable by load and store (the shm transport): origins then read,
+ * write and accumulate the target's memory themselves. */
+static size_t shm_round(MPI_Aint size)
+{
+    return ((size_t)size + 63) & ~(size_t)63;
+}
+
+/* 1 when every member of c is on this host, else 0 */
+static int comm_one_node(struct kmpi_comm *c)
+{
+    int node = kumi_pe_node(kumi_team_pe(c->team, 0));
+
+    for (int i = 1; i < c->size; i++)
+        if (kumi_pe_node(kumi_team_pe(c->team, i)) != node)
+            return 0;
+    return 1;
+}
+
+/* maps the segment; MPI_SUCCESS with *map, *bytes and my part's base, or
+ * the error raised on comm (collective: every member gets the same class) */
+static int shm_map(const char *call, MPI_Comm comm, struct kmpi_comm *c, MPI_Aint size,
+                   void **map, size_t *bytes, void **mine)
+{
+    int      n = c->size, me = c->rank, rc, ok = 1, all_ok, fd = -1;
+    int64_t  part = (int64_t)shm_round(size), *all = malloc((size_t)n * sizeof *all);
+    size_t   total = (size_t)n * KMPI_WIN_SHM_HDR * sizeof(uint64_t), off = 0;
+    char     name[64];
+    void    *m = MAP_FAILED;
+
+    if (all == NULL)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory");
+    if ((rc = PMPI_Allgather(&part, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm)) != MPI_SUCCESS) {
+        free(all);
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i == me)
+            off = total;
+        total += (size_t)all[i];
+    }
+    free(all);
+    snprintf(name, sizeof name, "/kumi-mpiwin-%d-%d", (int)getpid(), next_id);
+    if ((rc = PMPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, comm)) != MPI_SUCCESS)
+        return rc;
+    if (me == 0) {
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 || ftruncate(fd, (off_t)total) != 0)
+            ok = 0;
+    }
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (ok && me != 0 && (fd = shm_open(name, O_RDWR, 0600)) < 0)
+        ok = 0;
+    if (ok && (m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+        ok = 0;
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (me == 0)
+        shm_unlink(name);
+    if (!all_ok) {
+        if (m != MAP_FAILED)
+            munmap(m, total);
+        return kmpi_error(comm, MPI_ERR_RMA_SHARED, call, "a rank could not map shared memory "
+                          "(%s)", ok ? "another rank" : strerror(err));
+    }
+    *map   = m;
+    *bytes = total;
+    *mine  = (char *)m + off;
+    return MPI_SUCCESS;
+}
+
+/* w's view of the segment: every member's part and lock words */
+static int shm_attach(struct kmpi_win *w, void *map, size_t bytes)
+{
+    size_t off = (size_t)w->size * KMPI_WIN_SHM_HDR * sizeof(uint64_t);
+
+    w->shm       = map;
+    w->shm_bytes = bytes;
+    w->locks     = map;
+    if ((w->dbase = malloc((size_t)w->size * sizeof(char *))) == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < w->size; i++) {
+        w->dbase[i] = (char *)map + off;
+        off += shm_round(w->sizes[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+static int allocate_in_shm(const char *call, MPI_Aint size, int disp_unit, MPI_Info info,
+                           MPI_Comm comm, struct kmpi_comm *c, int flavor, void **basep,
+                           struct kmpi_win **out)
+{
+    void  *map = NULL, *base = NULL;
+    size_t bytes = 0;
+    int    rc;
+
+    if ((rc = shm_map(call, comm, c, size, &map, &bytes, &base)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = win_setup(call, comm, info, flavor, base, size, disp_unit, out)) != MPI_SUCCESS) {
+        munmap(map, bytes);
+        return rc;
+    }
+    if (shm_attach(*out, map, bytes) != MPI_SUCCESS)
+        return kmpi_win_error(*out, MPI_ERR_NO_MEM, call, "no memory");
+    *basep = base;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
@@ -259,8 +389,8 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     static const char call[] = "MPI_Win_allocate_shared";
     struct kmpi_comm *c;
     struct kmpi_win  *w;
-    int               rc = kmpi_live(call), n, me, node;
-    char              name[64];
+    void             *base;
+    int               rc = kmpi_live(call);
 
     if (rc != MPI_SUCCESS)
         return rc;
@@ -270,65 +400,12 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
         return kmpi_error(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
     if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)
         return rc;
-    n    = c->size;
-    me   = c->rank;
-    node = kumi_pe_node(kumi_team_pe(c->team, 0));
-    for (int i = 1; i < n; i++)
-        if (kumi_pe_node(kumi_team_pe(c->team, i)) != node)
-            return kmpi_error(comm, MPI_ERR_RMA_SHARED, call,
-                              "ranks 0 and %d of the communicator are on different hosts: "
-                              "their memory cannot be shared", i);
-    /* everybody's rounded size, for the offsets */
-    int64_t  mine = (size + 63) & ~(int64_t)63, *all = malloc((size_t)n * sizeof *all);
-    uint64_t total = 0, off = 0;
-    if (all == NULL)
-        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory");
-    if ((rc = PMPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm)) != MPI_SUCCESS) {
-        free(all);
+    if (!comm_one_node(c))
+        return kmpi_error(comm, MPI_ERR_RMA_SHARED, call, "the communicator's ranks are on "
+                          "different hosts: their memory cannot be shared");
+    if ((rc = allocate_in_shm(call, size, disp_unit, info, comm, c, MPI_WIN_FLAVOR_SHARED, &base,
+                              &w)) != MPI_SUCCESS)
         return rc;
-    }
-    for (int i = 0; i < n; i++) {
-        if (i == me)
-            off = total;
-        total += (uint64_t)all[i];
-    }
-    free(all);
-    snprintf(name, sizeof name, "/kumi-mpiwin-%d-%d", (int)getpid(), next_id);
-    rc = PMPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int   fd = -1, ok = 1, all_ok;
-    void *map = MAP_FAILED;
-    size_t bytes = total > 0 ? (size_t)total : 64;
-    if (me == 0) {
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0)
-            ok = 0;
-    }
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-    if (ok && me != 0 && (fd = shm_open(name, O_RDWR, 0600)) < 0)
-        ok = 0;
-    if (ok && (map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        ok = 0;
-    if (fd >= 0)
-        close(fd);
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (me == 0)
-        shm_unlink(name);
-    if (!all_ok) {
-        if (map != MAP_FAILED)
-            munmap(map, bytes);
-        return kmpi_error(comm, MPI_ERR_RMA_SHARED, call, "a rank could not map shared memory "
-                          "(%s)", ok ? "another rank" : strerror(errno));
-    }
-    void *base = (char *)map + off;
-    if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_SHARED, base, size, disp_unit, &w))
-        != MPI_SUCCESS) {
-        munmap(map, bytes);
-        return rc;
-    }
-    w->shm       = map;
-    w->shm_bytes = bytes;
     memcpy(baseptr, &base, sizeof base);
     *win = w->id;
     return MPI_SUCCESS;
@@ -354,12 +431,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (rank == MPI_PROC_NULL)   /* the lowest rank with memory */
         for (r = 0; r < w->size - 1 && w->sizes[r] == 0; r++)
             ;
-    /* the same mapping, at this process's address: rank r's part follows
-     * the rounded parts of the ranks before it */
-    size_t off = 0;
-    for (int i = 0; i < r; i++)
-        off += ((size_t)w->sizes[i] + 63) & ~(size_t)63;
-    void *base = (char *)w->shm + off;
+    void *base = w->dbase[r];   /* the same mapping, at this process's address */
     if (rank == MPI_PROC_NULL && w->sizes[r] == 0)
         base = NULL;
     *size      = w->sizes[r];
@@ -474,10 +546,10 @@ int PMPI_Win_free(MPI_Win *win)
         nx = q->next;
         free(q);
     }
-    if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE)
-        free(w->base);
     if (w->shm != NULL)
         munmap(w->shm, w->shm_bytes);
+    else if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE)
+        free(w->base);
     PMPI_Comm_free(&w->comm);
     win_release(w);
     *win = MPI_WIN_NULL;

@@ -28,6 +28,11 @@
 
 #pragma GCC visibility push(hidden)
 
+/* lock words per rank at the start of a shared segment: [0] the passive
+ * target lock (KMPI_WIN_EXCL | shared holders), [1] the accumulate lock */
+#define KMPI_WIN_SHM_HDR 8
+#define KMPI_WIN_EXCL    (1ull << 62)
+
 /* message contexts of the world team (msg/msg.h), away from the others */
 #define KMPI_CTX_RMA       200
 #define KMPI_CTX_RMA_REPLY 201
@@ -105,9 +110,13 @@ struct kmpi_win {
     uint64_t *bases;
     MPI_Aint *sizes;
     int      *units;
-    /* shared windows: the mapping */
+    /* windows in shared memory (win.c): the mapping, every member's part
+     * at this process's address (origins access it directly), and the
+     * lock words: KMPI_WIN_SHM_HDR per rank */
     void     *shm;
     size_t    shm_bytes;
+    char    **dbase;          /* NULL: not in shared memory */
+    uint64_t *locks;
     /* dynamic: regions attached here */
     struct kmpi_win_region *regions;
     int       nregions, cap_regions;

@@ -529,6 +529,83 @@ struct rma_args {
     MPI_Request *req;
 };
 
+/* A window in shared memory: the origin does the operation itself, at
+ * once (complete locally and at the target when it returns);
+ * accumulates under the target's accumulate lock, so they are atomic
+ * with respect to each other. */
+static void acc_lock(struct kmpi_win *w, int target)
+{
+    uint64_t *l = &w->locks[(size_t)target * KMPI_WIN_SHM_HDR + 1];
+
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0)
+        while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0)
+            kumi_rt_relax();
+}
+
+static void acc_unlock(struct kmpi_win *w, int target)
+{
+    __atomic_store_n(&w->locks[(size_t)target * KMPI_WIN_SHM_HDR + 1], 0, __ATOMIC_RELEASE);
+}
+
+static int direct(const char *call, struct kmpi_win *w, struct rma_args *a,
+                  const struct kmpi_type *ot, const struct kmpi_type *rt,
+                  const struct kmpi_type *tt, char *addr, size_t tbytes)
+{
+    void *tmp = NULL;
+    int   rc  = MPI_SUCCESS;
+
+    if (a->kind == KW_PUT && ot->contig && tt->contig) {
+        memcpy(addr, a->oaddr, tbytes);
+    } else if (a->kind == KW_GET && rt->contig && tt->contig) {
+        memcpy((void *)a->oaddr, addr, tbytes);
+    } else if ((tmp = malloc(2 * tbytes + 1)) == NULL) {
+        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+    } else {
+        char *old = (char *)tmp + tbytes;
+        if (ot != NULL && a->kind != KW_CAS)
+            kmpi_pack(a->oaddr, (size_t)a->ocount, ot, tmp);
+        if (a->kind >= KW_ACC)
+            acc_lock(w, a->target);
+        switch (a->kind) {
+        case KW_PUT:
+            kmpi_unpack(tmp, (size_t)a->tcount, tt, addr);
+            break;
+        case KW_GET:
+            kmpi_pack(addr, (size_t)a->tcount, tt, old);
+            break;
+        case KW_ACC:
+            rc = acc_apply(a->op, tmp, (size_t)a->tcount, tt, addr);
+            break;
+        case KW_GACC:
+            kmpi_pack(addr, (size_t)a->tcount, tt, old);
+            rc = acc_apply(a->op, tmp, (size_t)a->tcount, tt, addr);
+            break;
+        case KW_CAS:
+            memcpy(old, addr, tt->size);
+            if (memcmp(addr, a->caddr, tt->size) == 0)
+                memcpy(addr, a->oaddr, tt->size);
+            break;
+        }
+        if (a->kind >= KW_ACC)
+            acc_unlock(w, a->target);
+        if (a->kind == KW_GET)
+            kmpi_unpack(old, (size_t)a->ocount, rt, (void *)a->oaddr);
+        else if (a->kind == KW_GACC || a->kind == KW_CAS)
+            kmpi_unpack(old, (size_t)a->rcount, rt, a->raddr);
+        free(tmp);
+        if (rc != MPI_SUCCESS)
+            return kmpi_win_error(w, rc, call, "the accumulate failed");
+    }
+    if (a->req != NULL) {
+        struct kmpi_win_pend *p = calloc(1, sizeof *p);
+        if (p == NULL)
+            return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+        p->done = p->held = 1;
+        return kmpi_req_generic(&rreq_ops, p, a->req);
+    }
+    return MPI_SUCCESS;
+}
+
 static int rma(const char *call, MPI_Win win, struct rma_args *a)
 {
     int               rc;
@@ -626,6 +703,8 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
         }
         h.disp = (uint64_t)off;
     }
+    if (w->dbase != NULL)
+        return direct(call, w, a, ot, rt, tt, w->dbase[a->target] + h.disp, tbytes);
     h.kind   = (uint8_t)a->kind;
     h.op     = (uint16_t)a->op;
     h.count  = (uint64_t)a->tcount;

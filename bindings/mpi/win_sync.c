@@ -345,7 +345,49 @@ int PMPI_Win_test(MPI_Win win, int *flag)
     return MPI_SUCCESS;
 }
 
-/* ------------------------------------------------------------ passive target */
+/* ------------------------------------------------------------ passive target
+ * A window in shared memory keeps each rank's lock in its lock word
+ * (win_int.h): the origins take and release it with atomics, and the
+ * target need not be in any MPI call. Other windows ask the target. */
+
+struct shm_lock_arg {
+    uint64_t *word;
+    int       type;
+};
+
+static int shm_lock_try(void *arg)
+{
+    struct shm_lock_arg *a = arg;
+    uint64_t             v = __atomic_load_n(a->word, __ATOMIC_RELAXED);
+
+    if (a->type == LK_EXCL)
+        return v == 0 && __atomic_compare_exchange_n(a->word, &v, KMPI_WIN_EXCL, 0,
+                                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    return !(v & KMPI_WIN_EXCL) && __atomic_compare_exchange_n(a->word, &v, v + 1, 0,
+                                                               __ATOMIC_ACQUIRE,
+                                                               __ATOMIC_RELAXED);
+}
+
+static int shm_lock(const char *call, struct kmpi_win *w, int rank, int type)
+{
+    struct shm_lock_arg a = { &w->locks[(size_t)rank * KMPI_WIN_SHM_HDR], type };
+
+    if (shm_lock_try(&a))
+        return MPI_SUCCESS;
+    int krc = kmpi_wait_until(call, shm_lock_try, &a);
+    return krc == KUMI_OK ? MPI_SUCCESS
+                          : kmpi_error_kumi(w->comm, krc, call, "waiting for a window lock");
+}
+
+static void shm_unlock(struct kmpi_win *w, int rank, int type)
+{
+    uint64_t *word = &w->locks[(size_t)rank * KMPI_WIN_SHM_HDR];
+
+    if (type == LK_EXCL)
+        __atomic_store_n(word, 0, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_sub(word, 1, __ATOMIC_RELEASE);
+}
 
 static int rank_check(const char *call, struct kmpi_win *w, int rank)
 {
@@ -380,7 +422,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         w->locked[rank] = LK_NOCHECK;
         return MPI_SUCCESS;
     }
-    if ((rc = kmpi_win_roundtrip(call, w, rank, KW_LOCK, type)) != MPI_SUCCESS)
+    rc = w->locks != NULL ? shm_lock(call, w, rank, type)
+                          : kmpi_win_roundtrip(call, w, rank, KW_LOCK, type);
+    if (rc != MPI_SUCCESS)
         return rc;
     w->locked[rank] = (uint8_t)type;
     return MPI_SUCCESS;
@@ -404,6 +448,12 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     int type = w->locked[rank];
     w->locked[rank]  = LK_NONE;
     w->touched[rank] = 0;
+    if (w->locks != NULL) {   /* every operation is done already */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (type != LK_NOCHECK)
+            shm_unlock(w, rank, type);
+        return MPI_SUCCESS;
+    }
     rc = type == LK_NOCHECK ? kmpi_win_roundtrip(call, w, rank, KW_FLUSH, 0)
                             : kmpi_win_roundtrip(call, w, rank, KW_UNLOCK, type);
     if (rc == MPI_SUCCESS)
@@ -441,6 +491,16 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
         w->lock_all = 2;
         return MPI_SUCCESS;
     }
+    if (w->locks != NULL) {
+        for (int i = 0; i < w->size; i++)
+            if ((rc = shm_lock(call, w, i, LK_SHARED)) != MPI_SUCCESS) {
+                while (--i >= 0)
+                    shm_unlock(w, i, LK_SHARED);
+                return rc;
+            }
+        w->lock_all = 1;
+        return MPI_SUCCESS;
+    }
     if ((r = all_ranks(w)) == NULL)
         return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
     rc = kmpi_win_roundtrips(call, w, r, w->size, KW_LOCK, LK_SHARED);
@@ -461,6 +521,14 @@ int PMPI_Win_unlock_all(MPI_Win win)
         return rc;
     if (!w->lock_all)
         return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "no MPI_Win_lock_all before");
+    if (w->locks != NULL) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (w->lock_all == 1)
+            for (int i = 0; i < w->size; i++)
+                shm_unlock(w, i, LK_SHARED);
+        w->lock_all = 0;
+        return MPI_SUCCESS;
+    }
     if (w->lock_all == 2) {
         r = touched_list(w, &n);
         if (r == NULL)
@@ -505,6 +573,10 @@ int PMPI_Win_flush(int rank, MPI_Win win)
     if ((rc = rank_check(call, w, rank)) != MPI_SUCCESS
         || (rc = passive_check(call, w, rank)) != MPI_SUCCESS)
         return rc;
+    if (w->dbase != NULL) {   /* shared memory: every operation is done already */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return MPI_SUCCESS;
+    }
     if (w->touched[rank]) {
         w->touched[rank] = 0;
         if ((rc = kmpi_win_roundtrip(call, w, rank, KW_FLUSH, 0)) != MPI_SUCCESS)

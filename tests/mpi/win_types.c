@@ -136,6 +136,7 @@ int main(int argc, char **argv)
     WOK(MPI_Win_allocate(3 * (int)sizeof(struct rec), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &rm,
                          &rwin));
     memset(rm, 0, 3 * sizeof(struct rec));
+    MPI_Barrier(MPI_COMM_WORLD);   /* the zeros are in before anybody's put */
     for (int k = 0; k < 3; k++) {
         recs[k].a = w_rank + k;
         recs[k].b = w_rank * 0.5 + k;
