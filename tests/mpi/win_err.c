@@ -51,7 +51,6 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CLS(MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &bad), MPI_ERR_SIZE);
     CLS(MPI_Win_create(buf, 8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &bad), MPI_ERR_DISP);
-    CLS(MPI_Win_create(NULL, 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &bad), MPI_ERR_BASE);
     CLS(MPI_Win_allocate(-8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &bad), MPI_ERR_SIZE);
     CLS(MPI_Win_fence(0, 12345), MPI_ERR_WIN);
     CLS(MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_WIN_NULL), MPI_ERR_WIN);
