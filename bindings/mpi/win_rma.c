@@ -558,6 +558,28 @@ static int direct(const char *call, struct kmpi_win *w, struct rma_args *a,
         memcpy(addr, a->oaddr, tbytes);
     } else if (a->kind == KW_GET && rt->contig && tt->contig) {
         memcpy((void *)a->oaddr, addr, tbytes);
+    } else if (tt->predefined && tt->contig && tbytes <= 64 && a->kind >= KW_ACC
+               && (ot == NULL || ot == tt) && (rt == NULL || rt->contig)) {
+        /* the atomics' path (MPI_Fetch_and_op, MPI_Compare_and_swap, small
+         * accumulates of one predefined type): in place, no copies */
+        char old[64];
+        acc_lock(w, a->target);
+        if (a->kind != KW_ACC)
+            memcpy(old, addr, tbytes);
+        if (a->kind == KW_CAS) {
+            if (memcmp(addr, a->caddr, tbytes) == 0)
+                memcpy(addr, a->oaddr, tbytes);
+        } else if (a->op == MPI_REPLACE) {
+            memcpy(addr, a->oaddr, tbytes);
+        } else if (a->op != MPI_NO_OP) {
+            rc = kmpi_op_apply_basic(a->op, tt->basic, a->oaddr, addr,
+                                     (size_t)a->tcount * tt->nbasic);
+        }
+        acc_unlock(w, a->target);
+        if (a->kind != KW_ACC)
+            memcpy(a->raddr, old, tbytes);
+        if (rc != MPI_SUCCESS)
+            return kmpi_win_error(w, rc, call, "the accumulate failed");
     } else if ((tmp = malloc(2 * tbytes + 1)) == NULL) {
         return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
     } else {
