@@ -2,7 +2,8 @@
 # build against kumi's subset: osu_link.c names every function the OSU
 # micro-benchmarks reference and checks datatype names; autoconf/run.sh
 # configures an autoconf project with CC=mpicc the way OSU's configure
-# decides what to build (MPI_Init present; no one-sided, no MPI-4) and
+# decides what to build (MPI_Init and the one-sided calls present; no
+# MPI-4) and
 # builds and runs osu_link with mpicc/mpirun.
 kumi_mpi_test(osu_link osu_link.c PES 1 2 QUICK 2 TRANSPORTS shm
   COPTS -Werror=implicit-function-declaration)

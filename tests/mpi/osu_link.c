@@ -45,9 +45,13 @@ static const struct { const char *name; void (*fn)(void); } funcs[] = {
     F(MPI_Neighbor_alltoallv) F(MPI_Neighbor_alltoallw) F(MPI_Ineighbor_allgather)
     F(MPI_Ineighbor_allgatherv) F(MPI_Ineighbor_alltoall) F(MPI_Ineighbor_alltoallv)
     F(MPI_Ineighbor_alltoallw)
-    /* the utilities' window calls (fail loudly when called) */
+    /* one-sided: the utilities' window calls and the one-sided benchmarks' */
     F(MPI_Win_create) F(MPI_Win_allocate) F(MPI_Win_create_dynamic) F(MPI_Win_attach)
-    F(MPI_Win_free)
+    F(MPI_Win_free) F(MPI_Win_detach) F(MPI_Put) F(MPI_Get) F(MPI_Accumulate)
+    F(MPI_Get_accumulate) F(MPI_Fetch_and_op) F(MPI_Compare_and_swap) F(MPI_Win_fence)
+    F(MPI_Win_post) F(MPI_Win_start) F(MPI_Win_complete) F(MPI_Win_wait) F(MPI_Win_lock)
+    F(MPI_Win_unlock) F(MPI_Win_lock_all) F(MPI_Win_unlock_all) F(MPI_Win_flush)
+    F(MPI_Win_flush_local) F(MPI_Win_flush_all)
 };
 
 int main(int argc, char **argv)

@@ -20,7 +20,7 @@ autoconf
 PATH="$bindir:$PATH"
 export PATH
 CC=mpicc ./configure -q
-want="one_sided=no mpi3_rma=no mpi4=no oshm=no"
+want="one_sided=yes mpi3_rma=yes mpi4=no oshm=no"
 got=$(cat result.txt)
 if [ "$got" != "$want" ]; then
     echo "FAIL: configure with CC=mpicc found: $got (want: $want)"
