@@ -355,7 +355,7 @@ void kmpi_nbc_progress(void);
 /* One-sided operations run at their target whenever it is in an MPI call
  * (win_rma.c): kumi's waits reach them through the binding poll hook,
  * kmpi_poll (MPI_Test..., MPI_Iprobe) through kmpi_win_progress while
- * kmpi_win_progress_on (set by the first window). */
+ * kmpi_win_progress_on (the number of windows alive). */
 extern int kmpi_win_progress_on;
 void kmpi_win_progress(void);
 

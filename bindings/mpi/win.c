@@ -184,6 +184,7 @@ static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor,
     if (info != MPI_INFO_NULL)
         PMPI_Info_dup(info, &w->info);
     kmpi_win_hook_install();
+    kmpi_win_progress_on++;
     /* no member sends to the window before every member knows its id */
     if ((rc = PMPI_Barrier(w->comm)) != MPI_SUCCESS)
         return rc;
@@ -541,6 +542,7 @@ int PMPI_Win_free(MPI_Win *win)
     if ((rc = attrs_delete_all(call, w)) != MPI_SUCCESS)
         return rc;
     wins[w->id] = NULL;
+    kmpi_win_progress_on--;
     kmpi_win_pend_drop(w);
     for (struct kmpi_win_waiter *q = w->waiters, *nx; q != NULL; q = nx) {
         nx = q->next;

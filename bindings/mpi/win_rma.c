@@ -238,7 +238,7 @@ static int win_hook(void)
 {
     int served = prev_hook != NULL ? prev_hook() : 0;
 
-    if (hook_busy || kmpi_state != 1)
+    if (hook_busy || kmpi_state != 1 || kmpi_win_progress_on == 0)
         return served;
     hook_busy = 1;
     served += serve();
@@ -253,10 +253,9 @@ void kmpi_win_hook_install(void)
     hook_on                = 1;
     prev_hook              = kumi_rt_bind_poll_hook;
     kumi_rt_bind_poll_hook = win_hook;
-    kmpi_win_progress_on   = 1;
 }
 
-int kmpi_win_progress_on;
+int kmpi_win_progress_on;   /* windows alive (win.c counts them) */
 
 void kmpi_win_progress(void)
 {
