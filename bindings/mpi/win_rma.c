@@ -528,6 +528,24 @@ struct rma_args {
     MPI_Request *req;
 };
 
+/* 1 when predefined op is defined on basic type id basic: op.c's answer,
+ * asked once per pair (an apply to one zero element) and remembered */
+static int op_defined(int op, int basic)
+{
+    static int8_t known[MPI_NO_OP + 1][KMPI_BASIC_MAX];   /* 0 unknown, 1 yes, 2 no */
+
+    if (op < 0 || op > MPI_NO_OP || basic <= 0 || basic >= KMPI_BASIC_MAX)
+        return 0;
+    if (known[op][basic] == 0) {
+        struct kmpi_type *b = kmpi_type(basic);
+        _Alignas(16) char x[64] = { 0 }, y[64] = { 0 };
+        known[op][basic] = b != NULL && b->size <= 32
+                                   && kmpi_op_apply_basic(op, basic, x, y, 1) == MPI_SUCCESS
+                               ? 1 : 2;
+    }
+    return known[op][basic] == 1;
+}
+
 /* A window in shared memory: the origin does the operation itself, at
  * once (complete locally and at the target when it returns);
  * accumulates under the target's accumulate lock, so they are atomic
@@ -689,14 +707,9 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
             if (tt->basic == 0 || (ot != NULL && ot->basic != tt->basic))
                 return kmpi_win_error(w, MPI_ERR_TYPE, call, "an accumulate needs origin and "
                                       "target datatypes of one and the same predefined type");
-            struct kmpi_type *b = kmpi_type(tt->basic);
-            if (b != NULL && b->size > 0) {
-                char x[64] = { 0 }, y[64] = { 0 };
-                if (b->size <= 32 && kmpi_op_apply_basic(a->op, tt->basic, x, y, 1)
-                                         != MPI_SUCCESS)
-                    return kmpi_win_error(w, MPI_ERR_OP, call, "%s is not defined for the "
-                                          "target's basic type", kmpi_op_name(a->op));
-            }
+            if (!op_defined(a->op, tt->basic))
+                return kmpi_win_error(w, MPI_ERR_OP, call, "%s is not defined for the "
+                                      "target's basic type", kmpi_op_name(a->op));
         }
     }
     if (a->kind == KW_CAS && (!tt->predefined || tt->basic == 0))

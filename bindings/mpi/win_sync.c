@@ -449,7 +449,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     w->locked[rank]  = LK_NONE;
     w->touched[rank] = 0;
     if (w->locks != NULL) {   /* every operation is done already */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_ACQ_REL);
         if (type != LK_NOCHECK)
             shm_unlock(w, rank, type);
         return MPI_SUCCESS;
@@ -522,7 +522,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!w->lock_all)
         return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "no MPI_Win_lock_all before");
     if (w->locks != NULL) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_ACQ_REL);
         if (w->lock_all == 1)
             for (int i = 0; i < w->size; i++)
                 shm_unlock(w, i, LK_SHARED);
@@ -573,8 +573,11 @@ int PMPI_Win_flush(int rank, MPI_Win win)
     if ((rc = rank_check(call, w, rank)) != MPI_SUCCESS
         || (rc = passive_check(call, w, rank)) != MPI_SUCCESS)
         return rc;
-    if (w->dbase != NULL) {   /* shared memory: every operation is done already */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (w->dbase != NULL) {
+        /* shared memory: every operation is done already; what this
+         * process does next (a message, a flag) is ordered after them
+         * (MPI_Win_sync orders loads too) */
+        __atomic_thread_fence(__ATOMIC_ACQ_REL);
         return MPI_SUCCESS;
     }
     if (w->touched[rank]) {
