@@ -82,6 +82,7 @@ static void win_release(struct kmpi_win *w)
     free(w->err_of);
     free(w->start_group);
     free(w->dbase);
+    free(w->pids);
     if (w->info != MPI_INFO_NULL)
         PMPI_Info_free(&w->info);
     kmpi_errh_unref(w->errh);
@@ -132,11 +133,12 @@ static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor,
     w->err_of  = calloc((size_t)n, sizeof(int));
     int nomem  = !w->pes || !w->bases || !w->sizes || !w->units || !w->locked || !w->touched
                 || !w->posts || !w->err_of;
-    struct { uint64_t base; int64_t size; int64_t unit; int64_t nomem; } mine, *all;
+    struct { uint64_t base; int64_t size; int64_t unit; int64_t nomem; int64_t pid; } mine, *all;
     mine.base  = (uint64_t)(uintptr_t)base;
     mine.size  = size;
     mine.unit  = disp_unit;
-    mine.nomem = nomem;
+    mine.nomem = nomem || (w->pids = malloc((size_t)n * sizeof(int))) == NULL;
+    mine.pid   = getpid();
     all = malloc((size_t)n * sizeof *all);
     /* the id, then everybody's numbers (an allgather everyone joins) */
     rc = PMPI_Allreduce(&next_id, &id, 1, MPI_INT, MPI_MAX, w->comm);
@@ -159,7 +161,11 @@ static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor,
         w->bases[i] = all[i].base;
         w->sizes[i] = (MPI_Aint)all[i].size;
         w->units[i] = (int)all[i].unit;
+        w->pids[i]  = (int)all[i].pid;
     }
+    /* MPI_Win_create's memory on this host: puts and gets of contiguous
+     * data go by cross-memory attach (win_rma.c), without the target */
+    w->cma = flavor == MPI_WIN_FLAVOR_CREATE && strcmp(kumi_transport_name(), "shm") == 0;
     free(all);
     kumi_team_t team = kmpi_comm_fast(w->comm)->team;
     for (int i = 0; i < n; i++)

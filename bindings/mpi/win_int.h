@@ -117,6 +117,8 @@ struct kmpi_win {
     size_t    shm_bytes;
     char    **dbase;          /* NULL: not in shared memory */
     uint64_t *locks;
+    int      *pids;           /* every member's process id */
+    int       cma;            /* contiguous puts and gets by cross-memory attach */
     /* dynamic: regions attached here */
     struct kmpi_win_region *regions;
     int       nregions, cap_regions;

@@ -5,8 +5,10 @@
  * of operations in flight; the target's executor and the progress hook
  * that runs it (win_int.h: the protocol).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "msg.h"
 #include "rt.h"
@@ -546,6 +548,8 @@ static int op_defined(int op, int basic)
     return known[op][basic] == 1;
 }
 
+static int rma_done(const char *call, struct kmpi_win *w, const struct rma_args *a);
+
 /* A window in shared memory: the origin does the operation itself, at
  * once (complete locally and at the target when it returns);
  * accumulates under the target's accumulate lock, so they are atomic
@@ -635,6 +639,47 @@ static int direct(const char *call, struct kmpi_win *w, struct rma_args *a,
         if (rc != MPI_SUCCESS)
             return kmpi_win_error(w, rc, call, "the accumulate failed");
     }
+    return rma_done(call, w, a);
+}
+
+/* A contiguous put or get on MPI_Win_create's memory on this host:
+ * straight between the two processes' memories (process_vm_writev/readv),
+ * done when it returns. 0 when it cannot (then the window stops trying
+ * and the operation goes as a message), -1 when it failed half way. */
+static int cma_move(struct kmpi_win *w, const struct rma_args *a, uint64_t off, size_t bytes)
+{
+    char   *local  = (char *)a->oaddr;
+    uint64_t remote = w->bases[a->target] + off;
+
+    if (a->target == w->rank) {
+        if (a->kind == KW_PUT)
+            memmove((void *)(uintptr_t)remote, local, bytes);
+        else
+            memmove(local, (void *)(uintptr_t)remote, bytes);
+        return 1;
+    }
+    while (bytes > 0) {
+        struct iovec l = { local, bytes }, r = { (void *)(uintptr_t)remote, bytes };
+        ssize_t      k = a->kind == KW_PUT ? process_vm_writev(w->pids[a->target], &l, 1, &r, 1, 0)
+                                           : process_vm_readv(w->pids[a->target], &l, 1, &r, 1, 0);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (local != (char *)a->oaddr)   /* part moved: the rest must follow */
+                return -1;
+            w->cma = 0;
+            return 0;
+        }
+        local += k;
+        remote += (uint64_t)k;
+        bytes -= (size_t)k;
+    }
+    return 1;
+}
+
+/* an operation complete at once: its request, if any, too */
+static int rma_done(const char *call, struct kmpi_win *w, const struct rma_args *a)
+{
     if (a->req != NULL) {
         struct kmpi_win_pend *p = calloc(1, sizeof *p);
         if (p == NULL)
@@ -739,6 +784,15 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
     }
     if (w->dbase != NULL)
         return direct(call, w, a, ot, rt, tt, w->dbase[a->target] + h.disp, tbytes);
+    if (w->cma && (a->kind == KW_PUT || a->kind == KW_GET) && tt->contig
+        && (a->kind == KW_PUT ? ot : rt)->contig) {
+        int moved = cma_move(w, a, h.disp, tbytes);
+        if (moved < 0)
+            return kmpi_win_error(w, MPI_ERR_OTHER, call, "cross-memory attach with rank %d "
+                                  "failed half way: %s", a->target, strerror(errno));
+        if (moved > 0)
+            return rma_done(call, w, a);
+    }
     h.kind   = (uint8_t)a->kind;
     h.op     = (uint16_t)a->op;
     h.count  = (uint64_t)a->tcount;
