@@ -155,6 +155,39 @@ int main(int argc, char **argv)
     MPI_Type_free(&str);
     w_section("MINLOC on MPI_DOUBLE_INT, struct types");
 
+    /* the same column put and strided get on MPI_Win_create's memory
+     * (on the shm transport: messages for derived types, cross-memory
+     * attach for contiguous ones) */
+    double *cm = malloc(M * M * sizeof(double));
+    MPI_Win cwin;
+    for (int i = 0; i < M * M; i++)
+        cm[i] = -1;
+    WOK(MPI_Win_create(cm, M * M * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL,
+                       MPI_COMM_WORLD, &cwin));
+    for (int i = 0; i < M; i++)
+        v[i] = w_rank * 10 + i;
+    WOK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, cwin));
+    WOK(MPI_Put(v, M, MPI_DOUBLE, right, 4, 1, col, cwin));
+    WOK(MPI_Accumulate(v, M, MPI_DOUBLE, right, 6, 1, col, MPI_SUM, cwin));
+    WOK(MPI_Put(v, 2, MPI_DOUBLE, right, 0, 2, MPI_DOUBLE, cwin));
+    WOK(MPI_Win_unlock(right, cwin));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < M; i++)
+        WCHECK(cm[i * M + 4] == left * 10 + i && cm[i * M + 6] == left * 10 + i - 1,
+               "create: columns [%d] = %g, %g", i, cm[i * M + 4], cm[i * M + 6]);
+    WCHECK(cm[0] == left * 10 && cm[1] == left * 10 + 1 && cm[2] == -1, "create: contiguous put");
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 3 * M; i++)
+        s[i] = -5;
+    WOK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, cwin));
+    WOK(MPI_Get(s, 3, every3, right, 4, 1, col, cwin));
+    WOK(MPI_Win_unlock(right, cwin));
+    for (int i = 0; i < M; i++)
+        WCHECK(s[3 * i] == w_rank * 10 + i && s[3 * i + 1] == -5, "create: strided get [%d]", i);
+    WOK(MPI_Win_free(&cwin));
+    free(cm);
+    w_section("MPI_Win_create: derived and contiguous puts, accumulate, strided get");
+
     MPI_Type_free(&col);
     MPI_Type_free(&every3);
     WOK(MPI_Win_free(&win));
