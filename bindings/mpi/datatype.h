@@ -4,7 +4,8 @@
  * constructors, bounds, names, commit and free) and typemap.c (the
  * flattened type map, pack/unpack, MPI_Pack/Unpack, MPI_Get_count and
  * MPI_Get_elements). The rest of the binding sees struct kmpi_type
- * (mpi_int.h).
+ * (mpi_int.h), except win_type.c, which sends a target datatype's runs
+ * to the target of a one-sided operation.
  *
  * A type is its constructor (a small tree over the types it was built
  * from, which it keeps alive by reference) until MPI_Type_commit flattens
