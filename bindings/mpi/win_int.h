@@ -1,12 +1,20 @@
 /*
  * win_int.h -- one-sided communication's own interface, shared by the
- * win*.c files only: win.c (windows: creation, free, attributes, names,
- * info, groups, error handlers), win_rma.c (Put/Get/Accumulate and their
- * request forms, the target's executor, the progress hook), win_sync.c
- * (fence, PSCW, locks, flushes), win_type.c (a datatype on the wire).
+ * win*.c files only: win.c (windows: creation, free, shared memory),
+ * win_attr.c (names, info, groups, error handlers, attributes),
+ * win_rma.c (Put/Get/Accumulate and their request forms, the origin's
+ * bookkeeping), win_target.c (the target's executor and the progress
+ * hook), win_sync.c (fence, PSCW, locks, flushes), win_type.c (a
+ * datatype on the wire).
  *
- * How it works: every operation is a message on the world team in
- * context KMPI_CTX_RMA, tag 0, to the target's PE: a header, the target
+ * How it works. On a window in shared memory (MPI_Win_allocate on the
+ * shm transport, MPI_Win_allocate_shared) the origin does every
+ * operation itself by load and store, accumulates under the target's
+ * accumulate lock, and passive-target locks are words of the segment
+ * (win.c, win_rma.c, win_sync.c). On MPI_Win_create's memory on the shm
+ * transport contiguous puts and gets go by cross-memory attach. Every
+ * other operation is a message on the world team in context
+ * KMPI_CTX_RMA, tag 0, to the target's PE: a header, the target
  * datatype's flattened map (derived types) and the packed data. The
  * target executes it in its progress hook (kumi_rt_bind_poll_hook, run
  * by every wait of kumi and of this binding), so it makes progress
@@ -160,9 +168,21 @@ int kmpi_win_error(struct kmpi_win *w, int code, const char *call, const char *f
 /* the checks every window call starts with: live, w valid; NULL with *rc */
 struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc);
 
-/* win_rma.c */
-/* the progress hook's install (first window) */
+/* win_attr.c: every attribute of w deleted, its callbacks called
+ * (MPI_Win_free); a callback's failure is raised and returned */
+int  kmpi_win_attrs_delete_all(const char *call, struct kmpi_win *w);
+
+/* win_target.c: the progress hook's install (first window) */
 void kmpi_win_hook_install(void);
+/* accumulates count elements of t's signature, packed at data, into addr
+ * with predefined op (MPI_REPLACE, MPI_NO_OP included): MPI_SUCCESS or
+ * an error class */
+int  kmpi_win_acc_apply(int op, const void *data, size_t count, const struct kmpi_type *t,
+                        char *addr);
+/* one round of progress (a wait's) */
+int  kmpi_win_poll(const char *call);
+
+/* win_rma.c */
 /* sends the request h (+ extra bytes) to target; pend: the send is
  * tracked; an answer of rbytes into rbuf when tag >= 0 (posted first) */
 int  kmpi_win_send(const char *call, struct kmpi_win *w, int target, struct kmpi_win_hdr *h,
@@ -181,8 +201,6 @@ int  kmpi_win_roundtrip(const char *call, struct kmpi_win *w, int target, int ki
 /* the same to n targets at once */
 int  kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets, int n,
                          int kind, int aux);
-/* one round of progress (a wait's) */
-int  kmpi_win_poll(const char *call);
 /* drops the window's pending list (free) */
 void kmpi_win_pend_drop(struct kmpi_win *w);
 /* win_sync.c: the target's part of the synchronization messages */
