@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_inter.h"
 #include "coll_msg.h"
 
 /* ------------------------------------------------------------ argument checks
@@ -130,6 +131,8 @@ static struct kmpi_side side_of(const void *buf, int count, const int *counts,
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_barrier("MPI_Barrier", comm, NULL);
     static const char call[] = "MPI_Barrier";
     struct kmpi_comm *c;
     int               rc = kmpi_live(call);
@@ -147,6 +150,8 @@ int PMPI_Barrier(MPI_Comm comm)
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
     static const char       call[] = "MPI_Bcast";
     const struct kmpi_type *t;
     struct kmpi_comm       *c;
@@ -265,6 +270,8 @@ __attribute__((noinline)) static int allreduce_checked(const void *sendbuf, void
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL);
     static const char       call[] = "MPI_Allreduce";
     const struct kmpi_type *t;
     struct kmpi_comm       *c;
@@ -293,6 +300,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
     static const char       call[] = "MPI_Reduce";
     const struct kmpi_type *t;
     struct kmpi_comm       *c;
@@ -389,6 +398,8 @@ static int reduce_scatter(const char *call, int v, const void *sendbuf, void *re
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, NULL);
     return reduce_scatter("MPI_Reduce_scatter", 1, sendbuf, recvbuf, recvcounts, 0, datatype, op,
                           comm);
 }
@@ -397,6 +408,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, NULL);
     return reduce_scatter("MPI_Reduce_scatter_block", 0, sendbuf, recvbuf, NULL, recvcount,
                           datatype, op, comm);
 }
@@ -428,6 +441,8 @@ static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_inter_refuse("MPI_Scan", comm);
     return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0);
 }
 
@@ -435,6 +450,8 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_inter_refuse("MPI_Exscan", comm);
     return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
 }
 
@@ -486,6 +503,8 @@ static int gather(const char *call, int v, const void *sendbuf, int sendcount,
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, NULL);
     return gather("MPI_Gather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
                   recvtype, root, comm);
 }
@@ -495,6 +514,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, NULL);
     return gather("MPI_Gatherv", 1, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                   displs, recvtype, root, comm);
 }
@@ -545,6 +566,8 @@ static int scatter(const char *call, int v, const void *sendbuf, int sendcount,
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_scatter("MPI_Scatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
     return scatter("MPI_Scatter", 0, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
                    recvtype, root, comm);
 }
@@ -554,6 +577,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_scatter("MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
     return scatter("MPI_Scatterv", 1, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
                    recvcount, recvtype, root, comm);
 }
@@ -645,6 +670,8 @@ static int native_allgather(const char *call, MPI_Comm comm, struct kmpi_comm *c
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, NULL);
     static const char       call[] = "MPI_Allgather";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;
@@ -662,6 +689,8 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, NULL);
     static const char       call[] = "MPI_Allgatherv";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;
@@ -734,6 +763,8 @@ static int native_alltoall(const char *call, MPI_Comm comm, struct kmpi_comm *c,
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_alltoall("MPI_Alltoall", sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm, NULL);
     static const char       call[] = "MPI_Alltoall";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;
@@ -760,6 +791,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_alltoall("MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm, NULL);
     static const char       call[] = "MPI_Alltoallv";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;

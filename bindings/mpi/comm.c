@@ -62,6 +62,7 @@ static struct kmpi_comm *comm_make(kumi_team_t team, MPI_Errhandler errh, const 
     c->team = team;
     c->rank = kumi_team_rank(team);
     c->size = kumi_team_size(team);
+    c->psize = c->size;
     c->errh = errh;
     kmpi_errh_ref(errh);
     if (name != NULL)
@@ -197,6 +198,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return rc;
     if (newcomm == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    if (c->inter)
+        return kmpi_inter_dup(call, comm, c, newcomm);
     int *ranks = malloc((size_t)c->size * sizeof(int));
     if (ranks == NULL)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for %d ranks", c->size);
@@ -237,6 +240,8 @@ int kmpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Com
     if (color < 0 && color != MPI_UNDEFINED)
         return kmpi_error(comm, MPI_ERR_ARG, call, "color %d is negative (and not "
                           "MPI_UNDEFINED)", color);
+    if (c->inter)
+        return kmpi_inter_split(call, comm, c, color, key, newcomm);
     kmpi_comm_reclaim(call);
     krc = kumi_team_split(c->team, color == MPI_UNDEFINED ? -1 : color, key, &team);
     if (krc != KUMI_OK)
@@ -341,6 +346,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 
     if (c == NULL)
         return rc;
+    if (c->inter)
+        return kmpi_inter_refuse(call, comm);
     if ((n = kmpi_group_pes(group, &pes)) < 0)
         return kmpi_error(comm, MPI_ERR_GROUP, call, "%d is no group%s", group,
                           group == MPI_GROUP_NULL ? " (MPI_GROUP_NULL)" : " (freed?)");
@@ -393,6 +400,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         nc->team = team;
         nc->rank = kumi_team_rank(team);
         nc->size = kumi_team_size(team);
+        nc->psize = nc->size;
         nc->errh = p->errh;
         kmpi_errh_ref(p->errh);
         *newcomm = slot;
@@ -416,20 +424,6 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         return team_error(call, comm, KUMI_ERR_NOMEM);
     return kmpi_error(comm, MPI_ERR_OTHER, call, "another member of the group could not make "
                       "the communicator (no memory there)");
-}
-
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    static const char call[] = "MPI_Comm_test_inter";
-    int               rc;
-
-    if (comm_check(call, comm, &rc) == NULL)
-        return rc;
-    if (flag == NULL)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "flag is NULL");
-    *flag = 0;   /* every communicator is an intracommunicator */
-    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_free = PMPI_Comm_free
@@ -456,6 +450,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
     kmpi_comm_info_free(c);
     kmpi_errh_unref(c->errh);
     kmpi_comms[*comm] = NULL;
+    if (c->inter) {   /* its release runs on the team of both groups (mpi_int.h) */
+        c->rank = kumi_team_rank(c->team);
+        c->size = kumi_team_size(c->team);
+    }
     /* the team goes once every member has freed it (comm_idup.c): no wait here */
     if ((rc = kmpi_comm_release(call, c)) != MPI_SUCCESS) {
         krc = kumi_team_destroy(c->team);   /* no memory: the blocking way */
@@ -483,6 +481,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return kmpi_error(comm1, MPI_ERR_ARG, call, "result is NULL");
     if (comm1 == comm2) {
         *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (a->inter || b->inter) {
+        *result = kmpi_inter_compare(a, b);
         return MPI_SUCCESS;
     }
     if (a->size != b->size) {

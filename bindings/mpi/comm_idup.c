@@ -177,6 +177,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return rc;
     if (newcomm == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    if (c->inter)
+        return kmpi_inter_idup(call, comm, c, newcomm, request);
     n = c->size;
     if ((s = kmpi_sched_new(call, comm, c)) == NULL)
         return MPI_ERR_NO_MEM;
@@ -196,6 +198,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     /* the new communicator, without its team until the schedule ends */
     nc->rank = c->rank;
     nc->size = n;
+    nc->psize = n;
     nc->errh = c->errh;
     kmpi_errh_ref(c->errh);
     kmpi_comms[slot] = nc;

@@ -104,7 +104,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     if ((pes = malloc((size_t)c->size * sizeof(int))) == NULL)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a group");
     for (int i = 0; i < c->size; i++)
-        pes[i] = kumi_team_pe(c->team, i);
+        pes[i] = kmpi_local_pe(c, i);
     return group_add(call, pes, c->size, group);
 }
 
@@ -430,6 +430,11 @@ int kmpi_group_pes(MPI_Group g, const int **pes)
     return p->n;
 }
 
+int kmpi_group_new(const char *call, int *pes, int n, MPI_Group *out)
+{
+    return group_add(call, pes, n, out);
+}
+
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
@@ -451,11 +456,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     /* every member of the group must be one of comm's */
     for (int i = 0; i < p->n; i++) {
         int r;
-        for (r = 0; r < c->size && kumi_team_pe(c->team, r) != p->pes[i]; r++)
+        for (r = 0; r < c->size && kmpi_local_pe(c, r) != p->pes[i]; r++)
             ;
         if (r == c->size)
             return kmpi_error(comm, MPI_ERR_GROUP, call, "group rank %d (PE %d) is not in the "
-                              "communicator", i, p->pes[i]);
+                              "communicator%s", i, p->pes[i], c->inter ? "'s local group" : "");
     }
     int key = group_find(p, kumi_rank());
     return PMPI_Comm_split(comm, key >= 0 ? 0 : MPI_UNDEFINED, key, newcomm);

@@ -63,6 +63,11 @@ const char *kmpi_comm_label(MPI_Comm comm, char *buf, size_t n);
 struct kmpi_comm {
     kumi_team_t team;         /* its members; the native collectives run on it */
     int         rank, size;
+    int         psize;        /* ranks a point-to-point peer may name: size, or on an
+                                 intercommunicator the remote group's size */
+    int         inter;        /* 0, or an intercommunicator (intercomm.c):
+                                 KMPI_INTER_LOW / _HIGH, which of the two groups
+                                 the local one is */
     MPI_Errhandler errh;
     char        name[MPI_MAX_OBJECT_NAME];
     struct kmpi_topo *topo;   /* Cart/Dist_graph topology (topo.c), NULL: none;
@@ -79,9 +84,43 @@ struct kmpi_comm {
 /* group.c: the world PEs of group g in group rank order (*pes, not to be
  * freed) and their number, or -1 when g is no group (MPI_GROUP_EMPTY: 0) */
 int kmpi_group_pes(MPI_Group g, const int **pes);
+/* group.c: a new group of the n world PEs pes (taken over: freed on
+ * failure; n 0 is MPI_GROUP_EMPTY) into *out, or the error reported */
+int kmpi_group_new(const char *call, int *pes, int n, MPI_Group *out);
 /* The message context of MPI_Comm_create_group's agreement: neither a
  * user's traffic nor the collectives' (msg/msg.h contexts 0 and 1) */
 #define KMPI_CTX_CREATE 2
+/* The message context of the intercommunicators' constructors (intercomm.c) */
+#define KMPI_CTX_INTER 3
+
+/* ------------------------------------------------------------ intercommunicators
+ * (intercomm.c, coll_inter.c) An intercommunicator is one kumi team of
+ * both groups, listed on each member as [remote group, local group]: a
+ * point-to-point peer (a remote rank r) is team rank r, the source of a
+ * message received is its sender's remote rank, with no translation; the
+ * local group's rank l is team rank psize + l. The lists of the two
+ * groups' members differ only by a rotation (the low group's members see
+ * [high, low], the high group's [low, high]), so an algorithm that is the
+ * same from every member's place (a ring, a dissemination) runs on team
+ * ranks directly; kumi's native collectives never run on such a team.
+ * The low group is the one whose leader had the lower world rank at
+ * MPI_Intercomm_create. */
+enum { KMPI_INTER_LOW = 1, KMPI_INTER_HIGH = 2 };
+/* the world PE of local rank l / remote rank r of c (either kind) */
+static inline int kmpi_local_pe(const struct kmpi_comm *c, int l)
+{
+    return kumi_team_pe(c->team, c->inter ? c->psize + l : l);
+}
+/* comm.c's hooks: MPI_Comm_dup, _split, _compare, _free on an intercommunicator */
+int kmpi_inter_dup(const char *call, MPI_Comm comm, struct kmpi_comm *c, MPI_Comm *newcomm);
+int kmpi_inter_split(const char *call, MPI_Comm comm, struct kmpi_comm *c, int color, int key,
+                     MPI_Comm *newcomm);
+int kmpi_inter_compare(const struct kmpi_comm *a, const struct kmpi_comm *b);
+/* comm_idup.c's hook: MPI_Comm_idup on an intercommunicator */
+int kmpi_inter_idup(const char *call, MPI_Comm comm, struct kmpi_comm *c, MPI_Comm *newcomm,
+                    MPI_Request *request);
+/* MPI_ERR_COMM reported for call: comm is an intercommunicator */
+int kmpi_inter_refuse(const char *call, MPI_Comm comm);
 
 /* attr.c: oldcomm's attributes copied to newcomm (MPI_Comm_dup), comm's
  * deleted (MPI_Comm_free; MPI_COMM_SELF's at MPI_Finalize), the keys

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_inter.h"
 #include "nbc.h"
 
 static int truncate_error(const char *call, MPI_Comm comm, size_t have, size_t room)
@@ -29,6 +30,8 @@ static int truncate_error(const char *call, MPI_Comm comm, size_t have, size_t r
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_barrier("MPI_Ibarrier", comm, request);
     static const char  call[] = "MPI_Ibarrier";
     static char        token;
     int                rc, k = 0;
@@ -81,6 +84,8 @@ static void bcast_build(struct kmpi_sched *s, void *buf, size_t count, struct km
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
     static const char  call[] = "MPI_Ibcast";
     int                rc;
     struct kmpi_comm  *c = kmpi_nbc_comm(call, comm, request, 0, &rc);
@@ -219,6 +224,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, request);
     return igatherv("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL,
                     recvtype, root, comm, request);
 }
@@ -228,6 +235,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, request);
     static const char call[] = "MPI_Igatherv";
     struct kmpi_comm *c = kmpi_live(call) == MPI_SUCCESS ? kmpi_comm_fast(comm) : NULL;
 
@@ -291,6 +300,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_scatter("MPI_Iscatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return iscatterv("MPI_Iscatter", sendbuf, NULL, sendcount, NULL, sendtype, recvbuf,
                      recvcount, recvtype, root, comm, request);
 }
@@ -300,6 +311,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_scatter("MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     static const char call[] = "MPI_Iscatterv";
     struct kmpi_comm *c = kmpi_live(call) == MPI_SUCCESS ? kmpi_comm_fast(comm) : NULL;
 
@@ -404,6 +417,8 @@ static int iallgatherv(const char *call, const void *sendbuf, int sendcount,
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, request);
     return iallgatherv("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount,
                        NULL, recvtype, comm, request);
 }
@@ -413,6 +428,8 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, request);
     static const char call[] = "MPI_Iallgatherv";
 
     if ((recvcounts == NULL || displs == NULL) && kmpi_live(call) == MPI_SUCCESS)
@@ -530,6 +547,8 @@ static int null_arrays(const char *call, MPI_Comm comm, const void *a, const cha
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_alltoall("MPI_Ialltoall", sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm, request);
     struct kmpi_nbc_side snd = { .buf = sendbuf, .count = sendcount };
     struct kmpi_nbc_side rcv = { .buf = recvbuf, .count = recvcount };
 
@@ -543,6 +562,8 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_alltoall("MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm, request);
     static const char    call[] = "MPI_Ialltoallv";
     struct kmpi_nbc_side snd = { .buf = sendbuf, .counts = sendcounts, .displs = sdispls };
     struct kmpi_nbc_side rcv = { .buf = recvbuf, .counts = recvcounts, .displs = rdispls };
@@ -581,6 +602,8 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_alltoall("MPI_Ialltoallw", sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, 1, comm, request);
     return alltoallw_entry("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                            recvcounts, rdispls, recvtypes, comm, request, 0);
 }
@@ -590,6 +613,8 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_alltoall("MPI_Alltoallw", sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, 1, comm, NULL);
     return alltoallw_entry("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                            recvcounts, rdispls, recvtypes, comm, NULL, 1);
 }

@@ -76,6 +76,8 @@ static int neighbor(const char *call, struct kmpi_nbc_side *snd, const MPI_Datat
     struct kmpi_topo  *t;
     struct kmpi_sched *s;
 
+    if (c != NULL && c->inter)
+        return kmpi_inter_refuse(call, comm);
     if (c == NULL || (t = kmpi_topo_get(call, comm, 0, &rc)) == NULL)
         return rc;
     if (snd->buf == MPI_IN_PLACE || rcv->buf == MPI_IN_PLACE)

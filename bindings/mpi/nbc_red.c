@@ -13,6 +13,7 @@
  * Operands live in the work buffers of nbc.h (kmpi_sched_red): what
  * travels is the work buffer itself.
  */
+#include "coll_inter.h"
 #include "nbc.h"
 
 static int red_check(const char *call, MPI_Comm comm, int count, MPI_Datatype dt, MPI_Op op,
@@ -104,6 +105,8 @@ static int ireduce(const char *call, const void *sendbuf, void *recvbuf, int cou
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
     return ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
@@ -265,6 +268,8 @@ static void allreduce_direct_build(struct kmpi_sched *s, const void *src, void *
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
     static const char  call[] = "MPI_Iallreduce";
     int                rc;
     struct kmpi_comm  *c = kmpi_nbc_comm(call, comm, request, 0, &rc);
@@ -355,6 +360,8 @@ static int ireduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request);
     static const char call[] = "MPI_Ireduce_scatter";
 
     if (recvcounts == NULL && kmpi_live(call) == MPI_SUCCESS)
@@ -367,6 +374,8 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_icoll_reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, request);
     return ireduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, recvcount,
                            datatype, op, comm, request);
 }
@@ -439,6 +448,8 @@ static int iscan(const char *call, const void *sendbuf, void *recvbuf, int count
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_inter_refuse("MPI_Iscan", comm);
     return iscan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, 0);
 }
 
@@ -446,6 +457,8 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
+    if (kmpi_is_inter(comm))
+        return kmpi_inter_refuse("MPI_Iexscan", comm);
     return iscan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, 1);
 }
 

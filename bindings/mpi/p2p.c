@@ -54,13 +54,13 @@ p2p_check(const char *call, const void *buf, int count, const struct kmpi_type *
                           "(MPI_Type_commit)", datatype);
     if (__builtin_expect(count < 0, 0))
         return kmpi_error(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
-    if (__builtin_expect((unsigned)peer >= (unsigned)c->size, 0)
+    if (__builtin_expect((unsigned)peer >= (unsigned)c->psize, 0)
         && peer != MPI_PROC_NULL && !(recv && peer == MPI_ANY_SOURCE)) {
         char label[64];
         return kmpi_error(comm, MPI_ERR_RANK, call, "%s %d is out of range: %s has %d "
-                          "rank%s (0..%d)%s", recv ? "source" : "dest", peer,
-                          kmpi_comm_label(comm, label, sizeof label), c->size,
-                          c->size == 1 ? "" : "s", c->size - 1,
+                          "%srank%s (0..%d)%s", recv ? "source" : "dest", peer,
+                          kmpi_comm_label(comm, label, sizeof label), c->psize,
+                          c->inter ? "remote " : "", c->psize == 1 ? "" : "s", c->psize - 1,
                           recv ? ", MPI_ANY_SOURCE or MPI_PROC_NULL" : " or MPI_PROC_NULL");
     }
     if (__builtin_expect(tag < 0, 0) && !(recv && tag == MPI_ANY_TAG))
@@ -86,7 +86,7 @@ static inline int p2p_args(const char *call, const void *buf, int count, MPI_Dat
      * a rank in range, a tag >= 0 and a buffer; p2p_check sorts out the
      * rest (PROC_NULL, ANY_SOURCE, ANY_TAG) and reports what is wrong */
     if (__builtin_expect(kmpi_state == 1 && c != NULL && t != NULL && t->committed && count >= 0
-                         && (unsigned)peer < (unsigned)c->size && tag >= 0
+                         && (unsigned)peer < (unsigned)c->psize && tag >= 0
                          && (buf != NULL || count == 0), 1)) {
         *cp = c;
         return MPI_SUCCESS;

@@ -262,6 +262,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     (void)reorder;   /* ranks are kept */
     if (c == NULL)
         return rc;
+    if (c->inter)
+        return kmpi_inter_refuse(call, comm_old);
     if (comm_cart == NULL)
         return kmpi_error(comm_old, MPI_ERR_ARG, call, "comm_cart is NULL");
     if (ndims < 0)

@@ -111,6 +111,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     (void)reorder;   /* ranks are kept */
     if (c == NULL)
         return rc;
+    if (c->inter)
+        return kmpi_inter_refuse(call, comm_old);
     if (comm_dist_graph == NULL)
         return kmpi_error(comm_old, MPI_ERR_ARG, call, "comm_dist_graph is NULL");
     if ((rc = adj_check(call, comm_old, c->size, indegree, sources, sourceweights, "in"))
@@ -143,6 +145,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     (void)reorder;   /* ranks are kept */
     if (c == NULL)
         return rc;
+    if (c->inter)
+        return kmpi_inter_refuse(call, comm_old);
     if (comm_dist_graph == NULL)
         return kmpi_error(comm_old, MPI_ERR_ARG, call, "comm_dist_graph is NULL");
     if (n < 0)

@@ -52,6 +52,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     (void)reorder;   /* ranks are kept */
     if (c == NULL)
         return rc;
+    if (c->inter)
+        return kmpi_inter_refuse(call, comm_old);
     if (comm_graph == NULL)
         return kmpi_error(comm_old, MPI_ERR_ARG, call, "comm_graph is NULL");
     if ((rc = graph_check(call, comm_old, c->size, nnodes, index, edges)) != MPI_SUCCESS)

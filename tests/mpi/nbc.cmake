@@ -21,3 +21,8 @@ kumi_mpi_test(topo_mpigraph topo_mpigraph.c PES 1 2 3 4 QUICK 2 3)
 # MPI_Dist_graph_create: edges named by any rank, queries, neighborhood
 # collectives along them, MPI_UNWEIGHTED/MPI_WEIGHTS_EMPTY, errors
 kumi_mpi_test(topo_distgraph topo_distgraph.c PES 1 2 3 4 QUICK 2 3)
+# intercommunicators (intercomm.c, coll_inter.c): MPI_Intercomm_create with
+# several splits and leaders, merge, dup/idup/split/create/compare/free,
+# point to point; the collectives with MPI_ROOT/MPI_PROC_NULL roots, blocking
+# and not. Quick set: 2 and 3 PEs on shm and tcp; 4 and 8 in mpi-full.
+kumi_mpi_test(inter_comm inter_comm.c PES 2 3 4 8 QUICK 2 3)
