@@ -26,3 +26,4 @@ kumi_mpi_test(topo_distgraph topo_distgraph.c PES 1 2 3 4 QUICK 2 3)
 # point to point; the collectives with MPI_ROOT/MPI_PROC_NULL roots, blocking
 # and not. Quick set: 2 and 3 PEs on shm and tcp; 4 and 8 in mpi-full.
 kumi_mpi_test(inter_comm inter_comm.c PES 2 3 4 8 QUICK 2 3)
+kumi_mpi_test(inter_coll inter_coll.c PES 2 3 4 8 QUICK 2 3)
