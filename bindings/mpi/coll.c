@@ -271,7 +271,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Op op, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL);
+        return kmpi_icoll_allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm,
+                                    NULL);
     static const char       call[] = "MPI_Allreduce";
     const struct kmpi_type *t;
     struct kmpi_comm       *c;
@@ -301,7 +302,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 int root, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+        return kmpi_icoll_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                                 NULL);
     static const char       call[] = "MPI_Reduce";
     const struct kmpi_type *t;
     struct kmpi_comm       *c;
@@ -399,7 +401,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, NULL);
+        return kmpi_icoll_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, 0, recvcounts,
+                                         datatype, op, comm, NULL);
     return reduce_scatter("MPI_Reduce_scatter", 1, sendbuf, recvbuf, recvcounts, 0, datatype, op,
                           comm);
 }
@@ -409,7 +412,8 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, NULL);
+        return kmpi_icoll_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount,
+                                         NULL, datatype, op, comm, NULL);
     return reduce_scatter("MPI_Reduce_scatter_block", 0, sendbuf, recvbuf, NULL, recvcount,
                           datatype, op, comm);
 }
@@ -504,7 +508,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, NULL);
+        return kmpi_icoll_gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 NULL, NULL, recvtype, root, comm, NULL);
     return gather("MPI_Gather", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
                   recvtype, root, comm);
 }
@@ -515,7 +520,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, NULL);
+        return kmpi_icoll_gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0,
+                                 recvcounts, displs, recvtype, root, comm, NULL);
     return gather("MPI_Gatherv", 1, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                   displs, recvtype, root, comm);
 }
@@ -567,7 +573,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_scatter("MPI_Scatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
+        return kmpi_icoll_scatter("MPI_Scatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                                  recvcount, recvtype, root, comm, NULL);
     return scatter("MPI_Scatter", 0, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
                    recvtype, root, comm);
 }
@@ -578,7 +585,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_scatter("MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
+        return kmpi_icoll_scatter("MPI_Scatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                                  recvcount, recvtype, root, comm, NULL);
     return scatter("MPI_Scatterv", 1, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
                    recvcount, recvtype, root, comm);
 }
@@ -671,7 +679,8 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, NULL);
+        return kmpi_icoll_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, NULL, NULL, recvtype, comm, NULL);
     static const char       call[] = "MPI_Allgather";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;
@@ -690,7 +699,8 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, NULL);
+        return kmpi_icoll_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0,
+                                    recvcounts, displs, recvtype, comm, NULL);
     static const char       call[] = "MPI_Allgatherv";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;
@@ -764,7 +774,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_alltoall("MPI_Alltoall", sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm, NULL);
+        return kmpi_icoll_alltoall("MPI_Alltoall", sendbuf, sendcount, NULL, NULL, sendtype, NULL,
+                                   recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm, NULL);
     static const char       call[] = "MPI_Alltoall";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;
@@ -792,7 +803,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_alltoall("MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm, NULL);
+        return kmpi_icoll_alltoall("MPI_Alltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, NULL,
+                                   recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm, NULL);
     static const char       call[] = "MPI_Alltoallv";
     const struct kmpi_type *st, *rt;
     struct kmpi_comm       *c;

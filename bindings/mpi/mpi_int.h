@@ -4,7 +4,8 @@
  * (communicators), datatype.c (the datatype engine), p2p.c and req.c
  * (point to point, requests), coll.c (collectives), op.c (reduction
  * operations), nbc*.c (non-blocking and neighbourhood collectives: nbc.h),
- * topo.c, group.c, win*.c (one-sided communication: win_int.h).
+ * topo.c, group.c, win*.c (one-sided communication: win_int.h),
+ * intercomm.c and coll_inter.c (intercommunicators).
  *
  * Layering: uses the public kumi.h (teams, collectives, two-sided
  * messages) and the messaging layer's internal entry points (msg/msg.h:

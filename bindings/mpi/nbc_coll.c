@@ -225,7 +225,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root, comm, request);
+        return kmpi_icoll_gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 NULL, NULL, recvtype, root, comm, request);
     return igatherv("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL,
                     recvtype, root, comm, request);
 }
@@ -236,7 +237,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, comm, request);
+        return kmpi_icoll_gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, 0,
+                                 recvcounts, displs, recvtype, root, comm, request);
     static const char call[] = "MPI_Igatherv";
     struct kmpi_comm *c = kmpi_live(call) == MPI_SUCCESS ? kmpi_comm_fast(comm) : NULL;
 
@@ -301,7 +303,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_scatter("MPI_Iscatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        return kmpi_icoll_scatter("MPI_Iscatter", sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                                  recvcount, recvtype, root, comm, request);
     return iscatterv("MPI_Iscatter", sendbuf, NULL, sendcount, NULL, sendtype, recvbuf,
                      recvcount, recvtype, root, comm, request);
 }
@@ -312,7 +315,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    int root, MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_scatter("MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        return kmpi_icoll_scatter("MPI_Iscatterv", sendbuf, 0, sendcounts, displs, sendtype,
+                                  recvbuf, recvcount, recvtype, root, comm, request);
     static const char call[] = "MPI_Iscatterv";
     struct kmpi_comm *c = kmpi_live(call) == MPI_SUCCESS ? kmpi_comm_fast(comm) : NULL;
 
@@ -418,7 +422,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, comm, request);
+        return kmpi_icoll_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, NULL, NULL, recvtype, comm, request);
     return iallgatherv("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount,
                        NULL, recvtype, comm, request);
 }
@@ -429,7 +434,8 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, comm, request);
+        return kmpi_icoll_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, 0,
+                                    recvcounts, displs, recvtype, comm, request);
     static const char call[] = "MPI_Iallgatherv";
 
     if ((recvcounts == NULL || displs == NULL) && kmpi_live(call) == MPI_SUCCESS)
@@ -548,7 +554,9 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_alltoall("MPI_Ialltoall", sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm, request);
+        return kmpi_icoll_alltoall("MPI_Ialltoall", sendbuf, sendcount, NULL, NULL, sendtype, NULL,
+                                   recvbuf, recvcount, NULL, NULL, recvtype, NULL, 0, comm,
+                                   request);
     struct kmpi_nbc_side snd = { .buf = sendbuf, .count = sendcount };
     struct kmpi_nbc_side rcv = { .buf = recvbuf, .count = recvcount };
 
@@ -563,7 +571,9 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_alltoall("MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm, request);
+        return kmpi_icoll_alltoall("MPI_Ialltoallv", sendbuf, 0, sendcounts, sdispls, sendtype,
+                                   NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, 0, comm,
+                                   request);
     static const char    call[] = "MPI_Ialltoallv";
     struct kmpi_nbc_side snd = { .buf = sendbuf, .counts = sendcounts, .displs = sdispls };
     struct kmpi_nbc_side rcv = { .buf = recvbuf, .counts = recvcounts, .displs = rdispls };
@@ -603,7 +613,9 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_alltoall("MPI_Ialltoallw", sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, 1, comm, request);
+        return kmpi_icoll_alltoall("MPI_Ialltoallw", sendbuf, 0, sendcounts, sdispls,
+                                   MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                                   MPI_DATATYPE_NULL, recvtypes, 1, comm, request);
     return alltoallw_entry("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                            recvcounts, rdispls, recvtypes, comm, request, 0);
 }
@@ -614,7 +626,9 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_alltoall("MPI_Alltoallw", sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, 1, comm, NULL);
+        return kmpi_icoll_alltoall("MPI_Alltoallw", sendbuf, 0, sendcounts, sdispls,
+                                   MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls,
+                                   MPI_DATATYPE_NULL, recvtypes, 1, comm, NULL);
     return alltoallw_entry("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                            recvcounts, rdispls, recvtypes, comm, NULL, 1);
 }

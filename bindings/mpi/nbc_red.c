@@ -106,7 +106,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  int root, MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+        return kmpi_icoll_reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                                 request);
     return ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
@@ -269,7 +270,8 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
+        return kmpi_icoll_allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm,
+                                    request);
     static const char  call[] = "MPI_Iallreduce";
     int                rc;
     struct kmpi_comm  *c = kmpi_nbc_comm(call, comm, request, 0, &rc);
@@ -361,7 +363,8 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request);
+        return kmpi_icoll_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, 0, recvcounts,
+                                         datatype, op, comm, request);
     static const char call[] = "MPI_Ireduce_scatter";
 
     if (recvcounts == NULL && kmpi_live(call) == MPI_SUCCESS)
@@ -375,7 +378,8 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Request *request)
 {
     if (kmpi_is_inter(comm))
-        return kmpi_icoll_reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, request);
+        return kmpi_icoll_reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount,
+                                         NULL, datatype, op, comm, request);
     return ireduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, recvcount,
                            datatype, op, comm, request);
 }
