@@ -256,6 +256,19 @@ static void check_one(int k, MPI_Comm peer, int tag)
         CU_OK(MPI_Barrier(sp));
         CU_OK(MPI_Comm_free(&sp));
     }
+    /* dup_with_info keeps the hints; split_type (one host: everyone) */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "kumi_test", "yes");
+    CU_OK(MPI_Comm_dup_with_info(ic, info, &sp));
+    CU_OK(MPI_Comm_compare(ic, sp, &res));
+    CU_CHECK(res == MPI_CONGRUENT, "compare dup_with_info %d", res);
+    MPI_Info_free(&info);
+    CU_OK(MPI_Comm_free(&sp));
+    CU_OK(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, lrank, MPI_INFO_NULL, &sp));
+    CU_OK(MPI_Comm_compare(ic, sp, &res));
+    CU_CHECK(res == MPI_CONGRUENT, "compare split_type %d", res);
+    CU_OK(MPI_Comm_free(&sp));
     /* create: the even local ranks */
     MPI_Group lg, eg;
     int       range[1][3] = { { 0, lsize - 1, 2 } };
