@@ -13,13 +13,14 @@
  * context of their own (KMPI_CTX_INTER): MPI_Intercomm_create through the
  * two leaders (the local communicators, then the peer communicator between
  * the leaders, then back), the others by an exchange among all the
- * members of the intercommunicator they start from.
+ * members of the intercommunicator they start from (MPI_Comm_idup: the
+ * same as a schedule of nbc.c's engine).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_int.h"
 #include "msg.h"
+#include "nbc.h"
 #include "rt.h"
 
 int kmpi_inter_refuse(const char *call, MPI_Comm comm)
@@ -715,42 +716,138 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     return rc;
 }
 
-/* ------------------------------------------------------------ MPI_Comm_idup */
+/* ------------------------------------------------------------ MPI_Comm_idup
+ * The agreement of kmpi_inter_dup as a schedule of the non-blocking
+ * collectives' engine (nbc.h), so it moves in every MPI call that polls:
+ * every member sends every other its map of slots in use, each takes the
+ * same slot (the lowest free on all; after a lost race one picked by a
+ * pseudo-random choice that every member computes alike), and a second
+ * exchange says whether every member could take it. A member may have
+ * lost the slot meanwhile (the program made other communicators): then
+ * all drop it and agree again. A member does not take a slot while
+ * kumi's own waits run the schedule (kmpi_nbc_in_kumi). */
 
-static int idup_done(void *state, MPI_Status *status)
-{
-    (void)state;
-    if (status != NULL)
-        kmpi_status_empty(status);
-    return 1;
-}
+#define IDUP_TRIES 64
 
-static void idup_release(void *state)
-{
-    (void)state;
-}
-
-static const struct kmpi_req_ops idup_ops = {
-    .progress = idup_done,
-    .release  = idup_release,
-    .cancel   = NULL,
+struct inter_idup {
+    struct kmpi_comm *c, *nc;
+    int               n, me, slot, tries;
+    unsigned          seed;
+    struct inter_rec  mine, *all;   /* all: n, place order */
+    int32_t           took, *oks;
+    kumi_team_t       team;
 };
 
-/* An intercommunicator's idup agrees at once, as MPI_Comm_dup does, and
- * returns a request already complete: a program that lets a member of
- * the intercommunicator wait for something the others do only after
- * their MPI_Comm_idup would wait for ever here (see the README). */
+static int iidup_snapshot(struct kmpi_sched *s, void *arg)
+{
+    struct inter_idup *d = arg;
+
+    (void)s;
+    memcpy(d->mine.used, kumi_rt.team_slots_used, sizeof(d->mine.used));
+    d->mine.ok = 1;
+    return KMPI_SCHED_NEXT;
+}
+
+static int iidup_take(struct kmpi_sched *s, void *arg)
+{
+    struct inter_idup *d = arg;
+    uint64_t           used[KUMI_RT_TEAM_WORDS];
+    int                nfree = 0, pick, k = 0;
+
+    (void)s;
+    if (kmpi_nbc_in_kumi)
+        return KMPI_SCHED_LATER;   /* a blocking constructor may be between its steps */
+    d->all[d->me] = d->mine;
+    memset(used, 0, sizeof(used));
+    for (int g = 0; g < d->n; g++)
+        for (int w = 0; w < KUMI_RT_TEAM_WORDS; w++)
+            used[w] |= d->all[g].used[w];
+    for (int t = 1; t < kumi_rt.team_slots; t++)
+        nfree += !kumi_rt_team_bit(used, t);
+    d->slot = -1;
+    pick    = d->tries == 0 || nfree == 0 ? 0 : (int)(d->seed % (unsigned)nfree);
+    d->seed = d->seed * 1103515245u + 12345u;   /* the same sequence on every member */
+    for (int t = 1; t < kumi_rt.team_slots && d->slot < 0; t++)
+        if (!kumi_rt_team_bit(used, t) && k++ == pick)
+            d->slot = t;
+    d->took = 0;
+    if (d->slot > 0 && !kumi_rt_team_bit(kumi_rt.team_slots_used, d->slot))
+        d->took = (d->team = team_make("MPI_Comm_idup", d->c->team->pes, d->n, d->slot))
+                  != NULL;
+    return KMPI_SCHED_NEXT;
+}
+
+static int iidup_finish(struct kmpi_sched *s, void *arg)
+{
+    struct inter_idup *d = arg;
+    int                all = 1;
+
+    d->oks[d->me] = d->took;
+    for (int g = 0; g < d->n; g++)
+        all &= d->oks[g] != 0;
+    if (all) {
+        d->nc->team = d->team;
+        return KMPI_SCHED_NEXT;
+    }
+    team_drop(d->team);
+    d->team = NULL;
+    if (++d->tries < IDUP_TRIES)
+        return 0;   /* the start: agree again */
+    kmpi_sched_fail(s, MPI_ERR_OTHER);
+    return KMPI_SCHED_NEXT;
+}
+
 int kmpi_inter_idup(const char *call, MPI_Comm comm, struct kmpi_comm *c, MPI_Comm *newcomm,
                     MPI_Request *request)
 {
-    int rc = kmpi_inter_dup(call, comm, c, newcomm);
+    struct kmpi_sched *s = kmpi_sched_new(call, comm, c);
+    struct inter_idup *d;
+    struct pending     p = { -1, NULL };
+    int                n = kumi_team_size(c->team), me = kumi_team_rank(c->team), rc;
 
-    if (rc != MPI_SUCCESS)
+    if (s == NULL)
+        return MPI_ERR_NO_MEM;
+    d = kmpi_sched_tmp(s, sizeof(*d));
+    if (d != NULL) {
+        memset(d, 0, sizeof(*d));
+        d->all = kmpi_sched_tmp(s, (size_t)n * sizeof(*d->all));
+        d->oks = kmpi_sched_tmp(s, (size_t)n * sizeof(*d->oks));
+    }
+    if (d == NULL || d->all == NULL || d->oks == NULL || !pending_take(&p)) {
+        kmpi_sched_discard(s);
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a communicator");
+    }
+    d->c  = c;
+    d->n  = n;
+    d->me = place_of(c, me);
+    /* the same on every member, different for idups in flight together */
+    d->seed = (c->nbc_seq * 2654435761u) ^ ((unsigned)c->team->slot * 40503u);
+    /* the new communicator, without its team until the schedule ends */
+    d->nc = p.nc;
+    pending_finish(&p, NULL, c->rank, c->size, c->psize, c->inter, c->errh);
+    if ((rc = kmpi_attr_copy(call, comm, p.slot)) != MPI_SUCCESS) {
+        kmpi_attr_drop(d->nc);
+        kmpi_comms[p.slot] = NULL;
+        kmpi_errh_unref(d->nc->errh);
+        free(d->nc);
+        kmpi_sched_discard(s);
         return rc;
-    if ((rc = kmpi_req_generic(&idup_ops, NULL, request)) != MPI_SUCCESS)
-        return rc;
-    struct kmpi_req *q = kmpi_req_get(*request);
-    if (q != NULL)
-        q->comm = comm;
-    return MPI_SUCCESS;
+    }
+    kmpi_sched_call(s, iidup_snapshot, d);
+    for (int t = 0; t < n; t++)
+        if (t != me) {
+            kmpi_sched_recv(s, &d->all[place_of(c, t)], sizeof(*d->all), t, 0);
+            kmpi_sched_send(s, &d->mine, sizeof(d->mine), t, 0);
+        }
+    kmpi_sched_wait(s);
+    kmpi_sched_call(s, iidup_take, d);
+    for (int t = 0; t < n; t++)
+        if (t != me) {
+            kmpi_sched_recv(s, &d->oks[place_of(c, t)], sizeof(*d->oks), t, 1);
+            kmpi_sched_send(s, &d->took, sizeof(d->took), t, 1);
+        }
+    kmpi_sched_wait(s);
+    kmpi_sched_call(s, iidup_finish, d);
+    *newcomm = p.slot;
+    return kmpi_sched_start(s, request);
 }

@@ -192,6 +192,31 @@ static void check_one(int k, MPI_Comm peer, int tag)
         CU_CHECK(x == 1 && y == 2, "ic got %d, dup got %d", x, y);
     }
 
+    /* idup does not wait for the others: the low group's rank 0 starts it
+     * and then receives what the high group's rank 0 sends synchronously
+     * before starting its own */
+    if (lrank == 0) {
+        MPI_Comm    idup2;
+        MPI_Request q;
+        int         v = cu_rank, in = -1;
+        if (color == 0) {
+            CU_OK(MPI_Comm_idup(ic, &idup2, &q));
+            CU_OK(MPI_Recv(&in, 1, MPI_INT, 0, 6, ic, MPI_STATUS_IGNORE));
+            CU_CHECK(in == rw[0], "idup overlap got %d", in);
+        } else {
+            CU_OK(MPI_Ssend(&v, 1, MPI_INT, 0, 6, ic));
+            CU_OK(MPI_Comm_idup(ic, &idup2, &q));
+        }
+        CU_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CU_OK(MPI_Comm_free(&idup2));
+    } else {
+        MPI_Comm    idup2;
+        MPI_Request q;
+        CU_OK(MPI_Comm_idup(ic, &idup2, &q));
+        CU_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CU_OK(MPI_Comm_free(&idup2));
+    }
+
     /* merge: the group that says high = 0 first; both say the same: one
      * whole group, then the other */
     for (int h = 0; h < 3; h++) {
