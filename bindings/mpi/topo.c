@@ -337,6 +337,8 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     (void)periods;
     if (c == NULL)
         return rc;
+    if (c->inter)
+        return kmpi_inter_refuse(call, comm);
     if (newrank == NULL || ndims < 0 || (ndims > 0 && dims == NULL))
         return kmpi_error(comm, MPI_ERR_ARG, call, "newrank or dims is NULL, or ndims %d is "
                           "negative", ndims);

@@ -184,6 +184,8 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 
     if (c == NULL)
         return rc;
+    if (c->inter)
+        return kmpi_inter_refuse(call, comm);
     if (newrank == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "newrank is NULL");
     if ((rc = graph_check(call, comm, c->size, nnodes, index, edges)) != MPI_SUCCESS)

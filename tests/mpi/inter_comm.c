@@ -339,6 +339,11 @@ static void check_errors(void)
              "iexscan");
     int dims[1] = { 1 }, per[1] = { 0 };
     CU_CHECK(cu_class(MPI_Cart_create(ic, 1, dims, per, 0, &bad)) == MPI_ERR_COMM, "cart");
+    int nr;
+    CU_CHECK(cu_class(MPI_Cart_map(ic, 1, dims, per, &nr)) == MPI_ERR_COMM, "cart_map");
+    int gi[1] = { 0 }, ge[1] = { 0 };
+    CU_CHECK(cu_class(MPI_Graph_create(ic, 1, gi, ge, 0, &bad)) == MPI_ERR_COMM, "graph");
+    CU_CHECK(cu_class(MPI_Graph_map(ic, 1, gi, ge, &nr)) == MPI_ERR_COMM, "graph_map");
     CU_CHECK(cu_class(MPI_Neighbor_allgather(&x, 1, MPI_INT, &x, 1, MPI_INT, ic))
                  == MPI_ERR_COMM, "neighbor");
     int rsize;
