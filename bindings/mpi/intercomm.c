@@ -10,7 +10,8 @@
  * as [remote group, local group] (mpi_int.h): point to point needs no
  * translation of ranks. Its constructors agree on a team slot free on
  * every member as MPI_Comm_create_group does (comm.c), in a message
- * context of their own (KMPI_CTX_INTER): MPI_Intercomm_create through the
+ * context of their own (KMPI_CTX_INTER; the leaders' messages on peer_comm
+ * KMPI_CTX_INTER_PEER): MPI_Intercomm_create through the
  * two leaders (the local communicators, then the peer communicator between
  * the leaders, then back), the others by an exchange among all the
  * members of the intercommunicator they start from (MPI_Comm_idup: the
@@ -43,18 +44,18 @@ static struct kmpi_comm *comm_check(const char *call, MPI_Comm comm, int *rc)
 
 /* ------------------------------------------------------------ messages of the agreements */
 
-/* Posts a receive (rbuf) and a send (sbuf) on team in KMPI_CTX_INTER and
+/* Posts a receive (rbuf) and a send (sbuf) on team in context ctx and
  * waits for both; either may be skipped (NULL count 0 with rank -1). */
 static int x_sendrecv(const char *call, const void *sbuf, size_t sbytes, int to, void *rbuf,
-                      size_t rbytes, int from, int tag, kumi_team_t team)
+                      size_t rbytes, int from, int tag, kumi_team_t team, unsigned ctx)
 {
     kumi_request_t rr = KUMI_REQUEST_NULL, sr = KUMI_REQUEST_NULL;
     int            krc = KUMI_OK, k2;
 
     if (from >= 0)
-        krc = kumi_msg_irecv_ctx(call, rbuf, rbytes, from, tag, team, KMPI_CTX_INTER, &rr);
+        krc = kumi_msg_irecv_ctx(call, rbuf, rbytes, from, tag, team, ctx, &rr);
     if (krc == KUMI_OK && to >= 0)
-        krc = kumi_msg_isend_ctx(call, sbuf, sbytes, to, tag, team, KMPI_CTX_INTER, 0, &sr);
+        krc = kumi_msg_isend_ctx(call, sbuf, sbytes, to, tag, team, ctx, 0, &sr);
     if (sr != KUMI_REQUEST_NULL) {
         if ((k2 = kumi_msg_req_wait(call, sr)) == KUMI_OK)
             k2 = kumi_msg_req_finish(sr, NULL);
@@ -225,12 +226,13 @@ static int local_gather(const char *call, struct kmpi_comm *lc, int leader, int 
     int krc = KUMI_OK;
 
     if (lc->rank != leader)
-        return x_sendrecv(call, h, sizeof(*h), leader, NULL, 0, -1, tag, lc->team);
+        return x_sendrecv(call, h, sizeof(*h), leader, NULL, 0, -1, tag, lc->team,
+                          KMPI_CTX_INTER);
     for (int i = 0; i < lc->size && krc == KUMI_OK; i++) {
         struct ic_head m;
         if (i == leader)
             continue;
-        krc = x_sendrecv(call, NULL, 0, -1, &m, sizeof(m), i, tag, lc->team);
+        krc = x_sendrecv(call, NULL, 0, -1, &m, sizeof(m), i, tag, lc->team, KMPI_CTX_INTER);
         h->ok &= m.ok;
         for (int w = 0; w < KUMI_RT_TEAM_WORDS; w++)
             h->used[w] |= m.used[w];
@@ -245,10 +247,11 @@ static int local_bcast(const char *call, struct kmpi_comm *lc, int leader, int t
     int krc = KUMI_OK;
 
     if (lc->rank != leader)
-        return x_sendrecv(call, NULL, 0, -1, buf, bytes, leader, tag, lc->team);
+        return x_sendrecv(call, NULL, 0, -1, buf, bytes, leader, tag, lc->team,
+                          KMPI_CTX_INTER);
     for (int i = 0; i < lc->size && krc == KUMI_OK; i++)
         if (i != leader)
-            krc = x_sendrecv(call, buf, bytes, i, NULL, 0, -1, tag, lc->team);
+            krc = x_sendrecv(call, buf, bytes, i, NULL, 0, -1, tag, lc->team, KMPI_CTX_INTER);
     return krc;
 }
 
@@ -303,7 +306,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         h.leader = kumi_rank();
         h.ok &= lpes != NULL;
         krc = x_sendrecv(call, &h, sizeof(h), remote_leader, &r, sizeof(r), remote_leader, tag,
-                         pc->team);
+                         pc->team, KMPI_CTX_INTER_PEER);
         rn = r.n;
         if (krc == KUMI_OK && lpes != NULL) {
             for (int i = 0; i < n; i++)
@@ -315,7 +318,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                 krc = KUMI_ERR_NOMEM;
             else
                 krc = x_sendrecv(call, lpes, (size_t)n * sizeof(int), remote_leader, into,
-                                 (size_t)rn * sizeof(int), remote_leader, tag, pc->team);
+                                 (size_t)rn * sizeof(int), remote_leader, tag, pc->team,
+                                 KMPI_CTX_INTER_PEER);
             if (into != pes)
                 free(into);
         }
@@ -366,7 +370,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         if (krc == KUMI_OK && leader) {
             struct ic_head r;
             krc = x_sendrecv(call, &v, sizeof(v), remote_leader, &r, sizeof(r), remote_leader,
-                             tag, pc->team);
+                             tag, pc->team, KMPI_CTX_INTER_PEER);
             v.ok &= r.ok;
         }
         if (krc == KUMI_OK)

@@ -91,8 +91,10 @@ int kmpi_group_new(const char *call, int *pes, int n, MPI_Group *out);
 /* The message context of MPI_Comm_create_group's agreement: neither a
  * user's traffic nor the collectives' (msg/msg.h contexts 0 and 1) */
 #define KMPI_CTX_CREATE 2
-/* The message context of the intercommunicators' constructors (intercomm.c) */
-#define KMPI_CTX_INTER 3
+/* The message contexts of the intercommunicators' constructors (intercomm.c):
+ * their agreements, and MPI_Intercomm_create's leaders on peer_comm */
+#define KMPI_CTX_INTER      3
+#define KMPI_CTX_INTER_PEER 4
 
 /* ------------------------------------------------------------ intercommunicators
  * (intercomm.c, coll_inter.c) An intercommunicator is one kumi team of
