@@ -24,6 +24,9 @@ kumi_mpi_test(topo_distgraph topo_distgraph.c PES 1 2 3 4 QUICK 2 3)
 # intercommunicators (intercomm.c, coll_inter.c): MPI_Intercomm_create with
 # several splits and leaders, merge, dup/idup/split/create/compare/free,
 # point to point; the collectives with MPI_ROOT/MPI_PROC_NULL roots, blocking
-# and not. Quick set: 2 and 3 PEs on shm and tcp; 4 and 8 in mpi-full.
+# and not. Quick set: 2 and 3 PEs on shm and tcp; 4 and 8 in mpi-full. Both print
+# what Open MPI 4.1 prints (vs_openmpi.sh); inter_comm.strict adds
+# MPI_Comm_split_type and the error classes, where Open MPI 4.1 strays.
 kumi_mpi_test(inter_comm inter_comm.c PES 2 3 4 8 QUICK 2 3)
+kumi_mpi_test(inter_comm.strict inter_comm.c ARGS strict PES 2 3 4 QUICK 2 3)
 kumi_mpi_test(inter_coll inter_coll.c PES 2 3 4 8 QUICK 2 3)
