@@ -103,6 +103,8 @@ static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor,
     *out = NULL;
     if (c == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
+    if (c->inter)   /* windows are made over intracommunicators (MPI-3.1 11.2) */
+        return kmpi_inter_refuse(call, comm);
     if (info != MPI_INFO_NULL) {
         int nk;
         if (PMPI_Info_get_nkeys(info, &nk) != MPI_SUCCESS)
@@ -254,6 +256,8 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     struct kmpi_comm *c = kmpi_comm(comm);
     if (c == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
+    if (c->inter)   /* windows are made over intracommunicators (MPI-3.1 11.2) */
+        return kmpi_inter_refuse(call, comm);
     if (strcmp(kumi_transport_name(), "shm") == 0 && comm_one_node(c)) {
         if ((rc = allocate_in_shm(call, size, disp_unit, info, comm, c, MPI_WIN_FLAVOR_ALLOCATE,
                                   &base, &w)) != MPI_SUCCESS)
@@ -404,6 +408,8 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
         return rc;
     if ((c = kmpi_comm(comm)) == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
+    if (c->inter)   /* windows are made over intracommunicators (MPI-3.1 11.2) */
+        return kmpi_inter_refuse(call, comm);
     if (win == NULL || baseptr == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
     if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)

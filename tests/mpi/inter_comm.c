@@ -344,6 +344,9 @@ static void check_errors(void)
              "iexscan");
     int dims[1] = { 1 }, per[1] = { 0 };
     CU_CHECK(cu_class(MPI_Cart_create(ic, 1, dims, per, 0, &bad)) == MPI_ERR_COMM, "cart");
+    MPI_Win win;
+    CU_CHECK(cu_class(MPI_Win_create(&x, sizeof(int), 1, MPI_INFO_NULL, ic, &win))
+                 == MPI_ERR_COMM, "win_create");
     int nr;
     CU_CHECK(cu_class(MPI_Cart_map(ic, 1, dims, per, &nr)) == MPI_ERR_COMM, "cart_map");
     int gi[1] = { 0 }, ge[1] = { 0 };
