@@ -177,6 +177,14 @@ int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
     return req_finish(r, status);
 }
 
+int kumi_msg_req_reap(kumi_request_t r, kumi_status_t *status, int *err)
+{
+    if (!kumi_msg_req_done_now(r))
+        return 0;
+    *err = req_finish(r, status);
+    return 1;
+}
+
 /* r is done: its status, its error (reported once, here), freed. */
 static inline int finish(const char *call, kumi_request_t *req, kumi_status_t *status)
 {

@@ -78,7 +78,7 @@ static inline int p2p_args(const char *call, const void *buf, int count, MPI_Dat
                            int peer, int tag, MPI_Comm comm, int recv, struct kmpi_comm **cp,
                            const struct kmpi_type **tp)
 {
-    const struct kmpi_type *t = kmpi_type(datatype);
+    const struct kmpi_type *t = kmpi_type_fast(datatype);
     struct kmpi_comm       *c = kmpi_comm_fast(comm);
 
     *tp = t;
@@ -97,7 +97,7 @@ static inline int p2p_args(const char *call, const void *buf, int count, MPI_Dat
 /* ------------------------------------------------------------ starting */
 
 /* bytes at data (already packed, or contiguous) to dest */
-static int send_bytes(const char *call, const void *data, size_t bytes, int dest, int tag,
+static inline int send_bytes(const char *call, const void *data, size_t bytes, int dest, int tag,
                       MPI_Comm comm, struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
 {
     int krc = kumi_msg_isend_ctx(call, data, bytes, dest, tag, c->team, KUMI_MSG_CTX_USER,
@@ -112,7 +112,7 @@ static int send_bytes(const char *call, const void *data, size_t bytes, int dest
     return MPI_SUCCESS;
 }
 
-static int send_start(const char *call, const void *buf, int count,
+static inline int send_start(const char *call, const void *buf, int count,
                       const struct kmpi_type *t, int dest, int tag, MPI_Comm comm,
                       struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
 {
@@ -279,8 +279,10 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 
 /* ------------------------------------------------------------ non-blocking */
 
-static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
-                            int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+/* (inline: each mode's entry point gets its own copy, the mode folded) */
+static inline __attribute__((always_inline)) int
+send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
+                 int tag, MPI_Comm comm, int mode, MPI_Request *request)
 {
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
@@ -291,14 +293,13 @@ static int send_nonblocking(const char *call, const void *buf, int count, MPI_Da
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
-    if (__builtin_expect((q = kmpi_req_new(request)) == NULL, 0))
+    if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_SEND, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (dest == MPI_PROC_NULL || mode == KMPI_MODE_BUFFERED) {
         rc = dest == MPI_PROC_NULL ? MPI_SUCCESS
                                    : kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
-        q->kind    = KMPI_REQ_SEND;
-        q->comm    = comm;
         q->settled = 1;   /* nothing to wait for: the data are away or copied */
+        q->err     = MPI_SUCCESS;
         kmpi_status_empty(&q->st);
     } else {
         rc = send_start(call, buf, count, t, dest, tag, comm, c, (unsigned)mode, q);
@@ -356,16 +357,28 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
-    if (__builtin_expect((q = kmpi_req_new(request)) == NULL, 0))
+    if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_RECV, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (source == MPI_PROC_NULL) {
-        q->kind    = KMPI_REQ_RECV;
-        q->comm    = comm;
         q->settled = 1;
+        q->err     = MPI_SUCCESS;
+        q->st.MPI_ERROR = MPI_SUCCESS;   /* (kmpi_status_proc_null leaves it) */
         kmpi_status_proc_null(&q->st);
         return MPI_SUCCESS;
     }
-    rc = recv_start(call, buf, count, t, source, tag, comm, c, q);
+    if (__builtin_expect(t->contig, 1)) {   /* recv_start's usual case, inline */
+        _Static_assert(MPI_ANY_SOURCE == KUMI_ANY_SOURCE && MPI_ANY_TAG == KUMI_ANY_TAG,
+                       "MPI's wildcards are kumi's");
+        q->cap  = (size_t)count * t->size;
+        int krc = kumi_msg_irecv_ctx(call, at(buf, t->lb), q->cap, source, tag, c->team,
+                                     KUMI_MSG_CTX_USER, &q->kr);
+        if (__builtin_expect(krc == KUMI_OK, 1))
+            return MPI_SUCCESS;
+        q->kr = NULL;
+        rc    = kmpi_error_kumi(comm, krc, call, "posting a receive");
+    } else {
+        rc = recv_start(call, buf, count, t, source, tag, comm, c, q);
+    }
     if (rc != MPI_SUCCESS) {
         kmpi_req_drop(*request);
         *request = MPI_REQUEST_NULL;
