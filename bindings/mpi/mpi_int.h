@@ -220,14 +220,20 @@ static inline struct kmpi_req *kmpi_req_plain(MPI_Request h)
  * array, as the multiple completions do, else left), the slot released,
  * *hp = MPI_REQUEST_NULL. (A failed one settles, kmpi_req_settle_ks, and
  * goes the general way: its error is described and raised.) */
+/* a successful completion's status from the message layer's (MPI_ERROR
+ * is the caller's: left alone by single completions) */
+static inline void kmpi_status_from(MPI_Status *st, const kumi_status_t *ks)
+{
+    st->MPI_SOURCE     = ks->source;
+    st->MPI_TAG        = ks->tag;
+    st->kmpi_cancelled = ks->cancelled;
+    st->kmpi_bytes     = (long long)ks->bytes;
+}
 static inline void kmpi_req_take_plain(MPI_Request *hp, struct kmpi_req *q,
                                        const kumi_status_t *ks, MPI_Status *st, int array)
 {
     if (st != NULL) {
-        st->MPI_SOURCE     = ks->source;
-        st->MPI_TAG        = ks->tag;
-        st->kmpi_cancelled = ks->cancelled;
-        st->kmpi_bytes     = (long long)ks->bytes;
+        kmpi_status_from(st, ks);
         if (array)
             st->MPI_ERROR = MPI_SUCCESS;
     }

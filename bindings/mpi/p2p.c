@@ -187,8 +187,24 @@ static inline void local_init(struct kmpi_req *q)
 }
 
 /* q (on the caller's stack) to its end: MPI_SUCCESS or the error raised */
-static int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status)
+static inline int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status)
 {
+    if (!q->settled && !q->unpack && q->tmp == NULL) {   /* contiguous: one call to finish */
+        kumi_status_t ks;
+        int           krc;
+        if (!kumi_msg_req_reap(q->kr, &ks, &krc)) {
+            if ((krc = kmpi_wait_kr(call, q->kr)) != KUMI_OK)
+                return kmpi_error_kumi(q->comm, krc, call, q->kind == KMPI_REQ_SEND ? "sending"
+                                       : "receiving");
+            kumi_msg_req_reap(q->kr, &ks, &krc);
+        }
+        if (__builtin_expect(krc == KUMI_OK, 1)) {
+            if (status != MPI_STATUS_IGNORE)
+                kmpi_status_from(status, &ks);
+            return MPI_SUCCESS;
+        }
+        kmpi_req_settle_ks(q, &ks, krc);   /* failed: described and raised below */
+    }
     if (!kmpi_req_settle(q)) {
         int krc = kmpi_wait_kr(call, q->kr);
         if (krc != KUMI_OK)
@@ -208,8 +224,10 @@ static int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status
 
 /* ------------------------------------------------------------ blocking */
 
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
-                         int dest, int tag, MPI_Comm comm, int mode)
+/* (inline, as send_nonblocking) */
+static inline __attribute__((always_inline)) int
+send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm, int mode)
 {
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
