@@ -132,17 +132,15 @@ static inline int send_start(const char *call, const void *buf, int count,
     return rc;
 }
 
-static int recv_start(const char *call, void *buf, int count, const struct kmpi_type *t,
-                      int source, int tag, MPI_Comm comm, struct kmpi_comm *c,
-                      struct kmpi_req *q)
+/* the rest of recv_start: a datatype that is not contiguous, a failure */
+static __attribute__((noinline)) int
+recv_start_slow(const char *call, void *buf, int count, const struct kmpi_type *t, int source,
+                int tag, MPI_Comm comm, struct kmpi_comm *c, struct kmpi_req *q, int krc)
 {
     size_t bytes = (size_t)count * t->size;
     void  *into  = at(buf, t->lb);
 
-    q->kind = KMPI_REQ_RECV;
-    q->comm = comm;
-    q->cap  = bytes;
-    if (!t->contig) {
+    if (krc == KUMI_OK) {   /* not contiguous: received into tmp, unpacked at completion */
         if (bytes != 0 && (q->tmp = malloc(bytes)) == NULL)
             return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory to receive %zu bytes",
                               bytes);
@@ -154,21 +152,39 @@ static int recv_start(const char *call, void *buf, int count, const struct kmpi_
             q->dt = (struct kmpi_type *)t;
             kmpi_type_hold(q->dt);
         }
+        krc = kumi_msg_irecv_ctx(call, into, bytes, source, tag, c->team, KUMI_MSG_CTX_USER,
+                                 &q->kr);
+        if (krc == KUMI_OK)
+            return MPI_SUCCESS;
     }
-    int krc = kumi_msg_irecv_ctx(call, into, bytes, source == MPI_ANY_SOURCE ? KUMI_ANY_SOURCE
-                                 : source, tag == MPI_ANY_TAG ? KUMI_ANY_TAG : tag, c->team,
+    free(q->tmp);
+    q->tmp = NULL;
+    q->kr  = NULL;
+    if (q->unpack && !q->persistent) {
+        kmpi_type_release(q->dt);
+        q->dt = NULL;
+    }
+    q->unpack = 0;
+    return kmpi_error_kumi(comm, krc, call, "posting a receive");
+}
+
+/* Inline (MPI_Irecv's path): a contiguous datatype is received straight
+ * into the user's buffer; the rest is recv_start_slow's. */
+static inline __attribute__((always_inline)) int
+recv_start(const char *call, void *buf, int count, const struct kmpi_type *t, int source,
+           int tag, MPI_Comm comm, struct kmpi_comm *c, struct kmpi_req *q)
+{
+    _Static_assert(MPI_ANY_SOURCE == KUMI_ANY_SOURCE && MPI_ANY_TAG == KUMI_ANY_TAG,
+                   "MPI's wildcards are kumi's");
+    q->kind = KMPI_REQ_RECV;
+    q->comm = comm;
+    q->cap  = (size_t)count * t->size;
+    if (__builtin_expect(!t->contig, 0))
+        return recv_start_slow(call, buf, count, t, source, tag, comm, c, q, KUMI_OK);
+    int krc = kumi_msg_irecv_ctx(call, at(buf, t->lb), q->cap, source, tag, c->team,
                                  KUMI_MSG_CTX_USER, &q->kr);
-    if (__builtin_expect(krc != KUMI_OK, 0)) {
-        free(q->tmp);
-        q->tmp = NULL;
-        q->kr  = NULL;
-        if (q->unpack && !q->persistent) {
-            kmpi_type_release(q->dt);
-            q->dt = NULL;
-        }
-        q->unpack = 0;
-        return kmpi_error_kumi(comm, krc, call, "posting a receive");
-    }
+    if (__builtin_expect(krc != KUMI_OK, 0))
+        return recv_start_slow(call, buf, count, t, source, tag, comm, c, q, krc);
     return MPI_SUCCESS;
 }
 
@@ -384,19 +400,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         kmpi_status_proc_null(&q->st);
         return MPI_SUCCESS;
     }
-    if (__builtin_expect(t->contig, 1)) {   /* recv_start's usual case, inline */
-        _Static_assert(MPI_ANY_SOURCE == KUMI_ANY_SOURCE && MPI_ANY_TAG == KUMI_ANY_TAG,
-                       "MPI's wildcards are kumi's");
-        q->cap  = (size_t)count * t->size;
-        int krc = kumi_msg_irecv_ctx(call, at(buf, t->lb), q->cap, source, tag, c->team,
-                                     KUMI_MSG_CTX_USER, &q->kr);
-        if (__builtin_expect(krc == KUMI_OK, 1))
-            return MPI_SUCCESS;
-        q->kr = NULL;
-        rc    = kmpi_error_kumi(comm, krc, call, "posting a receive");
-    } else {
-        rc = recv_start(call, buf, count, t, source, tag, comm, c, q);
-    }
+    rc = recv_start(call, buf, count, t, source, tag, comm, c, q);
     if (rc != MPI_SUCCESS) {
         kmpi_req_drop(*request);
         *request = MPI_REQUEST_NULL;
