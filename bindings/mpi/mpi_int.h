@@ -197,15 +197,13 @@ static inline struct kmpi_req *kmpi_req_new_p2p(MPI_Request *h, int kind, MPI_Co
     *h      = i;
     return q;
 }
-/* Gives slot h (q) back, as kmpi_req_new_p2p expects to find it. */
-void kmpi_req_release(int h, struct kmpi_req *q);
 /* q's message-layer request completed with ks and krc (kumi_msg_req_reap):
  * q settles (kmpi_req_settle's second half) */
 void kmpi_req_settle_ks(struct kmpi_req *q, const kumi_status_t *ks, int krc);
 /* The completions' fast path (MPI_Wait, MPI_Waitall): the slot of handle
  * h when it is a send or receive of contiguous data, started and nothing
  * more (not settled, persistent, freed; no packing buffer): what
- * kmpi_req_reap_plain completes. Else NULL (the general path). */
+ * kmpi_req_take_plain completes. Else NULL (the general path). */
 static inline struct kmpi_req *kmpi_req_plain(MPI_Request h)
 {
     if (__builtin_expect(h <= 0 || h >= kmpi_req_nchunks * KMPI_REQ_CHUNK, 0))

@@ -97,8 +97,9 @@ static inline int p2p_args(const char *call, const void *buf, int count, MPI_Dat
 /* ------------------------------------------------------------ starting */
 
 /* bytes at data (already packed, or contiguous) to dest */
-static inline int send_bytes(const char *call, const void *data, size_t bytes, int dest, int tag,
-                      MPI_Comm comm, struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
+static inline int send_bytes(const char *call, const void *data, size_t bytes, int dest,
+                             int tag, MPI_Comm comm, struct kmpi_comm *c, unsigned flags,
+                             struct kmpi_req *q)
 {
     int krc = kumi_msg_isend_ctx(call, data, bytes, dest, tag, c->team, KUMI_MSG_CTX_USER,
                                  flags, &q->kr);
@@ -113,8 +114,8 @@ static inline int send_bytes(const char *call, const void *data, size_t bytes, i
 }
 
 static inline int send_start(const char *call, const void *buf, int count,
-                      const struct kmpi_type *t, int dest, int tag, MPI_Comm comm,
-                      struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
+                             const struct kmpi_type *t, int dest, int tag, MPI_Comm comm,
+                             struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
 {
     size_t bytes = (size_t)count * t->size;
 

@@ -120,11 +120,6 @@ static inline void req_release(int h, struct kmpi_req *q)
     kmpi_req_free_head = h;
 }
 
-void kmpi_req_release(int h, struct kmpi_req *q)
-{
-    req_release(h, q);
-}
-
 void kmpi_req_drop(MPI_Request h)
 {
     struct kmpi_req *q = req_at(h);
