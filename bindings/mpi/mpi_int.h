@@ -218,8 +218,10 @@ static inline struct kmpi_req *kmpi_req_plain(MPI_Request h)
  * array, as the multiple completions do, else left), the slot released,
  * *hp = MPI_REQUEST_NULL. (A failed one settles, kmpi_req_settle_ks, and
  * goes the general way: its error is described and raised.) */
-/* a successful completion's status from the message layer's (MPI_ERROR
- * is the caller's: left alone by single completions) */
+/* a completion's status from the message layer's (MPI_ERROR is the
+ * caller's: left alone by single completions). Every send or receive's
+ * status is made here (kmpi_req_settle_ks, kmpi_req_take_plain, p2p.c's
+ * blocking calls). */
 static inline void kmpi_status_from(MPI_Status *st, const kumi_status_t *ks)
 {
     st->MPI_SOURCE     = ks->source;

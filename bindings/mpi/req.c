@@ -199,10 +199,7 @@ void kmpi_req_settle_ks(struct kmpi_req *q, const kumi_status_t *kst, int krc)
     kumi_status_t ks = *kst;
 
     q->kr = NULL;
-    q->st.MPI_SOURCE     = ks.source;
-    q->st.MPI_TAG        = ks.tag;
-    q->st.kmpi_bytes     = (long long)ks.bytes;
-    q->st.kmpi_cancelled = ks.cancelled;
+    kmpi_status_from(&q->st, &ks);   /* (the one conversion, as the fast paths') */
     q->err = __builtin_expect(krc == KUMI_OK, 1) ? MPI_SUCCESS : kmpi_from_kumi(krc);
     q->st.MPI_ERROR = q->err;
     if (q->unpack) {   /* whole elements and the entries of a partial one */
