@@ -85,9 +85,12 @@ req_make(const char *call, int kind, kumi_team_t team, int pe, int tag, const vo
     return r;
 }
 
-/* Sends and receives once the arguments are known good (msg.h). */
-int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
-                       kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
+/* Sends and receives once the arguments are known good (msg.h). Inline
+ * in kumi_isend/kumi_irecv: the exported kumi_msg_*_ctx, called from this
+ * library, would go through the PLT and could not be inlined. */
+static inline __attribute__((always_inline)) int
+isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+          unsigned ctx, unsigned flags, kumi_request_t *req)
 {
     struct kumi_request *r = req_make(call, KUMI_MSG_SEND, team, pe, tag, buf, bytes, ctx);
 
@@ -103,8 +106,15 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
     return KUMI_OK;
 }
 
-int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
-                       kumi_team_t team, unsigned ctx, kumi_request_t *req)
+int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
+{
+    return isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
+}
+
+static inline __attribute__((always_inline)) int
+irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+          unsigned ctx, kumi_request_t *req)
 {
     struct kumi_request *r = req_make(call, KUMI_MSG_RECV, team, pe, tag, buf, bytes, ctx);
 
@@ -115,7 +125,13 @@ int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int ta
     return KUMI_OK;
 }
 
-static int isend(const char *call, const void *buf, size_t bytes, int pe, int tag,
+int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, kumi_request_t *req)
+{
+    return irecv_ctx(call, buf, bytes, pe, tag, team, ctx, req);
+}
+
+static inline __attribute__((always_inline)) int isend(const char *call, const void *buf, size_t bytes, int pe, int tag,
                  kumi_team_t team, kumi_request_t *req)
 {
     int rc = check_common(call, team, buf, bytes);
@@ -126,10 +142,10 @@ static int isend(const char *call, const void *buf, size_t bytes, int pe, int ta
         rc = kumi_rt_error(KUMI_ERR_INVALID, call, "req is NULL");
     if (rc != KUMI_OK)
         return rc;
-    return kumi_msg_isend_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, 0, req);
+    return isend_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, 0, req);
 }
 
-static int irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+static inline __attribute__((always_inline)) int irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
                  kumi_request_t *req)
 {
     int rc = check_common(call, team, buf, bytes);
@@ -140,7 +156,7 @@ static int irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kum
         rc = kumi_rt_error(KUMI_ERR_INVALID, call, "req is NULL");
     if (rc != KUMI_OK)
         return rc;
-    return kumi_msg_irecv_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, req);
+    return irecv_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, req);
 }
 
 int kumi_isend(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
@@ -175,6 +191,14 @@ static inline int req_finish(kumi_request_t r, kumi_status_t *status)
 int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status)
 {
     return req_finish(r, status);
+}
+
+int kumi_msg_req_reap(kumi_request_t r, kumi_status_t *status, int *err)
+{
+    if (!kumi_msg_req_done_now(r))
+        return 0;
+    *err = req_finish(r, status);
+    return 1;
 }
 
 /* r is done: its status, its error (reported once, here), freed. */

@@ -59,6 +59,11 @@ int kumi_msg_wait_until(const char *call, int (*ready)(void *arg), void *arg);
 /* r is complete: copies its status (the error included; status may be
  * NULL), frees r and returns its error (KUMI_ERR_TRUNCATE: not reported). */
 int kumi_msg_req_finish(kumi_request_t r, kumi_status_t *status);
+/* kumi_msg_req_done, then kumi_msg_req_finish, in one call (a binding's
+ * completion of a request costs one call into the library, not two): 1
+ * when r was complete (its status into *status, its error into *err, r
+ * freed), else 0 (nothing written, no progress made). */
+int kumi_msg_req_reap(kumi_request_t r, kumi_status_t *status, int *err);
 /* kumi_cancel: 1 when r was a receive no message had matched (it is now
  * complete, cancelled), 0 when too late or a send (it completes normally). */
 int kumi_msg_req_cancel(kumi_request_t r);

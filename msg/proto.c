@@ -277,7 +277,16 @@ static void data_done(struct kumi_tp *tp, int src, const void *hdr, size_t hlen,
 /* One active message to pe: h, then n bytes of data; piggybacks the
  * credit owed to pe unless the message is DATA (the handler keeps no
  * header of those). */
-int kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
+static __attribute__((noinline, cold)) int send_am_fail(const char *call, int pe, int rc)
+{
+    if (kumi_rt_failed())
+        return kumi_rt_peer_error(call);
+    return kumi_rt_error(rc, call, "sending to PE %d: %s", pe, kumi_strerror(rc));
+}
+
+/* kumi_msg_send_am, inline in send_now (an eager send's path: a call less) */
+static inline __attribute__((always_inline)) int
+send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
 {
     struct kumi_msg_peer *p = &kumi_msg.peer[pe];
     int                   rc;
@@ -291,16 +300,22 @@ int kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const voi
     /* straight from the user's buffer (transports without am_sendv:
      * joined by the registry's stub) */
     rc = kumi_tp_am_sendv(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, h, hlen, data, n);
-    if (rc == KUMI_OK)
+    if (__builtin_expect(rc == KUMI_OK, 1))
         return KUMI_OK;
     p->owed += h->credit;
-    if (kumi_rt_failed())
-        return kumi_rt_peer_error(call);
-    return kumi_rt_error(rc, call, "sending to PE %d: %s", pe, kumi_strerror(rc));
+    return send_am_fail(call, pe, rc);
 }
 
-/* Sends r now (credit is there, nothing queued before it). */
-static int send_now(const char *call, struct kumi_request *r)
+int kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
+{
+    return send_am(call, pe, h, data, n);
+}
+
+/* Sends r now (credit is there, nothing queued before it). Inline in
+ * kumi_msg_start_send: an eager send is one call from the binding's
+ * isend to the transport's. */
+static inline __attribute__((always_inline)) int send_now(const char *call,
+                                                          struct kumi_request *r)
 {
     struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
     struct kumi_msg_hdr   h;
@@ -315,7 +330,7 @@ static int send_now(const char *call, struct kumi_request *r)
         h.seq  = p->seq_out++;
         r->expect = (size_t)h.seq + 1;   /* cancel.c: which message this was */
         p->avail -= (int64_t)KUMI_MSG_CHARGE(r->bytes);
-        rc = kumi_msg_send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
+        rc = send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
         r->err = rc;
         kumi_msg_req_complete(r);
         return rc;

@@ -77,6 +77,12 @@ static struct kmpi_dt basic_dt[KMPI_BASIC_MAX] = {
 #undef X
 };
 
+struct kmpi_type *const kmpi_basic_types[KMPI_BASIC_MAX] = {
+#define X(nm, ct, h) [h] = &basic_dt[h].pub,
+    KMPI_PREDEFINED_TYPES(X)
+#undef X
+};
+
 size_t kmpi_basic_size(int basic)
 {
     return basic > 0 && basic < KMPI_BASIC_MAX && basic_dt[basic].pub.predefined

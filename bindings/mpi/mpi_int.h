@@ -205,9 +205,89 @@ struct kmpi_req {
     const struct kmpi_req_ops *ops;   /* generic */
     void        *state;
     MPI_Status   st;          /* settled: its status */
+    uint64_t     spare_;      /* to 128 bytes: a slot's address is a shift */
 };
 /* a free slot, zeroed; its handle in *h; NULL when out of memory */
 struct kmpi_req *kmpi_req_new(MPI_Request *h);
+/* The table (req.c): chunks of KMPI_REQ_CHUNK slots that never move, free
+ * slots in a list (0: none; handle 0 is MPI_REQUEST_NULL), the requests
+ * MPI_Request_free let go while active in another. Here for the hot
+ * path's inlines below. */
+#define KMPI_REQ_CHUNK 256
+extern struct kmpi_req **kmpi_req_chunks;
+extern int               kmpi_req_nchunks;
+extern int               kmpi_req_free_head, kmpi_req_bg_head;
+static inline struct kmpi_req *kmpi_req_at(int h)
+{
+    return &kmpi_req_chunks[(unsigned)h / KMPI_REQ_CHUNK][(unsigned)h % KMPI_REQ_CHUNK];
+}
+/* kmpi_req_new for a send or receive about to start (p2p.c's fast path):
+ * kind and comm set, kr NULL, and nothing else written. A free slot is
+ * kept as req.c's release leaves it (settled, freed, unpack, persistent,
+ * active 0; tmp, dt NULL: what a start reads), and a send or receive
+ * writes its kr, err and status before anything reads them (the start,
+ * kmpi_req_settle). A start that ends it settled at once (PROC_NULL,
+ * buffered) writes its err and status itself. */
+struct kmpi_req *kmpi_req_new_p2p_slow(MPI_Request *h, int kind, MPI_Comm comm);
+static inline struct kmpi_req *kmpi_req_new_p2p(MPI_Request *h, int kind, MPI_Comm comm)
+{
+    if (__builtin_expect(kmpi_req_bg_head != 0 || kmpi_req_free_head == 0, 0))
+        return kmpi_req_new_p2p_slow(h, kind, comm);
+    int              i = kmpi_req_free_head;
+    struct kmpi_req *q = kmpi_req_at(i);
+    kmpi_req_free_head = q->next;
+    q->kr   = NULL;
+    q->kind = (uint8_t)kind;
+    q->comm = comm;
+    *h      = i;
+    return q;
+}
+/* q's message-layer request completed with ks and krc (kumi_msg_req_reap):
+ * q settles (kmpi_req_settle's second half) */
+void kmpi_req_settle_ks(struct kmpi_req *q, const kumi_status_t *ks, int krc);
+/* The completions' fast path (MPI_Wait, MPI_Waitall): the slot of handle
+ * h when it is a send or receive of contiguous data, started and nothing
+ * more (not settled, persistent, freed; no packing buffer): what
+ * kmpi_req_take_plain completes. Else NULL (the general path). */
+static inline struct kmpi_req *kmpi_req_plain(MPI_Request h)
+{
+    if (__builtin_expect(h <= 0 || h >= kmpi_req_nchunks * KMPI_REQ_CHUNK, 0))
+        return NULL;
+    struct kmpi_req *q = kmpi_req_at(h);
+    return (q->kind == KMPI_REQ_SEND || q->kind == KMPI_REQ_RECV)
+           && (q->settled | q->freed | q->unpack | q->persistent) == 0 && q->tmp == NULL
+               ? q : NULL;
+}
+/* Plain q (handle *hp), whose message-layer request completed with ks and
+ * krc == KUMI_OK: its status into st (may be NULL; MPI_ERROR set when
+ * array, as the multiple completions do, else left), the slot released,
+ * *hp = MPI_REQUEST_NULL. (A failed one settles, kmpi_req_settle_ks, and
+ * goes the general way: its error is described and raised.) */
+/* a completion's status from the message layer's (MPI_ERROR is the
+ * caller's: left alone by single completions). Every send or receive's
+ * status is made here (kmpi_req_settle_ks, kmpi_req_take_plain, p2p.c's
+ * blocking calls). */
+static inline void kmpi_status_from(MPI_Status *st, const kumi_status_t *ks)
+{
+    st->MPI_SOURCE     = ks->source;
+    st->MPI_TAG        = ks->tag;
+    st->kmpi_cancelled = ks->cancelled;
+    st->kmpi_bytes     = (long long)ks->bytes;
+}
+static inline void kmpi_req_take_plain(MPI_Request *hp, struct kmpi_req *q,
+                                       const kumi_status_t *ks, MPI_Status *st, int array)
+{
+    if (st != NULL) {
+        kmpi_status_from(st, ks);
+        if (array)
+            st->MPI_ERROR = MPI_SUCCESS;
+    }
+    /* what req.c's release clears is clear in a plain request */
+    q->kind = KMPI_REQ_FREE;
+    q->next = kmpi_req_free_head;
+    kmpi_req_free_head = *hp;
+    *hp = MPI_REQUEST_NULL;
+}
 /* the slot of handle h, NULL when h is no active request */
 struct kmpi_req *kmpi_req_get(MPI_Request h);
 /* gives back the slot of h at once (a request whose start failed) */
@@ -302,6 +382,13 @@ struct kmpi_type {
 };
 /* NULL when t is not a datatype (MPI_ERR_TYPE) */
 struct kmpi_type *kmpi_type(MPI_Datatype t);
+/* the predefined types by handle (datatype.c; NULL where none) and
+ * kmpi_type with them inline */
+extern struct kmpi_type *const kmpi_basic_types[KMPI_BASIC_MAX];
+static inline struct kmpi_type *kmpi_type_fast(MPI_Datatype t)
+{
+    return (unsigned)t < KMPI_BASIC_MAX ? kmpi_basic_types[t] : kmpi_type(t);
+}
 /* count elements of t at inbuf into packed (count * t->size bytes), and
  * back; t must be committed. Contiguous types are one memcpy. Packed data
  * are the typemap's bytes in order, nothing else: a pair type such as

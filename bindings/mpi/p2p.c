@@ -78,7 +78,7 @@ static inline int p2p_args(const char *call, const void *buf, int count, MPI_Dat
                            int peer, int tag, MPI_Comm comm, int recv, struct kmpi_comm **cp,
                            const struct kmpi_type **tp)
 {
-    const struct kmpi_type *t = kmpi_type(datatype);
+    const struct kmpi_type *t = kmpi_type_fast(datatype);
     struct kmpi_comm       *c = kmpi_comm_fast(comm);
 
     *tp = t;
@@ -97,8 +97,9 @@ static inline int p2p_args(const char *call, const void *buf, int count, MPI_Dat
 /* ------------------------------------------------------------ starting */
 
 /* bytes at data (already packed, or contiguous) to dest */
-static int send_bytes(const char *call, const void *data, size_t bytes, int dest, int tag,
-                      MPI_Comm comm, struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
+static inline int send_bytes(const char *call, const void *data, size_t bytes, int dest,
+                             int tag, MPI_Comm comm, struct kmpi_comm *c, unsigned flags,
+                             struct kmpi_req *q)
 {
     int krc = kumi_msg_isend_ctx(call, data, bytes, dest, tag, c->team, KUMI_MSG_CTX_USER,
                                  flags, &q->kr);
@@ -112,9 +113,9 @@ static int send_bytes(const char *call, const void *data, size_t bytes, int dest
     return MPI_SUCCESS;
 }
 
-static int send_start(const char *call, const void *buf, int count,
-                      const struct kmpi_type *t, int dest, int tag, MPI_Comm comm,
-                      struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
+static inline int send_start(const char *call, const void *buf, int count,
+                             const struct kmpi_type *t, int dest, int tag, MPI_Comm comm,
+                             struct kmpi_comm *c, unsigned flags, struct kmpi_req *q)
 {
     size_t bytes = (size_t)count * t->size;
 
@@ -132,17 +133,15 @@ static int send_start(const char *call, const void *buf, int count,
     return rc;
 }
 
-static int recv_start(const char *call, void *buf, int count, const struct kmpi_type *t,
-                      int source, int tag, MPI_Comm comm, struct kmpi_comm *c,
-                      struct kmpi_req *q)
+/* the rest of recv_start: a datatype that is not contiguous, a failure */
+static __attribute__((noinline)) int
+recv_start_slow(const char *call, void *buf, int count, const struct kmpi_type *t, int source,
+                int tag, MPI_Comm comm, struct kmpi_comm *c, struct kmpi_req *q, int krc)
 {
     size_t bytes = (size_t)count * t->size;
     void  *into  = at(buf, t->lb);
 
-    q->kind = KMPI_REQ_RECV;
-    q->comm = comm;
-    q->cap  = bytes;
-    if (!t->contig) {
+    if (krc == KUMI_OK) {   /* not contiguous: received into tmp, unpacked at completion */
         if (bytes != 0 && (q->tmp = malloc(bytes)) == NULL)
             return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory to receive %zu bytes",
                               bytes);
@@ -154,21 +153,39 @@ static int recv_start(const char *call, void *buf, int count, const struct kmpi_
             q->dt = (struct kmpi_type *)t;
             kmpi_type_hold(q->dt);
         }
+        krc = kumi_msg_irecv_ctx(call, into, bytes, source, tag, c->team, KUMI_MSG_CTX_USER,
+                                 &q->kr);
+        if (krc == KUMI_OK)
+            return MPI_SUCCESS;
     }
-    int krc = kumi_msg_irecv_ctx(call, into, bytes, source == MPI_ANY_SOURCE ? KUMI_ANY_SOURCE
-                                 : source, tag == MPI_ANY_TAG ? KUMI_ANY_TAG : tag, c->team,
+    free(q->tmp);
+    q->tmp = NULL;
+    q->kr  = NULL;
+    if (q->unpack && !q->persistent) {
+        kmpi_type_release(q->dt);
+        q->dt = NULL;
+    }
+    q->unpack = 0;
+    return kmpi_error_kumi(comm, krc, call, "posting a receive");
+}
+
+/* Inline (MPI_Irecv's path): a contiguous datatype is received straight
+ * into the user's buffer; the rest is recv_start_slow's. */
+static inline __attribute__((always_inline)) int
+recv_start(const char *call, void *buf, int count, const struct kmpi_type *t, int source,
+           int tag, MPI_Comm comm, struct kmpi_comm *c, struct kmpi_req *q)
+{
+    _Static_assert(MPI_ANY_SOURCE == KUMI_ANY_SOURCE && MPI_ANY_TAG == KUMI_ANY_TAG,
+                   "MPI's wildcards are kumi's");
+    q->kind = KMPI_REQ_RECV;
+    q->comm = comm;
+    q->cap  = (size_t)count * t->size;
+    if (__builtin_expect(!t->contig, 0))
+        return recv_start_slow(call, buf, count, t, source, tag, comm, c, q, KUMI_OK);
+    int krc = kumi_msg_irecv_ctx(call, at(buf, t->lb), q->cap, source, tag, c->team,
                                  KUMI_MSG_CTX_USER, &q->kr);
-    if (__builtin_expect(krc != KUMI_OK, 0)) {
-        free(q->tmp);
-        q->tmp = NULL;
-        q->kr  = NULL;
-        if (q->unpack && !q->persistent) {
-            kmpi_type_release(q->dt);
-            q->dt = NULL;
-        }
-        q->unpack = 0;
-        return kmpi_error_kumi(comm, krc, call, "posting a receive");
-    }
+    if (__builtin_expect(krc != KUMI_OK, 0))
+        return recv_start_slow(call, buf, count, t, source, tag, comm, c, q, krc);
     return MPI_SUCCESS;
 }
 
@@ -187,8 +204,24 @@ static inline void local_init(struct kmpi_req *q)
 }
 
 /* q (on the caller's stack) to its end: MPI_SUCCESS or the error raised */
-static int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status)
+static inline int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status)
 {
+    if (!q->settled && !q->unpack && q->tmp == NULL) {   /* contiguous: one call to finish */
+        kumi_status_t ks;
+        int           krc;
+        if (!kumi_msg_req_reap(q->kr, &ks, &krc)) {
+            if ((krc = kmpi_wait_kr(call, q->kr)) != KUMI_OK)
+                return kmpi_error_kumi(q->comm, krc, call, q->kind == KMPI_REQ_SEND ? "sending"
+                                       : "receiving");
+            kumi_msg_req_reap(q->kr, &ks, &krc);
+        }
+        if (__builtin_expect(krc == KUMI_OK, 1)) {
+            if (status != MPI_STATUS_IGNORE)
+                kmpi_status_from(status, &ks);
+            return MPI_SUCCESS;
+        }
+        kmpi_req_settle_ks(q, &ks, krc);   /* failed: described and raised below */
+    }
     if (!kmpi_req_settle(q)) {
         int krc = kmpi_wait_kr(call, q->kr);
         if (krc != KUMI_OK)
@@ -208,8 +241,10 @@ static int finish_local(const char *call, struct kmpi_req *q, MPI_Status *status
 
 /* ------------------------------------------------------------ blocking */
 
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
-                         int dest, int tag, MPI_Comm comm, int mode)
+/* (inline, as send_nonblocking) */
+static inline __attribute__((always_inline)) int
+send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm, int mode)
 {
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
@@ -279,8 +314,10 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 
 /* ------------------------------------------------------------ non-blocking */
 
-static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype datatype,
-                            int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+/* (inline: each mode's entry point gets its own copy, the mode folded) */
+static inline __attribute__((always_inline)) int
+send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
+                 int tag, MPI_Comm comm, int mode, MPI_Request *request)
 {
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
@@ -291,14 +328,13 @@ static int send_nonblocking(const char *call, const void *buf, int count, MPI_Da
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
-    if (__builtin_expect((q = kmpi_req_new(request)) == NULL, 0))
+    if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_SEND, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (dest == MPI_PROC_NULL || mode == KMPI_MODE_BUFFERED) {
         rc = dest == MPI_PROC_NULL ? MPI_SUCCESS
                                    : kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
-        q->kind    = KMPI_REQ_SEND;
-        q->comm    = comm;
         q->settled = 1;   /* nothing to wait for: the data are away or copied */
+        q->err     = MPI_SUCCESS;
         kmpi_status_empty(&q->st);
     } else {
         rc = send_start(call, buf, count, t, dest, tag, comm, c, (unsigned)mode, q);
@@ -356,12 +392,12 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
-    if (__builtin_expect((q = kmpi_req_new(request)) == NULL, 0))
+    if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_RECV, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (source == MPI_PROC_NULL) {
-        q->kind    = KMPI_REQ_RECV;
-        q->comm    = comm;
         q->settled = 1;
+        q->err     = MPI_SUCCESS;
+        q->st.MPI_ERROR = MPI_SUCCESS;   /* (kmpi_status_proc_null leaves it) */
         kmpi_status_proc_null(&q->st);
         return MPI_SUCCESS;
     }

@@ -27,16 +27,14 @@
 #include "mpi_int.h"
 #include "msg.h"
 
-#define KMPI_REQ_CHUNK 256
-
-static struct kmpi_req **kmpi_req_chunks;
-static int               kmpi_req_nchunks;
-static int               kmpi_req_free_head;   /* 0: none (handle 0 is MPI_REQUEST_NULL) */
-static int               kmpi_req_bg_head;     /* freed while active */
+struct kmpi_req **kmpi_req_chunks;
+int               kmpi_req_nchunks;
+int               kmpi_req_free_head;   /* 0: none (handle 0 is MPI_REQUEST_NULL) */
+int               kmpi_req_bg_head;     /* freed while active */
 
 static inline struct kmpi_req *req_at(int h)
 {
-    return &kmpi_req_chunks[h / KMPI_REQ_CHUNK][h % KMPI_REQ_CHUNK];
+    return kmpi_req_at(h);
 }
 
 static int req_grow(void)
@@ -79,7 +77,8 @@ struct kmpi_req *kmpi_req_new(MPI_Request *h)
     struct kmpi_req *q = req_at(i);
     kmpi_req_free_head = q->next;
     /* field by field: a memset is a `rep stos`, slow to start */
-    _Static_assert(sizeof(*q) == 120, "a new field of struct kmpi_req: clear it here");
+    _Static_assert(sizeof(*q) == 128, "a new field of struct kmpi_req: clear it here (spare_ "
+                                      "keeps it at 128)");
     q->kr   = NULL;
     q->kind = q->settled = q->freed = q->unpack = q->persistent = q->active = q->mode = 0;
     q->comm = q->next = q->err = q->count = q->peer = q->tag = 0;
@@ -92,14 +91,32 @@ struct kmpi_req *kmpi_req_new(MPI_Request *h)
     return q;
 }
 
-static void req_release(int h, struct kmpi_req *q)
+struct kmpi_req *kmpi_req_new_p2p_slow(MPI_Request *h, int kind, MPI_Comm comm)
 {
-    if (q->persistent) {   /* its datatype, held since MPI_*_init */
+    struct kmpi_req *q = kmpi_req_new(h);
+
+    if (q != NULL) {
+        q->kind = (uint8_t)kind;
+        q->comm = comm;
+    }
+    return q;
+}
+
+/* The slot goes back to the free list as kmpi_req_new_p2p expects it:
+ * the fields a start reads are cleared here (settled, freed, unpack,
+ * persistent, active; tmp and dt, NULL already unless a generic request
+ * used them). */
+static inline void req_release(int h, struct kmpi_req *q)
+{
+    if (__builtin_expect(q->persistent, 0)) {   /* its datatype, held since MPI_*_init */
         kmpi_type_release(q->dt);
         q->dt = NULL;
     }
-    q->kind = KMPI_REQ_FREE;
-    q->next = kmpi_req_free_head;
+    q->kind    = KMPI_REQ_FREE;
+    q->settled = q->freed = q->unpack = q->persistent = q->active = 0;
+    q->tmp     = NULL;
+    q->dt      = NULL;
+    q->next    = kmpi_req_free_head;
     kmpi_req_free_head = h;
 }
 
@@ -169,15 +186,20 @@ int kmpi_req_settle(struct kmpi_req *q)
         q->settled = 1;
         return 1;
     }
-    if (!kumi_msg_req_done(q->kr))
-        return 0;
     kumi_status_t ks;
-    int           krc = kumi_msg_req_finish(q->kr, &ks);
+    int           krc;
+    if (!kumi_msg_req_reap(q->kr, &ks, &krc))
+        return 0;
+    kmpi_req_settle_ks(q, &ks, krc);
+    return 1;
+}
+
+void kmpi_req_settle_ks(struct kmpi_req *q, const kumi_status_t *kst, int krc)
+{
+    kumi_status_t ks = *kst;
+
     q->kr = NULL;
-    q->st.MPI_SOURCE     = ks.source;
-    q->st.MPI_TAG        = ks.tag;
-    q->st.kmpi_bytes     = (long long)ks.bytes;
-    q->st.kmpi_cancelled = ks.cancelled;
+    kmpi_status_from(&q->st, &ks);   /* (the one conversion, as the fast paths') */
     q->err = __builtin_expect(krc == KUMI_OK, 1) ? MPI_SUCCESS : kmpi_from_kumi(krc);
     q->st.MPI_ERROR = q->err;
     if (q->unpack) {   /* whole elements and the entries of a partial one */
@@ -194,7 +216,6 @@ int kmpi_req_settle(struct kmpi_req *q)
         q->tmp = NULL;
     }
     q->settled = 1;
-    return 1;
 }
 
 void kmpi_req_describe(const struct kmpi_req *q, char *buf, size_t n)
@@ -357,6 +378,21 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "request is NULL");
     if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
         kmpi_req_sweep();
+    /* the usual request first (as MPI_Waitall) */
+    if ((q = kmpi_req_plain(*request)) != NULL) {
+        kumi_status_t ks;
+        int           krc;
+        if (!kumi_msg_req_reap(q->kr, &ks, &krc)) {
+            if ((krc = kmpi_wait_kr(call, q->kr)) != KUMI_OK)
+                return kmpi_error_kumi(q->comm, krc, call, "waiting for a request");
+            kumi_msg_req_reap(q->kr, &ks, &krc);
+        }
+        if (__builtin_expect(krc == KUMI_OK, 1)) {
+            kmpi_req_take_plain(request, q, &ks, status, 0);
+            return MPI_SUCCESS;
+        }
+        kmpi_req_settle_ks(q, &ks, krc);   /* failed: raised below */
+    }
     if ((q = kmpi_req_lookup(call, *request, &null, &rc)) == NULL) {
         if (null && status != MPI_STATUS_IGNORE)
             kmpi_status_empty(status);

@@ -167,6 +167,17 @@ static MPI_Comm array_comm(int count, MPI_Request reqs[])
     return MPI_COMM_WORLD;
 }
 
+/* A peer died while MPI_Waitall waited for request i (q): it failed, the
+ * rest pend. */
+static __attribute__((noinline, cold)) int
+waitall_dead(const char *call, struct kmpi_req *q, int i, int count, MPI_Status sts[], int krc)
+{
+    kmpi_error_kumi(q->comm, krc, call, "waiting for requests");
+    for (int j = i; sts != MPI_STATUSES_IGNORE && j < count; j++)
+        sts[j].MPI_ERROR = j == i ? kmpi_from_kumi(krc) : MPI_ERR_PENDING;
+    return MPI_ERR_IN_STATUS;
+}
+
 /* One pass: each request is waited for and completed in turn (every wait
  * serves all of them); a bad handle ends the call there. */
 #pragma weak MPI_Waitall = PMPI_Waitall
@@ -183,11 +194,30 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COUNT, call, "count %d is negative", count);
     if (count > 0 && array_of_requests == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "array_of_requests is NULL");
-    kmpi_req_sweep();
+    if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
+        kmpi_req_sweep();
     for (int i = 0; i < count; i++) {
         MPI_Status      *st = array_of_statuses != MPI_STATUSES_IGNORE ? &array_of_statuses[i]
                                                                         : NULL;
-        struct kmpi_req *q  = kmpi_req_lookup(call, array_of_requests[i], &null, &rc);
+        struct kmpi_req *q;
+        /* the usual request first: a send or receive of contiguous data,
+         * completed (or waited for) and released with one call into the
+         * message layer */
+        if ((q = kmpi_req_plain(array_of_requests[i])) != NULL) {
+            kumi_status_t ks;
+            int           krc;
+            if (!kumi_msg_req_reap(q->kr, &ks, &krc)) {
+                if ((krc = kmpi_wait_kr(call, q->kr)) != KUMI_OK)
+                    return waitall_dead(call, q, i, count, array_of_statuses, krc);
+                kumi_msg_req_reap(q->kr, &ks, &krc);
+            }
+            if (__builtin_expect(krc == KUMI_OK, 1)) {
+                kmpi_req_take_plain(&array_of_requests[i], q, &ks, st, 1);
+                continue;
+            }
+            kmpi_req_settle_ks(q, &ks, krc);   /* failed: described and raised below */
+        }
+        q = kmpi_req_lookup(call, array_of_requests[i], &null, &rc);
         if (q == NULL) {
             if (!null)
                 return rc;
@@ -201,13 +231,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
                 krc = kmpi_wait_until(call, req_ready, q);
             else if (!kumi_msg_req_done(q->kr))
                 krc = kmpi_wait_kr(call, q->kr);
-            if (krc != KUMI_OK) {   /* a peer died: this one failed, the rest pend */
-                kmpi_error_kumi(q->comm, krc, call, "waiting for requests");
-                for (int j = i; st != NULL && j < count; j++)
-                    array_of_statuses[j].MPI_ERROR = j == i ? kmpi_from_kumi(krc)
-                                                            : MPI_ERR_PENDING;
-                return MPI_ERR_IN_STATUS;
-            }
+            if (krc != KUMI_OK)
+                return waitall_dead(call, q, i, count, array_of_statuses, krc);
             kmpi_req_settle(q);
         }
         if (__builtin_expect(q->err != MPI_SUCCESS, 0) && f.index < 0) {

@@ -19,6 +19,11 @@
  *   instatus  MPI_Waitall and MPI_Testall with one receive too short:
  *             MPI_ERR_IN_STATUS, that status MPI_ERR_TRUNCATE, the other
  *             MPI_SUCCESS (MPI_ERRORS_RETURN); Waitsome likewise
+ *   reuse     request slots that held every other kind (persistent, packing
+ *             and unpacking, freed while active, PROC_NULL) go to plain sends
+ *             and receives (the binding's fast path): Waitall's statuses say
+ *             source, tag, count and MPI_SUCCESS; Wait's leaves MPI_ERROR
+ *             alone; a truncated receive in Wait returns MPI_ERR_TRUNCATE
  * Rank 0 prints one line per part.
  */
 #include "core_test.h"
@@ -216,6 +221,81 @@ static void part_instatus(void)
     SAY("instatus: a failed request in Waitall, Testall, Waitsome: MPI_ERR_IN_STATUS\n");
 }
 
+static void part_reuse(void)
+{
+    int          right = (t_rank + 1) % t_size, left = (t_rank + t_size - 1) % t_size;
+    int          out[8], a[8], b[8], vin[8], rc, cls;
+    MPI_Request  r[8];
+    MPI_Status   st[8], s;
+    MPI_Datatype vec;
+
+    for (int i = 0; i < 8; i++)
+        out[i] = 100 * t_rank + i;
+    MPI_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &vec));
+    MPI_OK(MPI_Type_commit(&vec));
+    for (int round = 0; round < 3; round++) {
+        /* every other kind of request, to its end */
+        MPI_OK(MPI_Recv_init(a, 2, MPI_INT, left, 90, MPI_COMM_WORLD, &r[0]));
+        MPI_OK(MPI_Send_init(out, 2, MPI_INT, right, 90, MPI_COMM_WORLD, &r[1]));
+        MPI_OK(MPI_Startall(2, r));
+        MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        MPI_OK(MPI_Request_free(&r[0]));
+        MPI_OK(MPI_Request_free(&r[1]));
+        memset(vin, 0, sizeof vin);
+        MPI_OK(MPI_Irecv(vin, 1, vec, left, 91, MPI_COMM_WORLD, &r[2]));     /* unpacks */
+        MPI_OK(MPI_Isend(out, 1, vec, right, 91, MPI_COMM_WORLD, &r[3]));    /* packs */
+        MPI_OK(MPI_Irecv(b, 1, MPI_INT, MPI_PROC_NULL, 92, MPI_COMM_WORLD, &r[4]));
+        MPI_OK(MPI_Isend(out, 1, MPI_INT, right, 93, MPI_COMM_WORLD, &r[5]));
+        MPI_OK(MPI_Request_free(&r[5]));                                      /* active */
+        MPI_OK(MPI_Waitall(3, &r[2], st));
+        CHECK(vin[0] == 100 * left && vin[2] == 100 * left + 2 && vin[6] == 100 * left + 6
+              && vin[1] == 0, "the unpacked vector: %d %d %d %d", vin[0], vin[1], vin[2], vin[6]);
+        CHECK(st[2].MPI_SOURCE == MPI_PROC_NULL, "PROC_NULL status source %d", st[2].MPI_SOURCE);
+        MPI_OK(MPI_Recv(b, 1, MPI_INT, left, 93, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        /* plain ones in those slots */
+        for (int i = 0; i < 4; i++)
+            st[i].MPI_ERROR = -5;
+        MPI_OK(MPI_Irecv(a, 8, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r[0]));
+        MPI_OK(MPI_Irecv(b, 8, MPI_INT, left, 95, MPI_COMM_WORLD, &r[1]));
+        MPI_OK(MPI_Isend(out, 3, MPI_INT, right, 94, MPI_COMM_WORLD, &r[2]));
+        MPI_OK(MPI_Isend(out, 8, MPI_INT, right, 95, MPI_COMM_WORLD, &r[3]));
+        MPI_OK(MPI_Waitall(4, r, st));
+        CHECK(st[0].MPI_SOURCE == left && st[0].MPI_TAG == 94 && t_count(&st[0], MPI_INT) == 3
+              && st[0].MPI_ERROR == MPI_SUCCESS, "round %d: status 0: %d %d %d %s", round,
+              st[0].MPI_SOURCE, st[0].MPI_TAG, t_count(&st[0], MPI_INT),
+              t_err_name(st[0].MPI_ERROR));
+        CHECK(st[1].MPI_SOURCE == left && st[1].MPI_TAG == 95 && t_count(&st[1], MPI_INT) == 8
+              && st[1].MPI_ERROR == MPI_SUCCESS, "round %d: status 1: %d %d %d %s", round,
+              st[1].MPI_SOURCE, st[1].MPI_TAG, t_count(&st[1], MPI_INT),
+              t_err_name(st[1].MPI_ERROR));
+        CHECK(st[2].MPI_ERROR == MPI_SUCCESS && st[3].MPI_ERROR == MPI_SUCCESS,
+              "round %d: send statuses %d %d", round, st[2].MPI_ERROR, st[3].MPI_ERROR);
+        for (int i = 0; i < 4; i++)
+            CHECK(r[i] == MPI_REQUEST_NULL, "round %d: request %d not freed", round, i);
+        CHECK(a[2] == 100 * left + 2 && b[7] == 100 * left + 7, "round %d: data", round);
+        /* Wait: MPI_ERROR untouched on success; a truncation returned */
+        s.MPI_ERROR = -5;
+        MPI_OK(MPI_Irecv(a, 2, MPI_INT, left, 96, MPI_COMM_WORLD, &r[0]));
+        MPI_OK(MPI_Send(out, 2, MPI_INT, right, 96, MPI_COMM_WORLD));
+        MPI_OK(MPI_Wait(&r[0], &s));
+        CHECK(s.MPI_ERROR == -5 && s.MPI_SOURCE == left && s.MPI_TAG == 96
+              && t_count(&s, MPI_INT) == 2 && r[0] == MPI_REQUEST_NULL,
+              "round %d: wait: error %d source %d tag %d count %d", round, s.MPI_ERROR,
+              s.MPI_SOURCE, s.MPI_TAG, t_count(&s, MPI_INT));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        MPI_OK(MPI_Irecv(a, 2, MPI_INT, left, 97, MPI_COMM_WORLD, &r[0]));
+        MPI_OK(MPI_Send(out, 4, MPI_INT, right, 97, MPI_COMM_WORLD));
+        rc = MPI_Wait(&r[0], &s);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_TRUNCATE && r[0] == MPI_REQUEST_NULL, "round %d: truncated wait "
+              "returned %s", round, t_err_name(rc));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    MPI_OK(MPI_Type_free(&vec));
+    SAY("reuse: plain requests in reused slots complete with the right statuses\n");
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -227,6 +307,7 @@ int main(int argc, char **argv)
     part_free();
     part_status();
     part_instatus();
+    part_reuse();
     SAY("req_many: %d ranks ok\n", t_size);
     MPI_OK(MPI_Finalize());
     return 0;
