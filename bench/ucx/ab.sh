@@ -80,6 +80,13 @@ trap 'exit 130' INT TERM HUP
 ucxb_hosts_make "kab-$$" || die "cannot make the two hosts"
 ucxb_rsh_write "$TMP" "$CPU1" "$CPU2" || die "cannot write the rsh wrappers"
 H1=$UCXB_H1 H2=$UCXB_H2 DEV=$UCXB_DEV NS1=$UCXB_NS1 NS2=$UCXB_NS2
+# --pin: the launchers run on the first host's CPU too (as in run.sh). The
+# first host's PE is their own child, not started through nsrsh: without
+# this it was not pinned at all, and whenever the scheduler moved it onto
+# the second host's CPU every message waited for the two PEs to take turns
+# there (README: Numbers, "the 20-40x slow runs")
+PIN1=()
+[ "$CPU1" != all ] && PIN1=(taskset -c "$CPU1")
 
 # one WHICH ROW: one kumi-bench job, prints the value
 one() {
@@ -94,7 +101,7 @@ one() {
     esac
     # shellcheck disable=SC2086
     ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" KUMI_PLUGIN_DIR="$dir" \
-        timeout -k 5 "$TMO" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
+        timeout -k 5 "$TMO" "${PIN1[@]}" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
         --transport ucx --bind none --timeout "$TMO" "$BUILD/bin/kumi-bench" $op $args \
         --json - >"$out" 2>"$out.err" &
     CHILD=$!
@@ -108,12 +115,12 @@ one() {
 lat() {
     local out=$TMP/lat.out
     if [ "$1" = oshmem ]; then
-        ip netns exec "$NS1" timeout -k 5 "$TMO" "$OSHRUN" --allow-run-as-root --host "$H1,$H2" -n 2 \
+        ip netns exec "$NS1" timeout -k 5 "$TMO" "${PIN1[@]}" "$OSHRUN" --allow-run-as-root --host "$H1,$H2" -n 2 \
             --bind-to none --mca plm_rsh_agent "$TMP/nsrsh-sh" --mca btl self,tcp \
             -x UCX_TLS=tcp,self -x UCX_NET_DEVICES="$DEV" "$TMP/lat_shmem" "$ITERS" >"$out" 2>"$out.err" &
     else
         ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" KUMI_PLUGIN_DIR="$1" \
-            timeout -k 5 "$TMO" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
+            timeout -k 5 "$TMO" "${PIN1[@]}" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
             --transport ucx --bind none --timeout "$TMO" "$TMP/lat" "$ITERS" >"$out" 2>"$out.err" &
     fi
     CHILD=$!

@@ -63,6 +63,10 @@ void __tsan_release(void *addr);
 #define KUMI_UCX_BYE_S   2.0
 #define KUMI_UCX_EXIT_S  0.2
 
+/* UCX's tcp fragments (TX_SEG_SIZE) unless the user chose: its own receive
+ * segment's default (ucx_conn.c, kumi_ucx_tcp_seg) */
+#define KUMI_UCX_TCP_SEG "64k"
+
 /* puts up to this size travel as messages, in order with kicks and AMs
  * (no flush before the kick that follows: README, ordering) */
 #define KUMI_UCX_PUT_AM_MAX (128u << 10)
