@@ -372,18 +372,23 @@ static void *kumi_ucx_thread(void *arg)
 {
     struct kumi_ucx *s = arg;
     uint32_t         seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
+    long             nap = KUMI_UCX_NAP_NS;
 
-    /* naps of KUMI_UCX_NAP_NS, not that plus the default 50 us of slack */
+    /* naps as asked, not plus the default 50 us of slack */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         int armed, n = -1;
         if (!kumi_ucx_caller_polls(s, &seen) || __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))
             n = kumi_ucx_serve(s, &armed);
         if (n < 0) {          /* a caller polls, or drives (perhaps preempted there) */
-            struct timespec ts = { 0, KUMI_UCX_NAP_NS };
+            struct timespec ts = { 0, nap };
             nanosleep(&ts, NULL);
+            /* the caller still at it: each nap twice the last, up to
+             * KUMI_UCX_NAP_MAX_NS (every wake costs the caller's CPU) */
+            nap = nap < KUMI_UCX_NAP_MAX_NS / 2 ? nap * 2 : KUMI_UCX_NAP_MAX_NS;
             continue;
         }
+        nap = KUMI_UCX_NAP_NS;
         if (n != 0 || !armed)
             continue;
         struct pollfd pf = { .fd = s->efd, .events = POLLIN };
