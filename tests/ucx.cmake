@@ -59,6 +59,24 @@ add_test(NAME ucx.msg_count COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/put_pro
 set_tests_properties(ucx.msg_count PROPERTIES LABELS "ucx" TIMEOUT 240 PROCESSORS 2
   SKIP_RETURN_CODE 77 ENVIRONMENT "${KUMI_UCX_SAN_ENV}")
 
+# a 1 MiB put over UCX's tcp goes in 64 KiB fragments (the plugin's
+# TX_SEG_SIZE), 8 KiB ones only when the user asks (ucx/seg.sh counts the
+# sends under strace of ucx/big_put.c, which checks the data)
+add_executable(ucx_big_put ${CMAKE_CURRENT_SOURCE_DIR}/ucx/big_put.c)
+target_link_libraries(ucx_big_put PRIVATE kumi)
+add_test(NAME ucx.seg COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/seg.sh ${CMAKE_BINARY_DIR}/bin)
+set_tests_properties(ucx.seg PROPERTIES LABELS "ucx" TIMEOUT 240 PROCESSORS 2
+  SKIP_RETURN_CODE 77 ENVIRONMENT "${KUMI_UCX_SAN_ENV}")
+
+# a caller spinning in a wait: its progress thread's naps grow to 400 us,
+# so it wakes at most 5 times a millisecond (ucx/nap_count.c counts them)
+add_executable(ucx_nap_count ${CMAKE_CURRENT_SOURCE_DIR}/ucx/nap_count.c)
+target_link_libraries(ucx_nap_count PRIVATE kumi)
+add_test(NAME ucx.nap_count COMMAND ${KUMIRUN} -n 2 --transport ucx --timeout ${KUMI_PE_TIMEOUT}
+         $<TARGET_FILE:ucx_nap_count>)
+set_tests_properties(ucx.nap_count PROPERTIES LABELS "pe;ucx" TIMEOUT 120 PROCESSORS 2
+  ENVIRONMENT "UCX_TLS=tcp,self;KUMI_WAIT=spin;${KUMI_UCX_SAN_ENV}")
+
 # a PE that computes is served by its progress thread while it computes,
 # not only at its polls (ucx/compute_get.c: counts of gets and polls)
 add_executable(ucx_compute_get ${CMAKE_CURRENT_SOURCE_DIR}/ucx/compute_get.c)

@@ -26,6 +26,9 @@ usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECON
             computes)
   --oshmem  with --lat: a third column, lat_shmem.c under oshrun (OSHRUN,
             default /usr/bin/oshrun; built with oshcc beside it)
+  --oshmem-x VAR=VALUE  with --oshmem: also pass VAR=VALUE to OSHMEM's PEs
+            (oshrun -x; repeatable), e.g. UCX_TCP_TX_SEG_SIZE=64k, the
+            fragments kumi's plugin asks for
   --perftest with --lat: a column of ucx_perftest (UCX_PERFTEST, default
             ucx_perftest), server on the second host, client on the first,
             interleaved with the others: its 50th percentile of ucp_am_lat
@@ -37,7 +40,7 @@ EOF
 die() { echo "ab.sh: $*" >&2; exit 1; }
 
 BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw LAT=0 OSH=0 CPU1=all CPU2=all
-PT=0
+PT=0 OSHX=()
 OSHRUN=${OSHRUN:-/usr/bin/oshrun} PERFTEST=${UCX_PERFTEST:-ucx_perftest}
 HERE=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
@@ -53,6 +56,7 @@ while [ $# -gt 0 ]; do
     --pin) CPU1=0 CPU2=1; shift ;;
     --oshmem) OSH=1; shift ;;
     --perftest) PT=1; shift ;;
+    --oshmem-x) OSHX+=(-x "${2:?}"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -80,6 +84,13 @@ trap 'exit 130' INT TERM HUP
 ucxb_hosts_make "kab-$$" || die "cannot make the two hosts"
 ucxb_rsh_write "$TMP" "$CPU1" "$CPU2" || die "cannot write the rsh wrappers"
 H1=$UCXB_H1 H2=$UCXB_H2 DEV=$UCXB_DEV NS1=$UCXB_NS1 NS2=$UCXB_NS2
+# --pin: the launchers run on the first host's CPU too (as in run.sh). The
+# first host's PE is their own child, not started through nsrsh: without
+# this it was not pinned at all, and whenever the scheduler moved it onto
+# the second host's CPU every message waited for the two PEs to take turns
+# there (README: Numbers, "the 20-40x slow runs")
+PIN1=()
+[ "$CPU1" != all ] && PIN1=(taskset -c "$CPU1")
 
 # one WHICH ROW: one kumi-bench job, prints the value
 one() {
@@ -94,7 +105,7 @@ one() {
     esac
     # shellcheck disable=SC2086
     ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" KUMI_PLUGIN_DIR="$dir" \
-        timeout -k 5 "$TMO" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
+        timeout -k 5 "$TMO" "${PIN1[@]}" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
         --transport ucx --bind none --timeout "$TMO" "$BUILD/bin/kumi-bench" $op $args \
         --json - >"$out" 2>"$out.err" &
     CHILD=$!
@@ -108,12 +119,12 @@ one() {
 lat() {
     local out=$TMP/lat.out
     if [ "$1" = oshmem ]; then
-        ip netns exec "$NS1" timeout -k 5 "$TMO" "$OSHRUN" --allow-run-as-root --host "$H1,$H2" -n 2 \
+        ip netns exec "$NS1" timeout -k 5 "$TMO" "${PIN1[@]}" "$OSHRUN" --allow-run-as-root --host "$H1,$H2" -n 2 \
             --bind-to none --mca plm_rsh_agent "$TMP/nsrsh-sh" --mca btl self,tcp \
-            -x UCX_TLS=tcp,self -x UCX_NET_DEVICES="$DEV" "$TMP/lat_shmem" "$ITERS" >"$out" 2>"$out.err" &
+            -x UCX_TLS=tcp,self -x UCX_NET_DEVICES="$DEV" "${OSHX[@]}" "$TMP/lat_shmem" "$ITERS" >"$out" 2>"$out.err" &
     else
         ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" KUMI_PLUGIN_DIR="$1" \
-            timeout -k 5 "$TMO" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
+            timeout -k 5 "$TMO" "${PIN1[@]}" "$BUILD/bin/kumirun" --hosts "$H1:1,$H2:1" --rsh "$TMP/nsrsh" \
             --transport ucx --bind none --timeout "$TMO" "$TMP/lat" "$ITERS" >"$out" 2>"$out.err" &
     fi
     CHILD=$!
@@ -163,7 +174,7 @@ if [ "$LAT" = 1 ]; then
         cols="A B oshmem"
     fi
     [ "$PT" = 1 ] && cols="$cols perftest"
-    echo "# ab.sh --lat $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B; $ITERS ops each, per-op median (us) per run"
+    echo "# ab.sh --lat $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B; $ITERS ops each, per-op median (us) per run${OSHX[*]:+; oshmem: ${OSHX[*]}}"
     for _ in $(seq "$REPS"); do
         lat "$A" | sed 's/^/A /' >>"$TMP/lat.all"
         lat "$B" | sed 's/^/B /' >>"$TMP/lat.all"

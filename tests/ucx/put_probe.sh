@@ -16,6 +16,12 @@ command -v strace >/dev/null || { echo "put_probe: no strace: skipped"; exit 77;
 # sanitizer builds: LeakSanitizer cannot run under ptrace (strace); the
 # leak checks are pe.put_probe's, this one counts messages
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+# the put loops' barriers on a fixed algorithm: a job that finds the
+# machine idle times every algorithm at its first barrier (thousands of
+# sends), and the count of one job would not match the other's (ucx.seg
+# failed so on 2026-11-27: 7382 sends in its job with no rounds; ucx.msg_count
+# failed in the same run, its output not kept); the barrier rounds set their own
+export KUMI_BARRIER=a2a
 tmp=$(mktemp -d /tmp/kumi-putprobe.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 count() {   # MODE ROUNDS: the sends of one job, both PEs

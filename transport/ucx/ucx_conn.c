@@ -23,6 +23,48 @@ static int kumi_ucx_err(struct kumi_ucx *s, const char *what, ucs_status_t st)
     return KUMI_ERR_TRANSPORT;
 }
 
+/* Whether UCX_TLS lets UCX use its tcp transport: unset, "all", naming
+ * "tcp", or a "^" list that does not. A key nobody consumes makes UCX warn
+ * ("invalid configuration") at worker creation, as with UCX_TLS=sm,self. */
+static int kumi_ucx_tls_tcp(void)
+{
+    const char *t = getenv("UCX_TLS");
+    int         neg, tcp = 0, all = 0;
+
+    if (t == NULL || *t == '\0')
+        return 1;
+    neg = *t == '^';
+    for (t += neg; *t != '\0';) {
+        size_t n = strcspn(t, ",:");
+        tcp |= n == 3 && strncmp(t, "tcp", 3) == 0;
+        all |= n == 3 && strncmp(t, "all", 3) == 0;
+        t += n;
+        t += strcspn(t, ",");          /* past a ":aux" suffix */
+        t += *t == ',';
+    }
+    return neg ? !tcp : tcp || all;
+}
+
+/* UCX's tcp transport sends an RMA put (which it emulates with its own
+ * active messages) and every long message in fragments of its
+ * TX_SEG_SIZE, 8 KiB by default: one send each and, for a put, one
+ * completion message back each, 128 of both for 1 MiB. Its receiver takes
+ * fragments up to its RX_SEG_SIZE (64 KiB by default) whole. So fragments
+ * as large as the receiver's segment (README: Set-up; a 1 MiB put and its
+ * quiet took a quarter of the time): the key applies to the tcp interface
+ * only (no other UCX transport has a TX_SEG_SIZE). A user's
+ * UCX_TCP_TX_SEG_SIZE wins; one who set only UCX_TCP_RX_SEG_SIZE gets
+ * fragments of that size (never more than a receiver with the same
+ * setting takes). */
+static void kumi_ucx_tcp_seg(ucp_config_t *cfg)
+{
+    const char *rx = getenv("UCX_TCP_RX_SEG_SIZE");
+
+    if (getenv("UCX_TCP_TX_SEG_SIZE") == NULL && kumi_ucx_tls_tcp())
+        (void)ucp_config_modify(cfg, "TX_SEG_SIZE", rx != NULL && *rx != '\0' ? rx
+                                                                            : KUMI_UCX_TCP_SEG);
+}
+
 /* Memory, context, worker, registrations and the AM handler: everything a
  * peer may touch exists before my address is published. */
 int kumi_ucx_setup(struct kumi_ucx *s, const struct kumi_tp_params *p)
@@ -40,6 +82,7 @@ int kumi_ucx_setup(struct kumi_ucx *s, const struct kumi_tp_params *p)
     /* remote atomics must stay atomic with respect to the owner's CPU
      * atomics (transport.h: kumi_tp_amo_apply): a NIC's own atomics are not */
     ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
+    kumi_ucx_tcp_seg(cfg);
     ucp_params_t prm = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED
                       | UCP_PARAM_FIELD_NAME,
@@ -329,18 +372,23 @@ static void *kumi_ucx_thread(void *arg)
 {
     struct kumi_ucx *s = arg;
     uint32_t         seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
+    long             nap = KUMI_UCX_NAP_NS;
 
-    /* naps of KUMI_UCX_NAP_NS, not that plus the default 50 us of slack */
+    /* naps as asked, not plus the default 50 us of slack */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         int armed, n = -1;
         if (!kumi_ucx_caller_polls(s, &seen) || __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))
             n = kumi_ucx_serve(s, &armed);
         if (n < 0) {          /* a caller polls, or drives (perhaps preempted there) */
-            struct timespec ts = { 0, KUMI_UCX_NAP_NS };
+            struct timespec ts = { 0, nap };
             nanosleep(&ts, NULL);
+            /* the caller still at it: each nap twice the last, up to
+             * KUMI_UCX_NAP_MAX_NS (every wake costs the caller's CPU) */
+            nap = nap < KUMI_UCX_NAP_MAX_NS / 2 ? nap * 2 : KUMI_UCX_NAP_MAX_NS;
             continue;
         }
+        nap = KUMI_UCX_NAP_NS;
         if (n != 0 || !armed)
             continue;
         struct pollfd pf = { .fd = s->efd, .events = POLLIN };

@@ -17,12 +17,17 @@
 /* The progress thread (README: progress): a caller that polled twice since
  * the thread last looked, the last time within ACTIVE_NS, is taken to be
  * inside a kumi wait (it polls every few us there), and the thread naps
- * NAP_NS at a time while one is; a PE that stops polling is served by the
- * thread within about NAP_NS, and at once (a wake from the worker's fd)
- * after that. */
+ * while one is: NAP_NS first, each further nap twice the last, up to
+ * NAP_MAX_NS (each wake costs a spinning caller on the same core ~20 us of
+ * this VM's CPU); a PE that stops polling is served by the thread within
+ * about NAP_NS after a short wait, NAP_MAX_NS after a long one, and at
+ * once (a wake from the worker's fd) after that. */
 #define KUMI_UCX_ACTIVE_NS 50000L
 #ifndef KUMI_UCX_NAP_NS
 #define KUMI_UCX_NAP_NS    100000L
+#endif
+#ifndef KUMI_UCX_NAP_MAX_NS
+#define KUMI_UCX_NAP_MAX_NS 400000L
 #endif
 
 /* ThreadSanitizer cannot see the atomics libucp applies for a peer (a
@@ -62,6 +67,10 @@ void __tsan_release(void *addr);
  * to push ours out */
 #define KUMI_UCX_BYE_S   2.0
 #define KUMI_UCX_EXIT_S  0.2
+
+/* UCX's tcp fragments (TX_SEG_SIZE) unless the user chose: its own receive
+ * segment's default (ucx_conn.c, kumi_ucx_tcp_seg) */
+#define KUMI_UCX_TCP_SEG "64k"
 
 /* puts up to this size travel as messages, in order with kicks and AMs
  * (no flush before the kick that follows: README, ordering) */
