@@ -298,8 +298,7 @@ static int dsm_range(const char *call, const void *p, size_t n)
 {
     uintptr_t a = (uintptr_t)p;
 
-    if (p == NULL || a - kumi_dsm_g.base >= kumi_dsm_g.size
-        || n > kumi_dsm_g.size - (a - kumi_dsm_g.base))
+    if (p == NULL || !kumi_dsm_owns(p) || n > kumi_dsm.size - (a - kumi_dsm_g.base))
         return kumi_rt_error(KUMI_ERR_INVALID, call, "[%p, +%zu) is not inside the DSM region "
                              "[%p, +%zu)", p, n, (void *)kumi_dsm.base, kumi_dsm.size);
     return KUMI_OK;
@@ -355,7 +354,7 @@ void kumi_dsm_store_miss(void *p, unsigned w)
 
 int kumi_dsm_is_shared(const void *p)
 {
-    return kumi_dsm_in(p);
+    return kumi_dsm_owns(p);
 }
 
 void kumi_dsm_poll(void)

@@ -216,7 +216,7 @@ int kumi_dsm_dist_home(uint64_t off, int s)
 
 int kumi_dsm_home(const void *p)
 {
-    if (!kumi_dsm.up || !kumi_dsm_in(p))
+    if (!kumi_dsm.up || !kumi_dsm_owns(p))
         return -1;
     return kumi_dsm_home_of((uint64_t)((uintptr_t)p - kumi_dsm_g.base));
 }
@@ -564,7 +564,7 @@ void kumi_dsm_free(void *p)
 
     if (p == NULL || kumi_dsm_usable(call) != KUMI_OK)
         return;
-    if (!kumi_dsm_in(p)) {
+    if (!kumi_dsm_owns(p)) {
         kumi_rt_error(KUMI_ERR_INVALID, call, "%p is not in the DSM region", p);
         return;
     }
@@ -620,7 +620,7 @@ void *kumi_dsm_realloc(void *p, size_t size)
         return kumi_dsm_malloc(size);
     if (kumi_dsm_usable(call) != KUMI_OK)
         return NULL;
-    if (!kumi_dsm_in(p)) {
+    if (!kumi_dsm_owns(p)) {
         kumi_rt_error(KUMI_ERR_INVALID, call, "%p is not in the DSM region", p);
         return NULL;
     }

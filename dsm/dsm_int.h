@@ -167,6 +167,15 @@ struct kumi_dsm {
 
 extern struct kumi_dsm kumi_dsm;
 
+/* p lies in the region. Not check.h's kumi_dsm_in, which reads
+ * kumi_dsm_g.size, the span the access checks consider: 0 in a job of
+ * one PE (KUMI_DSM_SOLO), where the checks have nothing to keep coherent
+ * but the region, its allocator and its calls still work. */
+static inline int kumi_dsm_owns(const void *p)
+{
+    return (uintptr_t)p - (uintptr_t)kumi_dsm.base < kumi_dsm.size;
+}
+
 static inline struct kumi_dsm_dir *kumi_dsm_dir_at(uint64_t off)
 {
     return (struct kumi_dsm_dir *)(kumi_dsm.dir + (off >> KUMI_DSM_LINE_SHIFT) * kumi_dsm.dir_stride);

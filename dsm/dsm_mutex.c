@@ -27,8 +27,8 @@ static int mutex_where(const char *call, kumi_mutex_t *m)
     if (m == NULL || ((uintptr_t)m & 63) != 0)
         return kumi_rt_error(KUMI_ERR_INVALID, call, "mutex %p is NULL or not 64-byte aligned",
                              (void *)m);
-    if (kumi_dsm_in(m))
-        return kumi_dsm_in((uint8_t *)m + sizeof(*m) - 1) ? 1
+    if (kumi_dsm_owns(m))
+        return kumi_dsm_owns((uint8_t *)m + sizeof(*m) - 1) ? 1
                : kumi_rt_error(KUMI_ERR_INVALID, call, "mutex %p crosses the end of the DSM "
                                "region", (void *)m);
     if (kumi_rt_heap_off(m, sizeof(*m)) != (size_t)-1)

@@ -165,7 +165,10 @@ int kumi_dsm_layer_init(void)
         }
         kumi_dsm.up = 1;
         kumi_dsm_g.base = (uintptr_t)kumi_dsm.base;
-        kumi_dsm_g.size = kumi_dsm.size;
+        /* one PE: nothing to keep coherent, so the checks' span is empty
+         * (every access check finds private memory; kumi_dsm_owns still
+         * knows the region) */
+        kumi_dsm_g.size = kumi_rt.size == 1 && kumi_rt.cfg.dsm_solo ? 0 : kumi_dsm.size;
     }
     /* registered even without a region: requests are then refused, not lost */
     kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_DSM, kumi_dsm_am, NULL);

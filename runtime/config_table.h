@@ -56,6 +56,8 @@ KUMI_CFG(dsm_dist_min, "KUMI_DSM_DIST_MIN", SIZE, "256k", 0, 64ull << 30, NULL,
          "kumi_dsm_malloc/calloc of at least this many bytes is block-distributed: part k of P homed at PE k (0: never; kumi_dsm_malloc_dist always)")
 KUMI_CFG(dsm_dist_block, "KUMI_DSM_DIST_BLOCK", SIZE, "4k", 64, 4096, NULL,
          "coherence block of block-distributed allocations (a power of two, 64..4096): larger moves a whole row in one miss, smaller shares finer")
+KUMI_CFG(dsm_solo, "KUMI_DSM_SOLO", BOOL, "1", 0, 1, NULL,
+         "a job of one PE keeps no DSM coherence: its access checks find nothing to do, so translated code runs its unchecked copies (kumicc's gate) at plain C's speed; 0 keeps the checks (to test or measure them at one PE)")
 KUMI_CFG(dsm_stats, "KUMI_DSM_STATS", BOOL, "0", 0, 1, NULL,
          "at kumi_finalize every PE that used the DSM prints its kumi_dsm_stats counters to stderr")
 KUMI_CFG(omp_heap_block, "KUMI_OMP_HEAP_BLOCK", CHOICE, "fit", 0, 0, "fit|line",

@@ -13,6 +13,8 @@
 # free and reuse, flag-valued data, unaligned and line-crossing accesses,
 # acquire, stats, bad arguments
 kumi_pe_test(dsm_api dsm_api.c NPES 1 2 3 4 TCP_NPES 2 3 INTERNAL)
+# one PE keeping its checks (KUMI_DSM_SOLO=0): every part still holds
+kumi_pe_test(dsm_api_nosolo dsm_api.c NPES 1 SHM_ONLY INTERNAL ENV KUMI_DSM_SOLO=0)
 # a full region (KUMI_DSM_SIZE=8m): NULL and a message naming
 # KUMI_DSM_SIZE; remote frees make room again
 kumi_pe_test(dsm_api_exhaust dsm_api.c NPES 1 2 4 TCP_NPES 2 ARGS exhaust INTERNAL

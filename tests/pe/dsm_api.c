@@ -34,6 +34,10 @@
  *            an upgrade for a store to a shared copy, and messages
  *   errors   bad arguments: NULL buffers, addresses outside the region,
  *            freed memory, double free; after kumi_finalize KUMI_ERR_STATE
+ *   solo     the checks' span (check.h's kumi_dsm_in) is empty exactly
+ *            when the job has one PE and KUMI_DSM_SOLO is not 0, while
+ *            kumi_dsm_is_shared, the explicit calls, free and realloc
+ *            still know the region
  *   exhaust  (KUMI_DSM_SIZE=8m) each PE fills its share: NULL and one
  *            message naming KUMI_DSM_SIZE; the others' shares are
  *            unaffected; chunks freed by another PE are reused; everything
@@ -901,6 +905,31 @@ static void test_exhaust(void)
         printf("dsm_api exhaust: %d chunks of 64 KiB per %zu-byte share\n", n, share);
 }
 
+/* ------------------------------------------------------------------ solo */
+
+static void test_solo(void)
+{
+    const char *env  = getenv("KUMI_DSM_SOLO");
+    int         solo = npes == 1 && !(env != NULL && strcmp(env, "0") == 0);
+    uint64_t   *p    = kumi_dsm_malloc(4096), v = 0;
+
+    CHECK(p != NULL, "kumi_dsm_malloc(4096)");
+    CHECK(kumi_dsm_is_shared(p) && kumi_dsm_is_shared((char *)p + 4095),
+          "kumi_dsm_is_shared(%p) with %d PE(s)", (void *)p, npes);
+    CHECK(kumi_dsm_in(p) == !solo, "kumi_dsm_in(%p) is %d with %d PE(s), KUMI_DSM_SOLO=%s",
+          (void *)p, kumi_dsm_in(p), npes, env ? env : "(unset)");
+    /* the flag pattern itself, through the checks and the explicit calls */
+    st_any(p, KUMI_DSM_FLAG64, 8);
+    CHECK(ld_any(p, 8) == KUMI_DSM_FLAG64, "flag-valued word read back");
+    OK(kumi_dsm_write(p + 1, &(uint64_t){ 42 }, 8));
+    OK(kumi_dsm_read(&v, p + 1, 8));
+    CHECK(v == 42 && ld_any(p + 1, 8) == 42, "kumi_dsm_write/read: %llu",
+          (unsigned long long)v);
+    p = kumi_dsm_realloc(p, 8192);
+    CHECK(p != NULL && ld_any(p + 1, 8) == 42, "kumi_dsm_realloc kept the data");
+    free_ok(p);
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -930,6 +959,7 @@ int main(int argc, char **argv)
     PART("acquire", test_acquire());
     PART("stats", test_stats());
     PART("errors", test_errors());
+    PART("solo", test_solo());
     PART("exhaust", test_exhaust());
     CHECK(ran > 0, "unknown part '%s'", part);
     OK(kumi_finalize());
