@@ -77,6 +77,9 @@ set_tests_properties(pe.tcp_am_long.refuse.n2 PROPERTIES LABELS "pe;tcp")
 # when frames are written (the first active message after a round at once,
 # the rest coalesced) and how a stream of long ones is read (headers alone)
 kumi_tcp_test(tcp_batching tcp_batching.c NPES 2 INTERNAL)
+# system calls per message of a ping-pong: waits poll the sockets and recv
+# only what is there; one write and one recv a message
+kumi_tcp_test(tcp_calls tcp_calls.c NPES 2 3 INTERNAL)
 # everyone puts small and large messages to everyone without quiet
 kumi_tcp_test(tcp_backpressure tcp_backpressure.c NPES 2 3 4)
 # gets and fetching atomics complete while the target computes
