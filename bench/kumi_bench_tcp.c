@@ -4,11 +4,8 @@
  * TCP socket with no runtime in the loop.
  *
  *   one-way  PE 0 sends 8 bytes, PE 1 sends them back (TCP_NODELAY on
- *            both ends; the receiver spins on poll with timeout 0 and
- *            then reads, as a polling runtime does, so no thread wake-up
- *            is counted: spinning on a non-blocking recv instead holds
- *            the socket's lock against the sender's delivery, about 1 us
- *            more a message on this VM's loopback); half
+ *            both ends; the receiver spins on a non-blocking recv, as a
+ *            polling runtime does, so no thread wake-up is counted); half
  *            a round trip is the floor under an 8-byte message: a kick, a
  *            flag, a barrier step.
  *   stream   PE 0 sends 1 MiB messages back to back over the socket, PE 1
@@ -57,19 +54,13 @@ static void kb_tcp_send(int fd, const void *buf, size_t n)
     }
 }
 
-/* Receives exactly n bytes: blocking (MSG_WAITALL), or spinning on poll
- * with timeout 0 and then a non-blocking recv (spin: the latency floor of
- * a polling receiver). */
+/* Receives exactly n bytes: blocking (MSG_WAITALL), or spinning on a
+ * non-blocking recv (spin: the latency floor of a polling receiver). */
 static void kb_tcp_recv_how(int fd, void *buf, size_t n, int spin)
 {
     char *p = buf;
 
     while (n > 0) {
-        if (spin) {
-            struct pollfd pf = { .fd = fd, .events = POLLIN };
-            while (poll(&pf, 1, 0) == 0)
-                ;
-        }
         ssize_t k = recv(fd, p, n, spin ? MSG_DONTWAIT : MSG_WAITALL);
         if (k < 0 && (errno == EINTR || (spin && (errno == EAGAIN || errno == EWOULDBLOCK))))
             continue;
