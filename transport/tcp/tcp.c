@@ -460,8 +460,8 @@ int kumi_tcp_test_calls(struct kumi_tp *tp, struct kumi_tcp_calls *out)
         return KUMI_ERR_INVALID;
     s = kumi_tcp_of(tp);
     kumi_tcp_lock(s);
-    *out = (struct kumi_tcp_calls){ .polls = s->rx_polls, .epolls = s->rx_epolls,
-                                    .recvs = s->rx_recvs, .recvs_empty = s->rx_empty,
+    *out = (struct kumi_tcp_calls){ .epolls = s->rx_epolls, .recvs = s->rx_recvs,
+                                    .recvs_empty = s->rx_empty, .trailing = s->rx_trailing,
                                     .writes = s->tx_writes };
     kumi_tcp_unlock(s);
     return KUMI_OK;

@@ -29,12 +29,12 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe);
 int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *staged);
 
 /* The socket engine's system calls so far (this PE, all connections):
- * polls, the direct path's poll() over the peers' sockets; epolls, the
- * engine round's epoll_wait (not the progress thread's own wait); recvs
- * on connections, and of them recvs_empty, those that found nothing
- * (EAGAIN); writes, send and writev calls. */
+ * epolls, the engine round's epoll_wait (not the progress thread's own
+ * wait); recvs on connections, of them recvs_empty those that found
+ * nothing (EAGAIN), and trailing those that found nothing since the last
+ * one that found something; writes, send and writev calls. */
 struct kumi_tcp_calls {
-    uint64_t polls, epolls, recvs, recvs_empty, writes;
+    uint64_t epolls, recvs, recvs_empty, trailing, writes;
 };
 
 /* *out: the counts above. KUMI_OK, or KUMI_ERR_INVALID (not tcp). */

@@ -19,9 +19,8 @@
  * verdict (kumi_tcp_lost_report) */
 #define KUMI_TCP_LOST_REPORT_S  1.0
 
-/* jobs of up to this many PEs poll their sockets directly (one poll over
- * them, recv on those ready) rather than through epoll while the main
- * thread spins */
+/* jobs of up to this many PEs poll their sockets directly (recv on each)
+ * rather than through epoll while the main thread spins */
 #define KUMI_TCP_DIRECT_MAX 4
 #define KUMI_TCP_WINDOW     1024            /* counted frames in flight per direction */
 #define KUMI_TCP_COPY_MAX   (16u << 10)     /* larger puts go out from the user buffer */
@@ -150,9 +149,9 @@ struct kumi_tcp {
     /* test hook: the next frame to this PE goes out with bad fields */
     int                   corrupt_next;
     /* system calls of the socket engine, for tests (kumi_tcp_test_calls):
-     * polls of the direct path and epoll_waits of the engine's round,
-     * recvs (of them: found nothing), and send/writev calls */
-    uint64_t              rx_polls, rx_epolls, rx_recvs, rx_empty, tx_writes;
+     * epoll_waits of the engine's round, recvs (of them: found nothing;
+     * found nothing since the last that found something), send/writev */
+    uint64_t              rx_epolls, rx_recvs, rx_empty, rx_trailing, tx_writes;
 };
 
 int    kumi_tcp_is_failed(struct kumi_tcp *s);
