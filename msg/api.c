@@ -220,18 +220,32 @@ struct wait_arg {
     int              n, index;
 };
 
-/* One of the requests is done (index set); progress first. */
-static int any_ready(void *p)
+/* One of the requests is done (index set). */
+static int any_done(struct wait_arg *a)
 {
-    struct wait_arg *a = p;
-
-    kumi_msg_progress(a->call, 1);
     for (int i = 0; i < a->n; i++)
         if (a->reqs[i] != NULL && kumi_msg_req_done_now(a->reqs[i])) {
             a->index = i;
             return 1;
         }
     return 0;
+}
+
+/* The same, progress first. */
+static int any_ready(void *p)
+{
+    kumi_msg_progress(((struct wait_arg *)p)->call, 1);
+    return any_done(p);
+}
+
+/* The wait loop's test (kumi_rt_wait_pred), after a first any_ready: done
+ * already, else progress and look again. The loop serves the transport
+ * itself between two tests, and a message that pass delivered is found
+ * here without another round of the transport (on tcp a recv on every
+ * socket: 0.17 us of an 8-byte ping-pong's 5.4, 2026-11-27). */
+static int any_ready_wait(void *p)
+{
+    return any_done(p) || any_ready(p);
 }
 
 int kumi_msg_poll(const char *call)
@@ -249,7 +263,7 @@ static int req_wait_slow(const char *call, kumi_request_t r)
 
     if (any_ready(&a))
         return KUMI_OK;
-    return kumi_rt_wait_pred(call, any_ready, &a);
+    return kumi_rt_wait_pred(call, any_ready_wait, &a);
 }
 
 static inline int req_wait(const char *call, kumi_request_t r)
@@ -284,13 +298,21 @@ static int until_ready(void *p)
     return a->ready(a->arg);
 }
 
+/* As any_ready_wait: ready already, else progress and ask again. */
+static int until_ready_wait(void *p)
+{
+    struct until_arg *a = p;
+
+    return a->ready(a->arg) || until_ready(p);
+}
+
 int kumi_msg_wait_until(const char *call, int (*ready)(void *arg), void *arg)
 {
     struct until_arg a = { call, ready, arg };
 
     if (until_ready(&a))
         return KUMI_OK;
-    return kumi_rt_wait_pred(call, until_ready, &a);
+    return kumi_rt_wait_pred(call, until_ready_wait, &a);
 }
 
 static inline int wait_one(const char *call, kumi_request_t *req, kumi_status_t *status)
@@ -363,7 +385,7 @@ int kumi_waitany(int n, kumi_request_t reqs[], int *index, kumi_status_t *status
         return KUMI_OK;
     }
     struct wait_arg a = { call, reqs, n, -1 };
-    if (!any_ready(&a) && (rc = kumi_rt_wait_pred(call, any_ready, &a)) != KUMI_OK)
+    if (!any_ready(&a) && (rc = kumi_rt_wait_pred(call, any_ready_wait, &a)) != KUMI_OK)
         return rc;
     *index = a.index;
     return finish(call, &reqs[a.index], status);

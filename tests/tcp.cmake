@@ -77,6 +77,14 @@ set_tests_properties(pe.tcp_am_long.refuse.n2 PROPERTIES LABELS "pe;tcp")
 # when frames are written (the first active message after a round at once,
 # the rest coalesced) and how a stream of long ones is read (headers alone)
 kumi_tcp_test(tcp_batching tcp_batching.c NPES 2 INTERNAL)
+# system calls per message of a ping-pong: one write and one recv a
+# message, and kumi_recv returns without another look at the sockets once
+# its message is in. Spin policy whatever kumirun's load check finds: the
+# extra look happened in the spinning wait loop
+# (2 PEs: a third, spinning in the last barrier, would take a core from them)
+kumi_pe_test(tcp_calls tcp_calls.c NPES 2 SHM_ONLY INTERNAL
+  ENV KUMI_TRANSPORT=tcp KUMI_WAIT=spin)
+set_tests_properties(pe.tcp_calls.n2 PROPERTIES LABELS "pe;tcp")
 # everyone puts small and large messages to everyone without quiet
 kumi_tcp_test(tcp_backpressure tcp_backpressure.c NPES 2 3 4)
 # gets and fetching atomics complete while the target computes

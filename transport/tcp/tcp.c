@@ -452,6 +452,21 @@ int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *s
     return KUMI_OK;
 }
 
+int kumi_tcp_test_calls(struct kumi_tp *tp, struct kumi_tcp_calls *out)
+{
+    struct kumi_tcp *s;
+
+    if (tp->ops->open != kumi_tcp_open)
+        return KUMI_ERR_INVALID;
+    s = kumi_tcp_of(tp);
+    kumi_tcp_lock(s);
+    *out = (struct kumi_tcp_calls){ .epolls = s->rx_epolls, .recvs = s->rx_recvs,
+                                    .recvs_empty = s->rx_empty, .trailing = s->rx_trailing,
+                                    .writes = s->tx_writes };
+    kumi_tcp_unlock(s);
+    return KUMI_OK;
+}
+
 int kumi_tcp_test_cc(struct kumi_tp *tp, int pe, char *name, size_t len)
 {
     struct kumi_tcp *s;

@@ -28,6 +28,18 @@ int kumi_tcp_test_bad_frame(struct kumi_tp *tp, int pe);
  * range). */
 int kumi_tcp_test_counts(struct kumi_tp *tp, int pe, size_t *unsent, uint64_t *staged);
 
+/* The socket engine's system calls so far (this PE, all connections):
+ * epolls, the engine round's epoll_wait (not the progress thread's own
+ * wait); recvs on connections, of them recvs_empty those that found
+ * nothing (EAGAIN), and trailing those that found nothing since the last
+ * one that found something; writes, send and writev calls. */
+struct kumi_tcp_calls {
+    uint64_t epolls, recvs, recvs_empty, trailing, writes;
+};
+
+/* *out: the counts above. KUMI_OK, or KUMI_ERR_INVALID (not tcp). */
+int kumi_tcp_test_calls(struct kumi_tp *tp, struct kumi_tcp_calls *out);
+
 /* The congestion control of the connection to pe (NUL-terminated, at most
  * len - 1 bytes). KUMI_OK, KUMI_ERR_INVALID (not tcp, pe is me or out of
  * range) or KUMI_ERR_TRANSPORT (no connection, getsockopt failed). */

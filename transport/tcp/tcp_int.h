@@ -148,6 +148,10 @@ struct kumi_tcp {
     int                   threads;
     /* test hook: the next frame to this PE goes out with bad fields */
     int                   corrupt_next;
+    /* system calls of the socket engine, for tests (kumi_tcp_test_calls):
+     * epoll_waits of the engine's round, recvs (of them: found nothing;
+     * found nothing since the last that found something), send/writev */
+    uint64_t              rx_epolls, rx_recvs, rx_empty, rx_trailing, tx_writes;
 };
 
 int    kumi_tcp_is_failed(struct kumi_tcp *s);

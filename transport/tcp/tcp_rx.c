@@ -38,7 +38,9 @@ static int kumi_tcp_reply_get(struct kumi_tcp *s, struct kumi_tcp_conn *c, unsig
         return rc;
     if (len >= KUMI_TCP_COPY_MAX && !c->busy && c->state == KUMI_TCP_UP) {
         struct iovec iov[2] = { { c->sbuf + c->spos, c->slen - c->spos }, { (void *)src, len } };
-        ssize_t      n = writev(c->fd, iov, 2);
+        ssize_t      n;
+        s->tx_writes++;
+        n = writev(c->fd, iov, 2);
         if (n > 0) {
             size_t m = (size_t)n, q = c->slen - c->spos < m ? c->slen - c->spos : m;
             c->spos += q;
@@ -171,6 +173,7 @@ static void kumi_tcp_conn_read(struct kumi_tcp *s, struct kumi_tcp_conn *c)
         if (c->rx.in_payload ? c->rx.hdr.len >= KUMI_TCP_STAGE : c->rx_bulk)
             ask = want + KUMI_TCP_HDR_READ;
 
+        s->rx_recvs++;
         if (direct) {
             n = recv(c->fd, dst, want, 0);
         } else {
@@ -188,10 +191,15 @@ static void kumi_tcp_conn_read(struct kumi_tcp *s, struct kumi_tcp_conn *c)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
                 kumi_tcp_conn_lost(s, c, "recv: %s", strerror(errno));
+            } else {
+                s->rx_empty++;
+                s->rx_trailing++;
+            }
             return;
         }
+        s->rx_trailing = 0;
         if (direct)
             kumi_frame_rx_got(&c->rx, (size_t)n);
         else
@@ -304,6 +312,7 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
     kumi_tcp_selfq_run(s);
     if (s->epfd < 0)
         return s->handled - before;
+    s->rx_epolls++;
     n = epoll_wait(s->epfd, ev, 32, s->handled != before ? 0 : timeout_ms);
     for (int i = 0; i < n; i++)
         kumi_tcp_event(s, &ev[i]);
@@ -313,8 +322,12 @@ int kumi_tcp_progress_locked(struct kumi_tcp *s, int timeout_ms)
 /* The main thread's poll in a small job: a non-blocking recv on each
  * peer's socket instead of epoll_wait and then recv, one system call less
  * between a frame's arrival and its delivery (the latency path of a spin
- * wait). Every 64th poll still goes through epoll for what only it sees:
- * connections being accepted or checked, sockets waiting for room. */
+ * wait). Spinning on poll() and reading only what it reports was measured
+ * against this (2026-11-27, 2 PEs over lo, the two taking turns block by
+ * block in one run): no faster, 0.2 us a message slower, since the arrival
+ * then costs two calls (README.md, "Receiving"). Every 64th poll still
+ * goes through epoll for what only it sees: connections being accepted or
+ * checked, sockets waiting for room. */
 int kumi_tcp_progress_direct(struct kumi_tcp *s)
 {
     int      before = s->handled;

@@ -99,7 +99,9 @@ int kumi_tcp_flush(struct kumi_tcp *s, struct kumi_tcp_conn *c)
     if (c->busy || c->fd < 0 || c->state != KUMI_TCP_UP)
         return c->fd < 0 ? KUMI_ERR_PEER : KUMI_OK;
     while (c->spos < c->slen) {
-        ssize_t n = send(c->fd, c->sbuf + c->spos, c->slen - c->spos, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n;
+        s->tx_writes++;
+        n = send(c->fd, c->sbuf + c->spos, c->slen - c->spos, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             c->spos += (size_t)n;
         } else if (n < 0 && errno == EINTR) {
@@ -168,7 +170,9 @@ int kumi_tcp_tx_direct(struct kumi_tcp *s, struct kumi_tcp_conn *c,
         if (c->spos < lim)
             iov[k++] = (struct iovec){ c->sbuf + c->spos, lim - c->spos };
         iov[k++] = (struct iovec){ (uint8_t *)data + ddone, len - ddone };
-        ssize_t n = writev(c->fd, iov, k);
+        ssize_t n;
+        s->tx_writes++;
+        n = writev(c->fd, iov, k);
         if (n > 0) {
             size_t m = (size_t)n, q = lim - c->spos < m ? lim - c->spos : m;
             c->spos += q;
