@@ -131,8 +131,9 @@ int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int ta
     return irecv_ctx(call, buf, bytes, pe, tag, team, ctx, req);
 }
 
-static inline __attribute__((always_inline)) int isend(const char *call, const void *buf, size_t bytes, int pe, int tag,
-                 kumi_team_t team, kumi_request_t *req)
+static inline __attribute__((always_inline)) int
+isend(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+      kumi_request_t *req)
 {
     int rc = check_common(call, team, buf, bytes);
 
@@ -145,8 +146,9 @@ static inline __attribute__((always_inline)) int isend(const char *call, const v
     return isend_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, 0, req);
 }
 
-static inline __attribute__((always_inline)) int irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
-                 kumi_request_t *req)
+static inline __attribute__((always_inline)) int
+irecv(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+      kumi_request_t *req)
 {
     int rc = check_common(call, team, buf, bytes);
 

@@ -40,8 +40,8 @@ static int cma_pull(int pid, void *dst, uint64_t src, size_t n)
 /* An EAGER message (header h, payload data) from src completes r.
  * (always inline, as posted_take: kumi_msg_arrive_direct, the handler's
  * path for every small message, makes no call of its own) */
-static inline __attribute__((always_inline)) void deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hdr *h,
-                          const void *data)
+static inline __attribute__((always_inline)) void
+deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hdr *h, const void *data)
 {
     size_t len = (size_t)h->size, take = len < r->bytes ? len : r->bytes;
 
