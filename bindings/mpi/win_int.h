@@ -16,7 +16,7 @@
  * other operation is a message on the world team in context
  * KMPI_CTX_RMA, tag 0, to the target's PE: a header, the target
  * datatype's flattened map (derived types) and the packed data. The
- * target executes it in its progress hook (kumi_rt_bind_poll_hook, run
+ * target executes it in its progress hook (kumi_rt_poll_hook_add, run
  * by every wait of kumi and of this binding), so it makes progress
  * whenever it is in any MPI call, as MPI-3.1 11.7.2 permits. One tag on
  * one context keeps the messages of one origin to one target in issue
