@@ -66,6 +66,18 @@ struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc)
     return w;
 }
 
+struct kmpi_win *kmpi_win_check_arg(const char *call, MPI_Win win, int ok, const char *what,
+                                    int *rc)
+{
+    struct kmpi_win *w = kmpi_win_check(call, win, rc);
+
+    if (w != NULL && !ok) {
+        *rc = kmpi_win_error(w, MPI_ERR_ARG, call, "%s is NULL", what);
+        return NULL;
+    }
+    return w;
+}
+
 /* ------------------------------------------------------------ creation */
 
 static void win_release(struct kmpi_win *w)

@@ -167,6 +167,9 @@ int kmpi_win_error(struct kmpi_win *w, int code, const char *call, const char *f
     __attribute__((format(printf, 4, 5)));
 /* the checks every window call starts with: live, w valid; NULL with *rc */
 struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc);
+/* the same, then an argument: !ok is MPI_ERR_ARG "<what> is NULL" */
+struct kmpi_win *kmpi_win_check_arg(const char *call, MPI_Win win, int ok, const char *what,
+                                    int *rc);
 
 /* win_attr.c: every attribute of w deleted, its callbacks called
  * (MPI_Win_free); a callback's failure is raised and returned */
