@@ -195,26 +195,44 @@ static struct kmpi_sched *blocks_sched(const char *call, MPI_Comm comm, struct k
     return s;
 }
 
+/* What gather and scatter share up to their schedule: the communicator
+ * (*cp), what root says about this member (*kind), the leaf's one buffer
+ * (lf: buf and count; its type into lf->t) and the root's blocks (blk;
+ * its type into blk->t) checked, the schedule made. NULL with *rc (which
+ * may be MPI_SUCCESS: nothing to do). gather: the leaves send, the root
+ * receives; else the other way */
+static struct kmpi_sched *rooted_begin(const char *call, MPI_Comm comm, MPI_Request *request,
+                                       int root, int gather, struct kmpi_nbc_side *lf,
+                                       MPI_Datatype ldt, struct kmpi_nbc_side *blk,
+                                       MPI_Datatype bdt, struct kmpi_comm **cp, int *kind,
+                                       int *rc)
+{
+    const struct dir_names *ln = gather ? &SEND : &RECV, *bn = gather ? &RECV : &SEND;
+    int                     v  = call[strlen(call) - 1] == 'v';
+    struct kmpi_comm       *c  = ic_comm(call, comm, request, rc);
+
+    if ((*cp = c) == NULL || (*rc = root_kind(call, comm, c, root, kind)) != MPI_SUCCESS)
+        return NULL;
+    if ((*kind == ROOT_REMOTE
+         && (*rc = leaf_side(call, comm, lf->buf, lf->count, ldt, ln, &lf->t)) != MPI_SUCCESS)
+        || (*kind == ROOT_ME && (*rc = blocks_side(call, comm, v, blk, bdt, bn)) != MPI_SUCCESS))
+        return NULL;
+    return blocks_sched(call, comm, c, *kind == ROOT_ME ? blk : NULL, bn, rc);
+}
+
 int kmpi_icoll_gather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype st,
                       void *recvbuf, int recvcount, const int *recvcounts, const int *displs,
                       MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int                  rc, kind, v = call[strlen(call) - 1] == 'v';
-    struct kmpi_comm    *c = ic_comm(call, comm, request, &rc);
-    struct kmpi_type    *t = NULL;
-    struct kmpi_sched   *s;
+    int                  rc, kind;
+    struct kmpi_comm    *c;
+    struct kmpi_nbc_side snd = { .buf = sendbuf, .count = sendcount };
     struct kmpi_nbc_side rcv = { .buf = recvbuf, .count = recvcount, .counts = recvcounts,
                                  .displs = displs };
+    struct kmpi_sched   *s = rooted_begin(call, comm, request, root, 1, &snd, st, &rcv, rt, &c,
+                                          &kind, &rc);
 
-    if (c == NULL)
-        return rc;
-    if ((rc = root_kind(call, comm, c, root, &kind)) != MPI_SUCCESS)
-        return rc;
-    if ((kind == ROOT_REMOTE
-         && (rc = leaf_side(call, comm, sendbuf, sendcount, st, &SEND, &t)) != MPI_SUCCESS)
-        || (kind == ROOT_ME && (rc = blocks_side(call, comm, v, &rcv, rt, &RECV)) != MPI_SUCCESS))
-        return rc;
-    if ((s = blocks_sched(call, comm, c, kind == ROOT_ME ? &rcv : NULL, &RECV, &rc)) == NULL)
+    if (s == NULL)
         return rc;
     if (kind == ROOT_ME) {
         void **img = kmpi_sched_tmp(s, (size_t)c->psize * sizeof(*img));
@@ -231,9 +249,9 @@ int kmpi_icoll_gather(const char *call, const void *sendbuf, int sendcount, MPI_
             if (img[r] != NULL)
                 kmpi_sched_recv_finish(s, img[r], kmpi_side_block(&rcv, r),
                                        kmpi_side_count(&rcv, r), rcv.t);
-    } else if (kind == ROOT_REMOTE && (size_t)sendcount * t->size > 0) {
-        kmpi_sched_send(s, kmpi_sched_send_image(s, sendbuf, (size_t)sendcount, t),
-                        (size_t)sendcount * t->size, root, 0);
+    } else if (kind == ROOT_REMOTE && (size_t)sendcount * snd.t->size > 0) {
+        kmpi_sched_send(s, kmpi_sched_send_image(s, sendbuf, (size_t)sendcount, snd.t),
+                        (size_t)sendcount * snd.t->size, root, 0);
         kmpi_sched_wait(s);
     }
     return kmpi_sched_go(s, request);
@@ -244,22 +262,15 @@ int kmpi_icoll_scatter(const char *call, const void *sendbuf, int sendcount,
                        void *recvbuf, int recvcount, MPI_Datatype rt, int root, MPI_Comm comm,
                        MPI_Request *request)
 {
-    int                  rc, kind, v = call[strlen(call) - 1] == 'v';
-    struct kmpi_comm    *c = ic_comm(call, comm, request, &rc);
-    struct kmpi_type    *t = NULL;
-    struct kmpi_sched   *s;
+    int                  rc, kind;
+    struct kmpi_comm    *c;
+    struct kmpi_nbc_side rcv = { .buf = recvbuf, .count = recvcount };
     struct kmpi_nbc_side snd = { .buf = sendbuf, .count = sendcount, .counts = sendcounts,
                                  .displs = displs };
+    struct kmpi_sched   *s = rooted_begin(call, comm, request, root, 0, &rcv, rt, &snd, st, &c,
+                                          &kind, &rc);
 
-    if (c == NULL)
-        return rc;
-    if ((rc = root_kind(call, comm, c, root, &kind)) != MPI_SUCCESS)
-        return rc;
-    if ((kind == ROOT_REMOTE
-         && (rc = leaf_side(call, comm, recvbuf, recvcount, rt, &RECV, &t)) != MPI_SUCCESS)
-        || (kind == ROOT_ME && (rc = blocks_side(call, comm, v, &snd, st, &SEND)) != MPI_SUCCESS))
-        return rc;
-    if ((s = blocks_sched(call, comm, c, kind == ROOT_ME ? &snd : NULL, &SEND, &rc)) == NULL)
+    if (s == NULL)
         return rc;
     if (kind == ROOT_ME) {
         for (int r = 0; r < c->psize; r++)
@@ -268,11 +279,11 @@ int kmpi_icoll_scatter(const char *call, const void *sendbuf, int sendcount,
                                                          kmpi_side_count(&snd, r), snd.t),
                                 kmpi_side_bytes(&snd, r), r, 0);
         kmpi_sched_wait(s);
-    } else if (kind == ROOT_REMOTE && (size_t)recvcount * t->size > 0) {
-        void *img = kmpi_sched_recv_image(s, recvbuf, (size_t)recvcount, t);
-        kmpi_sched_recv(s, img, (size_t)recvcount * t->size, root, 0);
+    } else if (kind == ROOT_REMOTE && (size_t)recvcount * rcv.t->size > 0) {
+        void *img = kmpi_sched_recv_image(s, recvbuf, (size_t)recvcount, rcv.t);
+        kmpi_sched_recv(s, img, (size_t)recvcount * rcv.t->size, root, 0);
         kmpi_sched_wait(s);
-        kmpi_sched_recv_finish(s, img, recvbuf, (size_t)recvcount, t);
+        kmpi_sched_recv_finish(s, img, recvbuf, (size_t)recvcount, rcv.t);
     }
     return kmpi_sched_go(s, request);
 }
