@@ -444,16 +444,8 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
         return rc;
     if (a->req != NULL)
         *a->req = MPI_REQUEST_NULL;
-    if (a->target == MPI_PROC_NULL) {
-        if (a->req != NULL) {
-            struct kmpi_win_pend *p = calloc(1, sizeof *p);
-            if (p == NULL)
-                return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
-            p->done = p->held = 1;
-            return kmpi_req_generic(&rreq_ops, p, a->req);
-        }
-        return MPI_SUCCESS;
-    }
+    if (a->target == MPI_PROC_NULL)
+        return rma_done(call, w, a);
     if (a->target < 0 || a->target >= w->size)
         return kmpi_win_error(w, MPI_ERR_RANK, call, "target_rank %d is not in 0..%d",
                               a->target, w->size - 1);
