@@ -452,18 +452,29 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     return win_out(w, base, baseptr, win);
 }
 
+/* w of a flavor's own call: valid and made by maker (flavor); NULL with *rc */
+static struct kmpi_win *flavor_win(const char *call, MPI_Win win, int flavor, const char *maker,
+                                   int *rc)
+{
+    struct kmpi_win *w = kmpi_win_check(call, win, rc);
+
+    if (w != NULL && w->flavor != flavor) {
+        *rc = kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by %s", maker);
+        return NULL;
+    }
+    return w;
+}
+
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     static const char call[] = "MPI_Win_shared_query";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = flavor_win(call, win, MPI_WIN_FLAVOR_SHARED, "MPI_Win_allocate_shared",
+                                     &rc);
 
     if (w == NULL)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call,
-                              "not made by MPI_Win_allocate_shared");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
         return kmpi_win_error(w, MPI_ERR_RANK, call, "rank %d is not in 0..%d", rank, w->size - 1);
     if (size == NULL || disp_unit == NULL || baseptr == NULL)
@@ -493,12 +504,11 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char call[] = "MPI_Win_attach";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = flavor_win(call, win, MPI_WIN_FLAVOR_DYNAMIC, "MPI_Win_create_dynamic",
+                                     &rc);
 
     if (w == NULL)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by MPI_Win_create_dynamic");
     if (size < 0)
         return kmpi_win_error(w, MPI_ERR_SIZE, call, "size %lld is negative", (long long)size);
     if (base == NULL && size > 0)
@@ -528,12 +538,11 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     static const char call[] = "MPI_Win_detach";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = flavor_win(call, win, MPI_WIN_FLAVOR_DYNAMIC, "MPI_Win_create_dynamic",
+                                     &rc);
 
     if (w == NULL)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by MPI_Win_create_dynamic");
     for (int i = 0; i < w->nregions; i++)
         if (w->regions[i].base == (uintptr_t)base) {
             w->regions[i] = w->regions[--w->nregions];
