@@ -616,28 +616,27 @@ int PMPI_Win_flush_all(MPI_Win win)
     return kmpi_win_wait_local(call, w, -1);
 }
 
-#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-int PMPI_Win_flush_local(int rank, MPI_Win win)
+/* MPI_Win_flush_local, and with ALL_RANKS MPI_Win_flush_local_all */
+static int flush_local(const char *call, MPI_Win win, int rank)
 {
-    static const char call[] = "MPI_Win_flush_local";
-    int               rc;
-    struct kmpi_win  *w = win_enter(call, win, rank, EP_PASSIVE, &rc);
+    int              rc;
+    struct kmpi_win *w = win_enter(call, win, rank, EP_PASSIVE, &rc);
 
     if (w == NULL)
         return rc;
-    return kmpi_win_wait_local(call, w, rank);
+    return kmpi_win_wait_local(call, w, rank == ALL_RANKS ? -1 : rank);
+}
+
+#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    return flush_local("MPI_Win_flush_local", win, rank);
 }
 
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    static const char call[] = "MPI_Win_flush_local_all";
-    int               rc;
-    struct kmpi_win  *w = win_enter(call, win, ALL_RANKS, EP_PASSIVE, &rc);
-
-    if (w == NULL)
-        return rc;
-    return kmpi_win_wait_local(call, w, -1);
+    return flush_local("MPI_Win_flush_local_all", win, ALL_RANKS);
 }
 
 #pragma weak MPI_Win_sync = PMPI_Win_sync
