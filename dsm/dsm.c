@@ -363,8 +363,7 @@ void kumi_dsm_poll(void)
         return;
     kumi_tp_progress(&kumi_rt.tp);
     kumi_dsm_drain();
-    if (kumi_rt_bind_poll_hook != NULL)   /* a binding's requests (OpenMP's stdio) */
-        kumi_rt_bind_poll_hook();
+    kumi_rt_poll_hooks_run();   /* the bindings' requests (OpenMP's stdio) */
 }
 
 /* Copies between DSM and private memory line by line, each line made

@@ -347,9 +347,29 @@ static inline int kumi_rt_layers_poll(void)
     }
     return served;
 }
-/* A binding's poll (libkumi-omp serves other PEs' stdio requests): from
- * every wait, after the layers' polls, on the same thread. */
-extern int  (*kumi_rt_bind_poll_hook)(void);
+/* The bindings' polls (libkumi-mpi moves non-blocking collectives and
+ * serves one-sided requests, libkumi-omp serves other PEs' stdio): from
+ * every wait, after the layers' polls, on the same thread, in the order
+ * they were added; each returns how many requests it served. A hook may
+ * wait (and so run the hooks again) or add one; removing one while
+ * another thread walks the table may skip or repeat a hook once. */
+#define KUMI_RT_POLL_HOOKS_MAX 8
+/* KUMI_OK (fn already there: KUMI_OK, nothing added); the table full:
+ * KUMI_ERR_NOMEM, reported. */
+int kumi_rt_poll_hook_add(int (*fn)(void));
+/* KUMI_OK, or KUMI_ERR_INVALID when fn is not there (nothing reported). */
+int kumi_rt_poll_hook_remove(int (*fn)(void));
+/* runtime/wait.c: every hook, once; how many requests they served */
+int kumi_rt_poll_hooks_walk(void);
+extern int kumi_rt_npoll_hooks;
+/* What a wait runs (and kumi_dsm_poll): an empty table costs one load
+ * and a branch. */
+static inline int kumi_rt_poll_hooks_run(void)
+{
+    if (__builtin_expect(__atomic_load_n(&kumi_rt_npoll_hooks, __ATOMIC_RELAXED) == 0, 1))
+        return 0;
+    return kumi_rt_poll_hooks_walk();
+}
 
 /* Active-message handler ids the runtime's layers use (tests use 30, 31). */
 enum { KUMI_RT_AM_DSM = 1, KUMI_RT_AM_OMP = 2, KUMI_RT_AM_MSG = 3 };

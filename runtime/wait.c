@@ -17,6 +17,7 @@
  * (another thread already at it: nothing to do), so a waiting thread never
  * stops another from sending or completing.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 
@@ -39,7 +40,72 @@
                                                KUMI_WAIT_YIELD_NS sleeps this
                                                long at a time (nobody rings) */
 
-int (*kumi_rt_bind_poll_hook)(void);
+/* The bindings' poll hooks (rt.h): slots [0, kumi_rt_npoll_hooks) in
+ * the order added. Added and removed under the lock (rare: a binding's
+ * first use); walked without it: the count is published after its slot
+ * (release), and a removal shifts the later slots down and clears the
+ * last before it lowers the count. */
+static int (*kumi_rt_poll_hooks[KUMI_RT_POLL_HOOKS_MAX])(void);
+int                    kumi_rt_npoll_hooks;
+static pthread_mutex_t kumi_rt_poll_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int kumi_rt_poll_hook_find(int (*fn)(void), int n)
+{
+    for (int i = 0; i < n; i++)
+        if (__atomic_load_n(&kumi_rt_poll_hooks[i], __ATOMIC_RELAXED) == fn)
+            return i;
+    return -1;
+}
+
+int kumi_rt_poll_hook_add(int (*fn)(void))
+{
+    int rc = KUMI_OK;
+
+    if (fn == NULL)
+        return kumi_rt_error(KUMI_ERR_INVALID, "kumi_rt_poll_hook_add", "fn is NULL");
+    /* the common case (a binding registering on each use): there already */
+    if (kumi_rt_poll_hook_find(fn, __atomic_load_n(&kumi_rt_npoll_hooks, __ATOMIC_ACQUIRE)) >= 0)
+        return KUMI_OK;
+    pthread_mutex_lock(&kumi_rt_poll_hooks_lock);
+    int n = kumi_rt_npoll_hooks;
+    if (kumi_rt_poll_hook_find(fn, n) < 0) {
+        if (n == KUMI_RT_POLL_HOOKS_MAX) {
+            rc = kumi_rt_error(KUMI_ERR_NOMEM, "kumi_rt_poll_hook_add", "%d poll hooks already "
+                               "(KUMI_RT_POLL_HOOKS_MAX)", n);
+        } else {
+            __atomic_store_n(&kumi_rt_poll_hooks[n], fn, __ATOMIC_RELAXED);
+            __atomic_store_n(&kumi_rt_npoll_hooks, n + 1, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_unlock(&kumi_rt_poll_hooks_lock);
+    return rc;
+}
+
+int kumi_rt_poll_hook_remove(int (*fn)(void))
+{
+    pthread_mutex_lock(&kumi_rt_poll_hooks_lock);
+    int n = kumi_rt_npoll_hooks, i = kumi_rt_poll_hook_find(fn, n);
+    if (i >= 0) {
+        for (; i < n - 1; i++)
+            __atomic_store_n(&kumi_rt_poll_hooks[i], kumi_rt_poll_hooks[i + 1], __ATOMIC_RELAXED);
+        __atomic_store_n(&kumi_rt_poll_hooks[n - 1], NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&kumi_rt_npoll_hooks, n - 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&kumi_rt_poll_hooks_lock);
+    return i >= 0 ? KUMI_OK : KUMI_ERR_INVALID;
+}
+
+int kumi_rt_poll_hooks_walk(void)
+{
+    int served = 0, n = __atomic_load_n(&kumi_rt_npoll_hooks, __ATOMIC_ACQUIRE);
+
+    for (int i = 0; i < n; i++) {
+        int (*fn)(void) = __atomic_load_n(&kumi_rt_poll_hooks[i], __ATOMIC_RELAXED);
+        if (fn != NULL)
+            served += fn();
+    }
+    return served;
+}
 
 /* KUMI_INIT_THREADS: the DSM stays single-threaded (its calls and
  * translated code on the thread that called kumi_init_ex), so only that
@@ -155,8 +221,7 @@ static inline int kumi_rt_serve(int threads)
 
     if (!threads || kumi_rt_dsm_thread) {
         served += kumi_rt_layers_poll();
-        if (kumi_rt_bind_poll_hook != NULL)
-            served += kumi_rt_bind_poll_hook();
+        served += kumi_rt_poll_hooks_run();
     }
     return served;
 }

@@ -140,53 +140,101 @@ int kmpi_icoll_bcast(const char *call, void *buf, int count, MPI_Datatype dt, in
     return kmpi_sched_go(s, request);
 }
 
+/* the names of one direction's arguments, for the error messages */
+struct dir_names {
+    const char *dir, *buf, *count, *counts, *type;
+};
+static const struct dir_names SEND = { "send", "sendbuf", "sendcount", "sendcounts", "sendtype" };
+static const struct dir_names RECV = { "recv", "recvbuf", "recvcount", "recvcounts", "recvtype" };
+
 /* the one side of a rooted operation that a member of the other group has:
  * count elements of type dt at buf, checked */
 static int leaf_side(const char *call, MPI_Comm comm, const void *buf, int count,
-                     MPI_Datatype dt, const char *cname, const char *tname, const char *bname,
-                     struct kmpi_type **t)
+                     MPI_Datatype dt, const struct dir_names *n, struct kmpi_type **t)
 {
     int rc;
 
-    if ((rc = kmpi_nbc_count(call, comm, count, cname)) != MPI_SUCCESS
-        || (rc = kmpi_nbc_type(call, comm, dt, tname, t)) != MPI_SUCCESS)
+    if ((rc = kmpi_nbc_count(call, comm, count, n->count)) != MPI_SUCCESS
+        || (rc = kmpi_nbc_type(call, comm, dt, n->type, t)) != MPI_SUCCESS)
         return rc;
-    return no_in_place(call, comm, buf, bname);
+    return no_in_place(call, comm, buf, n->buf);
+}
+
+/* the side that holds a block for every remote rank (a gather's or
+ * scatter's root, allgather's receiving side): its buffer not
+ * MPI_IN_PLACE, the v-form's arrays, its type (into d->t) */
+static int blocks_side(const char *call, MPI_Comm comm, int v, struct kmpi_nbc_side *d,
+                       MPI_Datatype dt, const struct dir_names *n)
+{
+    int rc;
+
+    if ((rc = no_in_place(call, comm, d->buf, n->buf)) != MPI_SUCCESS
+        || (v && ((rc = null_array(call, comm, d->counts, n->counts)) != MPI_SUCCESS
+                  || (rc = null_array(call, comm, d->displs, "displs")) != MPI_SUCCESS)))
+        return rc;
+    return kmpi_nbc_type(call, comm, dt, n->type, &d->t);
+}
+
+/* a new schedule; d (when not NULL) a blocks_side checked against it.
+ * NULL with *rc on an error */
+static struct kmpi_sched *blocks_sched(const char *call, MPI_Comm comm, struct kmpi_comm *c,
+                                       struct kmpi_nbc_side *d,
+                                       const struct dir_names *n, int *rc)
+{
+    struct kmpi_sched *s = kmpi_sched_new(call, comm, c);
+
+    if (s == NULL) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    if (d != NULL
+        && (*rc = kmpi_nbc_side_check(call, comm, s, d, c->psize, NULL, n->dir)) != MPI_SUCCESS) {
+        kmpi_sched_discard(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* What gather and scatter share up to their schedule: the communicator
+ * (*cp), what root says about this member (*kind), the leaf's one buffer
+ * (lf: buf and count; its type into lf->t) and the root's blocks (blk;
+ * its type into blk->t) checked, the schedule made. NULL with *rc (which
+ * may be MPI_SUCCESS: nothing to do). gather: the leaves send, the root
+ * receives; else the other way */
+static struct kmpi_sched *rooted_begin(const char *call, MPI_Comm comm, MPI_Request *request,
+                                       int root, int gather, struct kmpi_nbc_side *lf,
+                                       MPI_Datatype ldt, struct kmpi_nbc_side *blk,
+                                       MPI_Datatype bdt, struct kmpi_comm **cp, int *kind,
+                                       int *rc)
+{
+    const struct dir_names *ln = gather ? &SEND : &RECV, *bn = gather ? &RECV : &SEND;
+    int                     v  = call[strlen(call) - 1] == 'v';
+    struct kmpi_comm       *c  = ic_comm(call, comm, request, rc);
+
+    if ((*cp = c) == NULL || (*rc = root_kind(call, comm, c, root, kind)) != MPI_SUCCESS)
+        return NULL;
+    if ((*kind == ROOT_REMOTE
+         && (*rc = leaf_side(call, comm, lf->buf, lf->count, ldt, ln, &lf->t)) != MPI_SUCCESS)
+        || (*kind == ROOT_ME && (*rc = blocks_side(call, comm, v, blk, bdt, bn)) != MPI_SUCCESS))
+        return NULL;
+    return blocks_sched(call, comm, c, *kind == ROOT_ME ? blk : NULL, bn, rc);
 }
 
 int kmpi_icoll_gather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype st,
                       void *recvbuf, int recvcount, const int *recvcounts, const int *displs,
                       MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int                  rc, kind, v = call[strlen(call) - 1] == 'v';
-    struct kmpi_comm    *c = ic_comm(call, comm, request, &rc);
-    struct kmpi_type    *t = NULL;
-    struct kmpi_sched   *s;
+    int                  rc, kind;
+    struct kmpi_comm    *c;
+    struct kmpi_nbc_side snd = { .buf = sendbuf, .count = sendcount };
     struct kmpi_nbc_side rcv = { .buf = recvbuf, .count = recvcount, .counts = recvcounts,
                                  .displs = displs };
+    struct kmpi_sched   *s = rooted_begin(call, comm, request, root, 1, &snd, st, &rcv, rt, &c,
+                                          &kind, &rc);
 
-    if (c == NULL)
+    if (s == NULL)
         return rc;
-    if ((rc = root_kind(call, comm, c, root, &kind)) != MPI_SUCCESS)
-        return rc;
-    if (kind == ROOT_REMOTE
-        && (rc = leaf_side(call, comm, sendbuf, sendcount, st, "sendcount", "sendtype",
-                           "sendbuf", &t)) != MPI_SUCCESS)
-        return rc;
-    if (kind == ROOT_ME
-        && ((rc = no_in_place(call, comm, recvbuf, "recvbuf")) != MPI_SUCCESS
-            || (v && ((rc = null_array(call, comm, recvcounts, "recvcounts")) != MPI_SUCCESS
-                      || (rc = null_array(call, comm, displs, "displs")) != MPI_SUCCESS))
-            || (rc = kmpi_nbc_type(call, comm, rt, "recvtype", &rcv.t)) != MPI_SUCCESS))
-        return rc;
-    if ((s = kmpi_sched_new(call, comm, c)) == NULL)
-        return MPI_ERR_NO_MEM;
     if (kind == ROOT_ME) {
-        if ((rc = kmpi_nbc_side_check(call, comm, s, &rcv, c->psize, NULL, "recv"))
-            != MPI_SUCCESS) {
-            kmpi_sched_discard(s);
-            return rc;
-        }
         void **img = kmpi_sched_tmp(s, (size_t)c->psize * sizeof(*img));
         for (int r = 0; img != NULL && r < c->psize; r++) {
             img[r] = NULL;
@@ -201,9 +249,9 @@ int kmpi_icoll_gather(const char *call, const void *sendbuf, int sendcount, MPI_
             if (img[r] != NULL)
                 kmpi_sched_recv_finish(s, img[r], kmpi_side_block(&rcv, r),
                                        kmpi_side_count(&rcv, r), rcv.t);
-    } else if (kind == ROOT_REMOTE && (size_t)sendcount * t->size > 0) {
-        kmpi_sched_send(s, kmpi_sched_send_image(s, sendbuf, (size_t)sendcount, t),
-                        (size_t)sendcount * t->size, root, 0);
+    } else if (kind == ROOT_REMOTE && (size_t)sendcount * snd.t->size > 0) {
+        kmpi_sched_send(s, kmpi_sched_send_image(s, sendbuf, (size_t)sendcount, snd.t),
+                        (size_t)sendcount * snd.t->size, root, 0);
         kmpi_sched_wait(s);
     }
     return kmpi_sched_go(s, request);
@@ -214,46 +262,28 @@ int kmpi_icoll_scatter(const char *call, const void *sendbuf, int sendcount,
                        void *recvbuf, int recvcount, MPI_Datatype rt, int root, MPI_Comm comm,
                        MPI_Request *request)
 {
-    int                  rc, kind, v = call[strlen(call) - 1] == 'v';
-    struct kmpi_comm    *c = ic_comm(call, comm, request, &rc);
-    struct kmpi_type    *t = NULL;
-    struct kmpi_sched   *s;
+    int                  rc, kind;
+    struct kmpi_comm    *c;
+    struct kmpi_nbc_side rcv = { .buf = recvbuf, .count = recvcount };
     struct kmpi_nbc_side snd = { .buf = sendbuf, .count = sendcount, .counts = sendcounts,
                                  .displs = displs };
+    struct kmpi_sched   *s = rooted_begin(call, comm, request, root, 0, &rcv, rt, &snd, st, &c,
+                                          &kind, &rc);
 
-    if (c == NULL)
+    if (s == NULL)
         return rc;
-    if ((rc = root_kind(call, comm, c, root, &kind)) != MPI_SUCCESS)
-        return rc;
-    if (kind == ROOT_REMOTE
-        && (rc = leaf_side(call, comm, recvbuf, recvcount, rt, "recvcount", "recvtype",
-                           "recvbuf", &t)) != MPI_SUCCESS)
-        return rc;
-    if (kind == ROOT_ME
-        && ((rc = no_in_place(call, comm, sendbuf, "sendbuf")) != MPI_SUCCESS
-            || (v && ((rc = null_array(call, comm, sendcounts, "sendcounts")) != MPI_SUCCESS
-                      || (rc = null_array(call, comm, displs, "displs")) != MPI_SUCCESS))
-            || (rc = kmpi_nbc_type(call, comm, st, "sendtype", &snd.t)) != MPI_SUCCESS))
-        return rc;
-    if ((s = kmpi_sched_new(call, comm, c)) == NULL)
-        return MPI_ERR_NO_MEM;
     if (kind == ROOT_ME) {
-        if ((rc = kmpi_nbc_side_check(call, comm, s, &snd, c->psize, NULL, "send"))
-            != MPI_SUCCESS) {
-            kmpi_sched_discard(s);
-            return rc;
-        }
         for (int r = 0; r < c->psize; r++)
             if (kmpi_side_bytes(&snd, r) > 0)
                 kmpi_sched_send(s, kmpi_sched_send_image(s, kmpi_side_block(&snd, r),
                                                          kmpi_side_count(&snd, r), snd.t),
                                 kmpi_side_bytes(&snd, r), r, 0);
         kmpi_sched_wait(s);
-    } else if (kind == ROOT_REMOTE && (size_t)recvcount * t->size > 0) {
-        void *img = kmpi_sched_recv_image(s, recvbuf, (size_t)recvcount, t);
-        kmpi_sched_recv(s, img, (size_t)recvcount * t->size, root, 0);
+    } else if (kind == ROOT_REMOTE && (size_t)recvcount * rcv.t->size > 0) {
+        void *img = kmpi_sched_recv_image(s, recvbuf, (size_t)recvcount, rcv.t);
+        kmpi_sched_recv(s, img, (size_t)recvcount * rcv.t->size, root, 0);
         kmpi_sched_wait(s);
-        kmpi_sched_recv_finish(s, img, recvbuf, (size_t)recvcount, t);
+        kmpi_sched_recv_finish(s, img, recvbuf, (size_t)recvcount, rcv.t);
     }
     return kmpi_sched_go(s, request);
 }
@@ -312,19 +342,11 @@ int kmpi_icoll_allgather(const char *call, const void *sendbuf, int sendcount, M
 
     if (c == NULL)
         return rc;
-    if ((rc = leaf_side(call, comm, sendbuf, sendcount, st, "sendcount", "sendtype", "sendbuf",
-                        &snd.t)) != MPI_SUCCESS
-        || (rc = no_in_place(call, comm, recvbuf, "recvbuf")) != MPI_SUCCESS
-        || (v && ((rc = null_array(call, comm, recvcounts, "recvcounts")) != MPI_SUCCESS
-                  || (rc = null_array(call, comm, displs, "displs")) != MPI_SUCCESS))
-        || (rc = kmpi_nbc_type(call, comm, rt, "recvtype", &rcv.t)) != MPI_SUCCESS)
+    if ((rc = leaf_side(call, comm, sendbuf, sendcount, st, &SEND, &snd.t)) != MPI_SUCCESS
+        || (rc = blocks_side(call, comm, v, &rcv, rt, &RECV)) != MPI_SUCCESS)
         return rc;
-    if ((s = kmpi_sched_new(call, comm, c)) == NULL)
-        return MPI_ERR_NO_MEM;
-    if ((rc = kmpi_nbc_side_check(call, comm, s, &rcv, c->psize, NULL, "recv")) != MPI_SUCCESS) {
-        kmpi_sched_discard(s);
+    if ((s = blocks_sched(call, comm, c, &rcv, &RECV, &rc)) == NULL)
         return rc;
-    }
     exchange_build(s, c, &snd, &rcv);
     return kmpi_sched_go(s, request);
 }

@@ -707,22 +707,18 @@ static void sched_advance(struct kmpi_sched *s)
 
 /* kumi's own waits (its native collectives under MPI_Barrier,
  * MPI_Allreduce..., the team calls under MPI_Comm_dup...) move the
- * schedules too, through the runtime's binding hook: a rank blocked in a
- * blocking collective may owe a round of a non-blocking one to a peer that
- * waits for it before joining. Chained to a hook set before. */
-static int (*nbc_prev_hook)(void);
-static int nbc_hook_on;
-
+ * schedules too, through the runtime's poll hooks (added with the first
+ * schedule, kept for the process's life): a rank blocked in a blocking
+ * collective may owe a round of a non-blocking one to a peer that waits
+ * for it before joining. */
 static int nbc_hook(void)
 {
-    int served = nbc_prev_hook != NULL ? nbc_prev_hook() : 0;
-
     if (kmpi_nbc_active > 0 && kmpi_state == 1) {   /* not inside MPI_Finalize */
         kmpi_nbc_in_kumi++;
         kmpi_nbc_progress();
         kmpi_nbc_in_kumi--;
     }
-    return served;
+    return 0;
 }
 
 void kmpi_nbc_progress(void)
@@ -745,11 +741,8 @@ static int sched_begin(struct kmpi_sched *s)
         sched_free(s);
         return rc;
     }
-    if (!nbc_hook_on) {   /* once: hooks chained twice would call each other forever */
-        nbc_hook_on            = 1;
-        nbc_prev_hook          = kumi_rt_bind_poll_hook;
-        kumi_rt_bind_poll_hook = nbc_hook;
-    }
+    if (kumi_rt_poll_hook_add(nbc_hook) != KUMI_OK)   /* the first time; then found */
+        kumi_rt_abort("MPI: no room for the non-blocking collectives' poll hook");
     s->next    = nbc_head;
     if (nbc_head != NULL)
         nbc_head->prev = s;

@@ -66,6 +66,18 @@ struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc)
     return w;
 }
 
+struct kmpi_win *kmpi_win_check_arg(const char *call, MPI_Win win, int ok, const char *what,
+                                    int *rc)
+{
+    struct kmpi_win *w = kmpi_win_check(call, win, rc);
+
+    if (w != NULL && !ok) {
+        *rc = kmpi_win_error(w, MPI_ERR_ARG, call, "%s is NULL", what);
+        return NULL;
+    }
+    return w;
+}
+
 /* ------------------------------------------------------------ creation */
 
 static void win_release(struct kmpi_win *w)
@@ -90,21 +102,31 @@ static void win_release(struct kmpi_win *w)
     free(w);
 }
 
+/* comm as a constructor takes it: an intracommunicator (MPI-3.1 11.2);
+ * NULL with *rc */
+static struct kmpi_comm *ctor_comm(const char *call, MPI_Comm comm, int *rc)
+{
+    struct kmpi_comm *c = kmpi_comm(comm);
+
+    if (c == NULL)
+        *rc = kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
+    else if (c->inter)
+        *rc = kmpi_inter_refuse(call, comm);
+    return c != NULL && !c->inter ? c : NULL;
+}
+
 /* The collective part every flavor shares: w's communicator, id, arrays
  * and every member's base/size/unit. MPI_SUCCESS or the error raised on
  * comm (every member fails alike except for memory). */
 static int win_setup(const char *call, MPI_Comm comm, MPI_Info info, int flavor, void *base,
                      MPI_Aint size, int disp_unit, struct kmpi_win **out)
 {
-    struct kmpi_comm *c = kmpi_comm(comm);
-    struct kmpi_win  *w;
-    int               rc, id, n;
+    struct kmpi_win *w;
+    int              rc, id, n;
 
     *out = NULL;
-    if (c == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
-    if (c->inter)   /* windows are made over intracommunicators (MPI-3.1 11.2) */
-        return kmpi_inter_refuse(call, comm);
+    if (ctor_comm(call, comm, &rc) == NULL)
+        return rc;
     if (info != MPI_INFO_NULL) {
         int nk;
         if (PMPI_Info_get_nkeys(info, &nk) != MPI_SUCCESS)
@@ -215,13 +237,22 @@ static int check_size_unit(const char *call, MPI_Comm comm, MPI_Aint size, int d
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Win_create = PMPI_Win_create
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                    MPI_Win *win)
+/* every constructor's end: the handle, and the base into *baseptr when
+ * the call has one */
+static int win_out(const struct kmpi_win *w, void *base, void *baseptr, MPI_Win *win)
 {
-    static const char call[] = "MPI_Win_create";
-    struct kmpi_win  *w;
-    int               rc = kmpi_live(call);
+    if (baseptr != NULL)
+        memcpy(baseptr, &base, sizeof base);
+    *win = w->id;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Win_create and MPI_Win_create_dynamic (MPI_BOTTOM, 0, 1) */
+static int win_create(const char *call, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                      MPI_Comm comm, int flavor, MPI_Win *win)
+{
+    struct kmpi_win *w;
+    int              rc = kmpi_live(call);
 
     if (rc != MPI_SUCCESS)
         return rc;
@@ -231,11 +262,17 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
         return rc;
     if (base == NULL && size > 0)
         return kmpi_error(comm, MPI_ERR_BASE, call, "base is NULL with size %lld", (long long)size);
-    if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, &w))
-        != MPI_SUCCESS)
+    if ((rc = win_setup(call, comm, info, flavor, base, size, disp_unit, &w)) != MPI_SUCCESS)
         return rc;
-    *win = w->id;
-    return MPI_SUCCESS;
+    return win_out(w, NULL, NULL, win);
+}
+
+#pragma weak MPI_Win_create = PMPI_Win_create
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    return win_create("MPI_Win_create", base, size, disp_unit, info, comm,
+                      MPI_WIN_FLAVOR_CREATE, win);
 }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
@@ -253,18 +290,14 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         return kmpi_error(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
     if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)
         return rc;
-    struct kmpi_comm *c = kmpi_comm(comm);
+    struct kmpi_comm *c = ctor_comm(call, comm, &rc);
     if (c == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
-    if (c->inter)   /* windows are made over intracommunicators (MPI-3.1 11.2) */
-        return kmpi_inter_refuse(call, comm);
+        return rc;
     if (strcmp(kumi_transport_name(), "shm") == 0 && comm_one_node(c)) {
         if ((rc = allocate_in_shm(call, size, disp_unit, info, comm, c, MPI_WIN_FLAVOR_ALLOCATE,
                                   &base, &w)) != MPI_SUCCESS)
             return rc;
-        memcpy(baseptr, &base, sizeof base);
-        *win = w->id;
-        return MPI_SUCCESS;
+        return win_out(w, base, baseptr, win);
     }
     if (posix_memalign(&base, 64, size > 0 ? (size_t)size : 1) != 0)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for %lld bytes", (long long)size);
@@ -273,9 +306,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         free(base);
         return rc;
     }
-    memcpy(baseptr, &base, sizeof base);
-    *win = w->id;
-    return MPI_SUCCESS;
+    return win_out(w, base, baseptr, win);
 }
 
 /* ------------------------------------------------------------ shared memory
@@ -406,10 +437,8 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 
     if (rc != MPI_SUCCESS)
         return rc;
-    if ((c = kmpi_comm(comm)) == NULL)
-        return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
-    if (c->inter)   /* windows are made over intracommunicators (MPI-3.1 11.2) */
-        return kmpi_inter_refuse(call, comm);
+    if ((c = ctor_comm(call, comm, &rc)) == NULL)
+        return rc;
     if (win == NULL || baseptr == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "win or baseptr is NULL");
     if ((rc = check_size_unit(call, comm, size, disp_unit)) != MPI_SUCCESS)
@@ -420,9 +449,20 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     if ((rc = allocate_in_shm(call, size, disp_unit, info, comm, c, MPI_WIN_FLAVOR_SHARED, &base,
                               &w)) != MPI_SUCCESS)
         return rc;
-    memcpy(baseptr, &base, sizeof base);
-    *win = w->id;
-    return MPI_SUCCESS;
+    return win_out(w, base, baseptr, win);
+}
+
+/* w of a flavor's own call: valid and made by maker (flavor); NULL with *rc */
+static struct kmpi_win *flavor_win(const char *call, MPI_Win win, int flavor, const char *maker,
+                                   int *rc)
+{
+    struct kmpi_win *w = kmpi_win_check(call, win, rc);
+
+    if (w != NULL && w->flavor != flavor) {
+        *rc = kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by %s", maker);
+        return NULL;
+    }
+    return w;
 }
 
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
@@ -430,13 +470,11 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 {
     static const char call[] = "MPI_Win_shared_query";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = flavor_win(call, win, MPI_WIN_FLAVOR_SHARED, "MPI_Win_allocate_shared",
+                                     &rc);
 
     if (w == NULL)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call,
-                              "not made by MPI_Win_allocate_shared");
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
         return kmpi_win_error(w, MPI_ERR_RANK, call, "rank %d is not in 0..%d", rank, w->size - 1);
     if (size == NULL || disp_unit == NULL || baseptr == NULL)
@@ -457,19 +495,8 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    static const char call[] = "MPI_Win_create_dynamic";
-    struct kmpi_win  *w;
-    int               rc = kmpi_live(call);
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (win == NULL)
-        return kmpi_error(comm, MPI_ERR_ARG, call, "win is NULL");
-    if ((rc = win_setup(call, comm, info, MPI_WIN_FLAVOR_DYNAMIC, MPI_BOTTOM, 0, 1, &w))
-        != MPI_SUCCESS)
-        return rc;
-    *win = w->id;
-    return MPI_SUCCESS;
+    return win_create("MPI_Win_create_dynamic", MPI_BOTTOM, 0, 1, info, comm,
+                      MPI_WIN_FLAVOR_DYNAMIC, win);
 }
 
 #pragma weak MPI_Win_attach = PMPI_Win_attach
@@ -477,12 +504,11 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char call[] = "MPI_Win_attach";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = flavor_win(call, win, MPI_WIN_FLAVOR_DYNAMIC, "MPI_Win_create_dynamic",
+                                     &rc);
 
     if (w == NULL)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by MPI_Win_create_dynamic");
     if (size < 0)
         return kmpi_win_error(w, MPI_ERR_SIZE, call, "size %lld is negative", (long long)size);
     if (base == NULL && size > 0)
@@ -512,12 +538,11 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     static const char call[] = "MPI_Win_detach";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = flavor_win(call, win, MPI_WIN_FLAVOR_DYNAMIC, "MPI_Win_create_dynamic",
+                                     &rc);
 
     if (w == NULL)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return kmpi_win_error(w, MPI_ERR_RMA_FLAVOR, call, "not made by MPI_Win_create_dynamic");
     for (int i = 0; i < w->nregions; i++)
         if (w->regions[i].base == (uintptr_t)base) {
             w->regions[i] = w->regions[--w->nregions];

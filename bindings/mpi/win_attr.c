@@ -17,12 +17,10 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     static const char call[] = "MPI_Win_get_group";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = kmpi_win_check_arg(call, win, group != NULL, "group", &rc);
 
     if (w == NULL)
         return rc;
-    if (group == NULL)
-        return kmpi_win_error(w, MPI_ERR_ARG, call, "group is NULL");
     return PMPI_Comm_group(w->comm, group);
 }
 
@@ -31,12 +29,10 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     static const char call[] = "MPI_Win_set_name";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = kmpi_win_check_arg(call, win, win_name != NULL, "win_name", &rc);
 
     if (w == NULL)
         return rc;
-    if (win_name == NULL)
-        return kmpi_win_error(w, MPI_ERR_ARG, call, "win_name is NULL");
     snprintf(w->name, sizeof w->name, "%s", win_name);
     return MPI_SUCCESS;
 }
@@ -46,12 +42,11 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char call[] = "MPI_Win_get_name";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = kmpi_win_check_arg(call, win, win_name != NULL && resultlen != NULL,
+                                             "win_name or resultlen", &rc);
 
     if (w == NULL)
         return rc;
-    if (win_name == NULL || resultlen == NULL)
-        return kmpi_win_error(w, MPI_ERR_ARG, call, "win_name or resultlen is NULL");
     *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
     return MPI_SUCCESS;
 }
@@ -81,12 +76,10 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Win_get_info";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = kmpi_win_check_arg(call, win, info_used != NULL, "info_used", &rc);
 
     if (w == NULL)
         return rc;
-    if (info_used == NULL)
-        return kmpi_win_error(w, MPI_ERR_ARG, call, "info_used is NULL");
     if (w->info != MPI_INFO_NULL)
         return PMPI_Info_dup(w->info, info_used);
     return PMPI_Info_create(info_used);
@@ -125,12 +118,10 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Win_get_errhandler";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = kmpi_win_check_arg(call, win, errhandler != NULL, "errhandler", &rc);
 
     if (w == NULL)
         return rc;
-    if (errhandler == NULL)
-        return kmpi_win_error(w, MPI_ERR_ARG, call, "errhandler is NULL");
     kmpi_errh_ref(w->errh);
     *errhandler = w->errh;
     return MPI_SUCCESS;
@@ -297,12 +288,11 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 {
     static const char call[] = "MPI_Win_get_attr";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = kmpi_win_check_arg(call, win, attribute_val != NULL && flag != NULL,
+                                             "attribute_val or flag", &rc);
 
     if (w == NULL)
         return rc;
-    if (attribute_val == NULL || flag == NULL)
-        return kmpi_win_error(w, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
     /* the predefined values live in the window (pointers to them) */
     void *v = NULL;
     w->a_size   = w->wsize;

@@ -16,7 +16,7 @@
  * other operation is a message on the world team in context
  * KMPI_CTX_RMA, tag 0, to the target's PE: a header, the target
  * datatype's flattened map (derived types) and the packed data. The
- * target executes it in its progress hook (kumi_rt_bind_poll_hook, run
+ * target executes it in its progress hook (kumi_rt_poll_hook_add, run
  * by every wait of kumi and of this binding), so it makes progress
  * whenever it is in any MPI call, as MPI-3.1 11.7.2 permits. One tag on
  * one context keeps the messages of one origin to one target in issue
@@ -167,6 +167,9 @@ int kmpi_win_error(struct kmpi_win *w, int code, const char *call, const char *f
     __attribute__((format(printf, 4, 5)));
 /* the checks every window call starts with: live, w valid; NULL with *rc */
 struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc);
+/* the same, then an argument: !ok is MPI_ERR_ARG "<what> is NULL" */
+struct kmpi_win *kmpi_win_check_arg(const char *call, MPI_Win win, int ok, const char *what,
+                                    int *rc);
 
 /* win_attr.c: every attribute of w deleted, its callbacks called
  * (MPI_Win_free); a callback's failure is raised and returned */

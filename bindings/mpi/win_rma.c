@@ -444,16 +444,8 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
         return rc;
     if (a->req != NULL)
         *a->req = MPI_REQUEST_NULL;
-    if (a->target == MPI_PROC_NULL) {
-        if (a->req != NULL) {
-            struct kmpi_win_pend *p = calloc(1, sizeof *p);
-            if (p == NULL)
-                return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
-            p->done = p->held = 1;
-            return kmpi_req_generic(&rreq_ops, p, a->req);
-        }
-        return MPI_SUCCESS;
-    }
+    if (a->target == MPI_PROC_NULL)
+        return rma_done(call, w, a);
     if (a->target < 0 || a->target >= w->size)
         return kmpi_win_error(w, MPI_ERR_RANK, call, "target_rank %d is not in 0..%d",
                               a->target, w->size - 1);
@@ -606,27 +598,42 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
     return MPI_SUCCESS;
 }
 
+/* the request forms: request is not NULL */
+static int rma_req(const char *call, MPI_Win win, struct rma_args *a)
+{
+    if (a->req == NULL)
+        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, call, "request is NULL");
+    return rma(call, win, a);
+}
+
+/* MPI_Put, MPI_Get and their request forms (rform) */
+static int put_get(const char *call, int kind, const void *origin_addr, int origin_count,
+                   MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                   int target_count, MPI_Datatype target_datatype, MPI_Win win, int rform,
+                   MPI_Request *request)
+{
+    struct rma_args a = { .kind = kind, .oaddr = origin_addr, .ocount = origin_count,
+                          .otype = origin_datatype, .target = target_rank,
+                          .tdisp = target_disp, .tcount = target_count,
+                          .ttype = target_datatype, .req = request };
+    return rform ? rma_req(call, win, &a) : rma(call, win, &a);
+}
+
 #pragma weak MPI_Put = PMPI_Put
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
-    struct rma_args a = { .kind = KW_PUT, .oaddr = origin_addr, .ocount = origin_count,
-                          .otype = origin_datatype, .target = target_rank,
-                          .tdisp = target_disp, .tcount = target_count,
-                          .ttype = target_datatype };
-    return rma("MPI_Put", win, &a);
+    return put_get("MPI_Put", KW_PUT, origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, 0, NULL);
 }
 
 #pragma weak MPI_Get = PMPI_Get
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    struct rma_args a = { .kind = KW_GET, .oaddr = origin_addr, .ocount = origin_count,
-                          .otype = origin_datatype, .target = target_rank,
-                          .tdisp = target_disp, .tcount = target_count,
-                          .ttype = target_datatype };
-    return rma("MPI_Get", win, &a);
+    return put_get("MPI_Get", KW_GET, origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, 0, NULL);
 }
 
 #pragma weak MPI_Accumulate = PMPI_Accumulate
@@ -683,13 +690,8 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
               int target_rank, MPI_Aint target_disp, int target_count,
               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    struct rma_args a = { .kind = KW_PUT, .oaddr = origin_addr, .ocount = origin_count,
-                          .otype = origin_datatype, .target = target_rank,
-                          .tdisp = target_disp, .tcount = target_count,
-                          .ttype = target_datatype, .req = request };
-    if (request == NULL)
-        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Rput", "request is NULL");
-    return rma("MPI_Rput", win, &a);
+    return put_get("MPI_Rput", KW_PUT, origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, 1, request);
 }
 
 #pragma weak MPI_Rget = PMPI_Rget
@@ -697,13 +699,8 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
               MPI_Request *request)
 {
-    struct rma_args a = { .kind = KW_GET, .oaddr = origin_addr, .ocount = origin_count,
-                          .otype = origin_datatype, .target = target_rank,
-                          .tdisp = target_disp, .tcount = target_count,
-                          .ttype = target_datatype, .req = request };
-    if (request == NULL)
-        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Rget", "request is NULL");
-    return rma("MPI_Rget", win, &a);
+    return put_get("MPI_Rget", KW_GET, origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, 1, request);
 }
 
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
@@ -715,10 +712,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
                           .otype = origin_datatype, .target = target_rank,
                           .tdisp = target_disp, .tcount = target_count,
                           .ttype = target_datatype, .op = op, .req = request };
-    if (request == NULL)
-        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Raccumulate",
-                              "request is NULL");
-    return rma("MPI_Raccumulate", win, &a);
+    return rma_req("MPI_Raccumulate", win, &a);
 }
 
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
@@ -733,8 +727,5 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                           .rcount = result_count, .rtype = result_datatype,
                           .target = target_rank, .tdisp = target_disp, .tcount = target_count,
                           .ttype = target_datatype, .op = op, .req = request };
-    if (request == NULL)
-        return kmpi_win_error(kmpi_win_get(win), MPI_ERR_ARG, "MPI_Rget_accumulate",
-                              "request is NULL");
-    return rma("MPI_Rget_accumulate", win, &a);
+    return rma_req("MPI_Rget_accumulate", win, &a);
 }

@@ -12,6 +12,7 @@
  * barrier: when a process leaves it, every operation aimed at it is done.
  * MPI_Win_start waits for the targets' posts (MPI-3.1 allows it to).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,12 +328,10 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 {
     static const char call[] = "MPI_Win_test";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = kmpi_win_check_arg(call, win, flag != NULL, "flag", &rc);
 
     if (w == NULL)
         return rc;
-    if (flag == NULL)
-        return kmpi_win_error(w, MPI_ERR_ARG, call, "flag is NULL");
     if (!w->post_active)
         return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "no MPI_Win_post before");
     kmpi_poll(call);
@@ -397,6 +396,42 @@ static int rank_check(const char *call, struct kmpi_win *w, int rank)
     return MPI_SUCCESS;
 }
 
+static int passive_check(const char *call, struct kmpi_win *w, int rank)
+{
+    if (w->lock_all || (rank >= 0 && w->locked[rank]))
+        return MPI_SUCCESS;
+    if (rank < 0)
+        for (int i = 0; i < w->size; i++)
+            if (w->locked[i])
+                return MPI_SUCCESS;
+    return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "no passive target epoch (MPI_Win_lock or "
+                          "MPI_Win_lock_all) covers %s", rank < 0 ? "any rank" : "the rank");
+}
+
+enum { EP_ANY, EP_PASSIVE };
+#define ALL_RANKS INT_MIN   /* a call on every rank: none to check (passive_check: any) */
+
+/* The start of a call on rank of win (ALL_RANKS: the whole window): w
+ * valid, rank in it, the epoch the call needs (EP_PASSIVE: a lock or
+ * lock_all covering rank, or any rank). NULL with *rc; rank
+ * MPI_PROC_NULL makes the call do nothing (NULL, *rc MPI_SUCCESS). */
+static struct kmpi_win *win_enter(const char *call, MPI_Win win, int rank, int epoch, int *rc)
+{
+    struct kmpi_win *w = kmpi_win_check(call, win, rc);
+
+    if (w == NULL)
+        return NULL;
+    if (rank == MPI_PROC_NULL) {
+        *rc = MPI_SUCCESS;
+        return NULL;
+    }
+    if ((rank != ALL_RANKS && (*rc = rank_check(call, w, rank)) != MPI_SUCCESS)
+        || (epoch == EP_PASSIVE
+            && (*rc = passive_check(call, w, rank)) != MPI_SUCCESS))
+        return NULL;
+    return w;
+}
+
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
@@ -435,13 +470,9 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 {
     static const char call[] = "MPI_Win_unlock";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = win_enter(call, win, rank, EP_ANY, &rc);
 
     if (w == NULL)
-        return rc;
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if ((rc = rank_check(call, w, rank)) != MPI_SUCCESS)
         return rc;
     if (!w->locked[rank])
         return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "rank %d is not locked", rank);
@@ -547,31 +578,14 @@ int PMPI_Win_unlock_all(MPI_Win win)
     return rc;
 }
 
-static int passive_check(const char *call, struct kmpi_win *w, int rank)
-{
-    if (w->lock_all || (rank >= 0 && w->locked[rank]))
-        return MPI_SUCCESS;
-    if (rank < 0)
-        for (int i = 0; i < w->size; i++)
-            if (w->locked[i])
-                return MPI_SUCCESS;
-    return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "no passive target epoch (MPI_Win_lock or "
-                          "MPI_Win_lock_all) covers %s", rank < 0 ? "any rank" : "the rank");
-}
-
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
     static const char call[] = "MPI_Win_flush";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = win_enter(call, win, rank, EP_PASSIVE, &rc);
 
     if (w == NULL)
-        return rc;
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if ((rc = rank_check(call, w, rank)) != MPI_SUCCESS
-        || (rc = passive_check(call, w, rank)) != MPI_SUCCESS)
         return rc;
     if (w->dbase != NULL) {
         /* shared memory: every operation is done already; what this
@@ -593,46 +607,36 @@ int PMPI_Win_flush_all(MPI_Win win)
 {
     static const char call[] = "MPI_Win_flush_all";
     int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    struct kmpi_win  *w = win_enter(call, win, ALL_RANKS, EP_PASSIVE, &rc);
 
     if (w == NULL)
-        return rc;
-    if ((rc = passive_check(call, w, -1)) != MPI_SUCCESS)
         return rc;
     if ((rc = flush_touched(call, w)) != MPI_SUCCESS)
         return rc;
     return kmpi_win_wait_local(call, w, -1);
 }
 
-#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-int PMPI_Win_flush_local(int rank, MPI_Win win)
+/* MPI_Win_flush_local, and with ALL_RANKS MPI_Win_flush_local_all */
+static int flush_local(const char *call, MPI_Win win, int rank)
 {
-    static const char call[] = "MPI_Win_flush_local";
-    int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
+    int              rc;
+    struct kmpi_win *w = win_enter(call, win, rank, EP_PASSIVE, &rc);
 
     if (w == NULL)
         return rc;
-    if (rank == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if ((rc = rank_check(call, w, rank)) != MPI_SUCCESS
-        || (rc = passive_check(call, w, rank)) != MPI_SUCCESS)
-        return rc;
-    return kmpi_win_wait_local(call, w, rank);
+    return kmpi_win_wait_local(call, w, rank == ALL_RANKS ? -1 : rank);
+}
+
+#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    return flush_local("MPI_Win_flush_local", win, rank);
 }
 
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    static const char call[] = "MPI_Win_flush_local_all";
-    int               rc;
-    struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
-
-    if (w == NULL)
-        return rc;
-    if ((rc = passive_check(call, w, -1)) != MPI_SUCCESS)
-        return rc;
-    return kmpi_win_wait_local(call, w, -1);
+    return flush_local("MPI_Win_flush_local_all", win, ALL_RANKS);
 }
 
 #pragma weak MPI_Win_sync = PMPI_Win_sync

@@ -1,7 +1,7 @@
 /*
  * win_target.c -- the target's side of one-sided messages (win_int.h):
  * the progress hook that receives them whenever this process is in an
- * MPI call (kumi's waits through kumi_rt_bind_poll_hook, MPI_Test and
+ * MPI call (kumi's waits through kumi_rt_poll_hook_add, MPI_Test and
  * MPI_Iprobe loops through kmpi_poll), executes them one at a time in
  * arrival order, and sends the answers.
  */
@@ -231,28 +231,25 @@ static int serve(void)
 }
 
 static int hook_busy;
-static int (*prev_hook)(void);
-static int hook_on;
 
 static int win_hook(void)
 {
-    int served = prev_hook != NULL ? prev_hook() : 0;
+    int served;
 
     if (hook_busy || kmpi_state != 1 || kmpi_win_progress_on == 0)
-        return served;
+        return 0;
     hook_busy = 1;
-    served += serve();
+    served    = serve();
     hook_busy = 0;
     return served;
 }
 
+/* added with the first window, kept for the process's life (the hook
+ * does nothing while no window is alive) */
 void kmpi_win_hook_install(void)
 {
-    if (hook_on)
-        return;
-    hook_on                = 1;
-    prev_hook              = kumi_rt_bind_poll_hook;
-    kumi_rt_bind_poll_hook = win_hook;
+    if (kumi_rt_poll_hook_add(win_hook) != KUMI_OK)
+        kumi_rt_abort("MPI: no room for the one-sided target's poll hook");
 }
 
 int kmpi_win_progress_on;   /* windows alive (win.c counts them) */

@@ -95,7 +95,8 @@ void kumi_omp_libc_init(void)
     if (io.up || kumi_rt.state != 1)
         return;
     kumi_tp_am_register(&kumi_rt.tp, KUMI_RT_AM_OMP, io_am, NULL);
-    kumi_rt_bind_poll_hook = io_hook;
+    if (kumi_rt_poll_hook_add(io_hook) != KUMI_OK)
+        kumi_rt_abort("libkumi-omp: no room for the stdio poll hook");
     io.up = 1;
 }
 

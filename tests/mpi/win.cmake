@@ -16,3 +16,6 @@ kumi_mpi_test(win_atomic.long win_atomic.c ARGS 3000 PES 4 8 QUICK "" LABELS mpi
 kumi_mpi_test(win_err win_err.c PES 1 2 3 4 QUICK 2 3)
 kumi_mpi_test(win_errfatal win_errfatal.c PES 1 2 QUICK 2
   EXPECT_RC 1 EXPECT_REGEX "MPI_Put: MPI_ERR_RMA_SYNC: window 1: no access epoch")
+# a window's target and a non-blocking collective served together from
+# kumi's own waits (MPI_Barrier): both of the binding's poll hooks run
+kumi_mpi_test(win_nbc win_nbc.c PES 1 2 3 4 8 QUICK 2 3)

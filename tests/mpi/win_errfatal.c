@@ -11,7 +11,7 @@ int main(int argc, char **argv)
     MPI_Win win;
     int    *mem, x = 1;
 
-    w_init(&argc, &argv);
+    t_init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
     MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
