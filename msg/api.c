@@ -97,7 +97,15 @@ isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi
     if (r == NULL)
         return KUMI_ERR_NOMEM;
     r->sync = (flags & KUMI_MSG_SYNC) != 0;
-    int rc = kumi_msg_start_send(call, r);
+    /* the usual send (eager, credit there, nothing queued before it) here,
+     * the rest by kumi_msg_start_send */
+    struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
+    int                   rc;
+    if (__builtin_expect(bytes <= kumi_msg.eager && !r->sync && p->q_head == NULL
+                         && p->avail >= (int64_t)KUMI_MSG_CHARGE(bytes), 1))
+        rc = kumi_msg_send_eager(call, r, p);   /* (r->rdv is 0) */
+    else
+        rc = kumi_msg_start_send(call, r);
     if (rc != KUMI_OK) {   /* reported; r is in no queue */
         kumi_msg_req_free(r);
         return rc;

@@ -238,7 +238,11 @@ void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *d
     if (n == NULL)
         kumi_rt_abort("msg: out of memory queueing a message");
     n->src = src;
-    n->h   = *h;
+    /* the handler filled the first 16 bytes and size (what EAGER has) */
+    memcpy(&n->h, h, KUMI_MSG_EAGER_HDR);
+    n->h.size = h->size;
+    n->h.sid = n->h.rid = 0;
+    n->h.pid = 0;
     if (h->size != 0)
         memcpy(n->data, data, (size_t)h->size);
     unexp_append(n);
