@@ -128,7 +128,18 @@ irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_
 
     if (r == NULL)
         return KUMI_ERR_NOMEM;
-    kumi_msg_post_recv(call, r);
+    if (__builtin_expect(kumi_msg.unexp_head == NULL, 1)) {
+        /* kumi_msg_post_recv with nothing unexpected: to the posted queue
+         * (r->next is NULL) without two calls */
+        r->state = KUMI_MSG_POSTED;
+        if (kumi_msg.posted_tail != NULL)
+            kumi_msg.posted_tail->next = r;
+        else
+            kumi_msg.posted_head = r;
+        kumi_msg.posted_tail = r;
+    } else {
+        kumi_msg_post_recv(call, r);
+    }
     *req = r;
     return KUMI_OK;
 }

@@ -293,11 +293,77 @@ void kumi_msg_rdv_release(struct kumi_request *r);
 /* match.c: the receiving side */
 void kumi_msg_post_recv(const char *call, struct kumi_request *r);
 /* unlinks r, whose predecessor in the posted queue is prev (NULL: r is first) */
-void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev);
+static inline void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev)
+{
+    if (prev != NULL)
+        prev->next = r->next;
+    else
+        kumi_msg.posted_head = r->next;
+    if (kumi_msg.posted_tail == r)
+        kumi_msg.posted_tail = prev;
+}
 struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int tag, int take);
-/* the handler's EAGER fast path (main thread, outside the layer); h: its
- * first 16 bytes and size (the rest is not set) */
-void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
+/* An EAGER or RTS arrived from src: its sequence number is the one due
+ * (the transports keep a pair's order; a gap is logged) */
+void kumi_msg_seq_report(int src, uint32_t seq) __attribute__((noinline, cold));
+static inline __attribute__((always_inline)) void
+kumi_msg_seq_check(int src, const struct kumi_msg_hdr *h)
+{
+    struct kumi_msg_peer *p = &kumi_msg.peer[src];
+
+    if (__builtin_expect(h->seq != p->seq_in, 0))
+        kumi_msg_seq_report(src, h->seq);
+    p->seq_in = h->seq + 1;
+}
+/* The first posted receive a message from src with h fits, taken out of
+ * the posted queue; NULL if none. */
+static inline __attribute__((always_inline)) struct kumi_request *
+kumi_msg_posted_take(int src, const struct kumi_msg_hdr *h)
+{
+    struct kumi_request *prev = NULL;
+
+    for (struct kumi_request *r = kumi_msg.posted_head; r != NULL; prev = r, r = r->next) {
+        if (r->team_slot != h->team || r->ctx != h->ctx
+            || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
+            || (r->tag != KUMI_ANY_TAG && r->tag != h->tag))
+            continue;
+        kumi_msg_posted_unlink(r, prev);
+        return r;
+    }
+    return NULL;
+}
+/* An EAGER message (header h, payload data) from src completes r. */
+static inline __attribute__((always_inline)) void
+kumi_msg_deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hdr *h,
+                       const void *data)
+{
+    size_t len = (size_t)h->size, take = len < r->bytes ? len : r->bytes;
+
+    r->status.source = kumi_msg_team_rank(r->team, src);
+    r->status.tag    = h->tag;
+    r->status.bytes  = len;
+    r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
+    kumi_msg.peer[src].owed += KUMI_MSG_CHARGE(len);
+    kumi_msg_copy(r->buf, data, take);
+    kumi_msg_req_complete(r);
+}
+void kumi_msg_arrive_unexp(int src, const struct kumi_msg_hdr *h, const void *data);
+/* The handler's EAGER fast path (main thread, outside the layer), inline
+ * in the handler (proto.c's msg_am): matched and delivered with no call
+ * in the usual case; else to the unexpected queue. h: its first 16 bytes
+ * and size (the rest is not set). */
+static inline __attribute__((always_inline)) void
+kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data)
+{
+    struct kumi_request *r;
+
+    kumi_msg.peer[src].avail += h->credit;
+    kumi_msg_seq_check(src, h);
+    if ((r = kumi_msg_posted_take(src, h)) != NULL)
+        kumi_msg_deliver_eager(r, src, h, data);
+    else
+        kumi_msg_arrive_unexp(src, h, data);
+}
 int  kumi_msg_drain(const char *call);   /* what the handler queued: >= 0 served, or error */
 
 /* cancel.c: taking back a send; n is a CANCEL or CANCEL_ACK (freed) */
