@@ -166,8 +166,7 @@ void kumi_msg_post_recv(const char *call, struct kumi_request *r)
     kumi_msg.posted_tail = r;
 }
 
-/* An EAGER or RTS arrived: the first posted receive it fits, or the
- * unexpected queue. */
+/* kumi_msg_seq_check's report (msg_int.h): a message out of sequence */
 void kumi_msg_seq_report(int src, uint32_t seq)
 {
     kumi_rt_log(KUMI_LOG_ERROR, "msg: message %u from PE %d arrived where %u was due", seq, src,
@@ -192,6 +191,8 @@ void kumi_msg_arrive_unexp(int src, const struct kumi_msg_hdr *h, const void *da
     unexp_append(n);
 }
 
+/* An EAGER or RTS arrived: the first posted receive it fits, or the
+ * unexpected queue. */
 static int arrive(const char *call, struct kumi_msg_node *n)
 {
     struct kumi_request *r;
