@@ -97,7 +97,15 @@ isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi
     if (r == NULL)
         return KUMI_ERR_NOMEM;
     r->sync = (flags & KUMI_MSG_SYNC) != 0;
-    int rc = kumi_msg_start_send(call, r);
+    /* the usual send (eager, credit there, nothing queued before it) here,
+     * the rest by kumi_msg_start_send */
+    struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
+    int                   rc;
+    if (__builtin_expect(bytes <= kumi_msg.eager && !r->sync && p->q_head == NULL
+                         && p->avail >= (int64_t)KUMI_MSG_CHARGE(bytes), 1))
+        rc = kumi_msg_send_eager(call, r, p);   /* (r->rdv is 0) */
+    else
+        rc = kumi_msg_start_send(call, r);
     if (rc != KUMI_OK) {   /* reported; r is in no queue */
         kumi_msg_req_free(r);
         return rc;
@@ -120,7 +128,18 @@ irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_
 
     if (r == NULL)
         return KUMI_ERR_NOMEM;
-    kumi_msg_post_recv(call, r);
+    if (__builtin_expect(kumi_msg.unexp_head == NULL, 1)) {
+        /* kumi_msg_post_recv with nothing unexpected: to the posted queue
+         * (r->next is NULL) without two calls */
+        r->state = KUMI_MSG_POSTED;
+        if (kumi_msg.posted_tail != NULL)
+            kumi_msg.posted_tail->next = r;
+        else
+            kumi_msg.posted_head = r;
+        kumi_msg.posted_tail = r;
+    } else {
+        kumi_msg_post_recv(call, r);
+    }
     *req = r;
     return KUMI_OK;
 }

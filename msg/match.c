@@ -37,23 +37,6 @@ static int cma_pull(int pid, void *dst, uint64_t src, size_t n)
     return KUMI_OK;
 }
 
-/* An EAGER message (header h, payload data) from src completes r.
- * (always inline, as posted_take: kumi_msg_arrive_direct, the handler's
- * path for every small message, makes no call of its own) */
-static inline __attribute__((always_inline)) void
-deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hdr *h, const void *data)
-{
-    size_t len = (size_t)h->size, take = len < r->bytes ? len : r->bytes;
-
-    r->status.source = kumi_msg_team_rank(r->team, src);
-    r->status.tag    = h->tag;
-    r->status.bytes  = len;
-    r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
-    kumi_msg.peer[src].owed += KUMI_MSG_CHARGE(len);
-    kumi_msg_copy(r->buf, data, take);
-    kumi_msg_req_complete(r);
-}
-
 /* n (matched to r) delivers; n is freed. */
 static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_node *n)
 {
@@ -66,7 +49,7 @@ static int deliver(const char *call, struct kumi_request *r, struct kumi_msg_nod
     r->status.bytes  = len;
     r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
     if (n->h.type == KUMI_MSG_EAGER) {
-        deliver_eager(r, n->src, &n->h, n->data);
+        kumi_msg_deliver_eager(r, n->src, &n->h, n->data);
         free(n);
         return KUMI_OK;
     }
@@ -183,73 +166,39 @@ void kumi_msg_post_recv(const char *call, struct kumi_request *r)
     kumi_msg.posted_tail = r;
 }
 
-/* An EAGER or RTS arrived: the first posted receive it fits, or the
- * unexpected queue. */
-static void seq_check(int src, const struct kumi_msg_hdr *h)
+/* kumi_msg_seq_check's report (msg_int.h): a message out of sequence */
+void kumi_msg_seq_report(int src, uint32_t seq)
 {
-    struct kumi_msg_peer *p = &kumi_msg.peer[src];
-
-    if (h->seq != p->seq_in)
-        kumi_rt_log(KUMI_LOG_ERROR, "msg: message %u from PE %d arrived where %u was due",
-                    h->seq, src, p->seq_in);
-    p->seq_in = h->seq + 1;
+    kumi_rt_log(KUMI_LOG_ERROR, "msg: message %u from PE %d arrived where %u was due", seq, src,
+                kumi_msg.peer[src].seq_in);
 }
 
-void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev)
+/* The handler's EAGER fast path when no receive is posted for it
+ * (kumi_msg_arrive_direct did the rest): to the unexpected queue. */
+void kumi_msg_arrive_unexp(int src, const struct kumi_msg_hdr *h, const void *data)
 {
-    if (prev != NULL)
-        prev->next = r->next;
-    else
-        kumi_msg.posted_head = r->next;
-    if (kumi_msg.posted_tail == r)
-        kumi_msg.posted_tail = prev;
-}
-
-/* The first posted receive a message from src with h fits, taken out of
- * the posted queue; NULL if none. */
-static inline __attribute__((always_inline)) struct kumi_request *
-posted_take(int src, const struct kumi_msg_hdr *h)
-{
-    struct kumi_request *prev = NULL;
-
-    for (struct kumi_request *r = kumi_msg.posted_head; r != NULL; prev = r, r = r->next) {
-        if (r->team_slot != h->team || r->ctx != h->ctx
-            || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
-            || (r->tag != KUMI_ANY_TAG && r->tag != h->tag))
-            continue;
-        kumi_msg_posted_unlink(r, prev);
-        return r;
-    }
-    return NULL;
-}
-
-/* The handler's EAGER fast path (main thread, outside the layer). */
-void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data)
-{
-    struct kumi_request *r;
-
-    kumi_msg.peer[src].avail += h->credit;
-    seq_check(src, h);
-    if ((r = posted_take(src, h)) != NULL) {
-        deliver_eager(r, src, h, data);
-        return;
-    }
     struct kumi_msg_node *n = malloc(sizeof(*n) + (size_t)h->size);
     if (n == NULL)
         kumi_rt_abort("msg: out of memory queueing a message");
     n->src = src;
-    n->h   = *h;
+    /* the handler filled the first 16 bytes and size (what EAGER has) */
+    memcpy(&n->h, h, KUMI_MSG_EAGER_HDR);
+    n->h.size = h->size;
+    n->h.sid = n->h.rid = 0;
+    n->h.pid = 0;
     if (h->size != 0)
         memcpy(n->data, data, (size_t)h->size);
     unexp_append(n);
 }
 
+/* An EAGER or RTS arrived: the first posted receive it fits, or the
+ * unexpected queue. */
 static int arrive(const char *call, struct kumi_msg_node *n)
 {
     struct kumi_request *r;
 
-    seq_check(n->src, &n->h);
-    if ((r = posted_take(n->src, &n->h)) != NULL) {
+    kumi_msg_seq_check(n->src, &n->h);
+    if ((r = kumi_msg_posted_take(n->src, &n->h)) != NULL) {
         int rc = deliver(call, r, n);
         if (rc != KUMI_OK && r->err == KUMI_OK) {
             r->err = rc;

@@ -241,6 +241,51 @@ struct kumi_msg_node *kumi_msg_inbox_take(void);   /* the whole inbox, in order;
  * of data; piggybacks the credit owed to pe (not on DATA). */
 int  kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data,
                       size_t n);
+int  kumi_msg_send_am_fail(const char *call, int pe, int rc) __attribute__((noinline, cold));
+static inline __attribute__((always_inline)) int
+kumi_msg_send_am_inline(const char *call, int pe, struct kumi_msg_hdr *h, const void *data,
+                        size_t n)
+{
+    struct kumi_msg_peer *p = &kumi_msg.peer[pe];
+    int                   rc;
+
+    h->credit = 0;
+    if (h->type != KUMI_MSG_DATA && p->owed != 0) {
+        h->credit = p->owed > UINT32_MAX ? UINT32_MAX : (uint32_t)p->owed;
+        p->owed -= h->credit;
+    }
+    size_t hlen = h->type == KUMI_MSG_EAGER ? KUMI_MSG_EAGER_HDR : KUMI_MSG_HDR;
+    /* straight from the user's buffer (transports without am_sendv:
+     * joined by the registry's stub) */
+    rc = kumi_tp_am_sendv(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, h, hlen, data, n);
+    if (__builtin_expect(rc == KUMI_OK, 1))
+        return KUMI_OK;
+    p->owed += h->credit;
+    return kumi_msg_send_am_fail(call, pe, rc);
+}
+/* The eager send of r to its peer p (credit is there, nothing queued
+ * before it): kumi_msg_start_send's, and inline in api.c's sends, where
+ * the usual case then makes no call before the transport's. r completes. */
+static inline __attribute__((always_inline)) int
+kumi_msg_send_eager(const char *call, struct kumi_request *r, struct kumi_msg_peer *p)
+{
+    struct kumi_msg_hdr h;
+    int                 rc;
+
+    /* only the 16 bytes EAGER sends are filled */
+    h.type = KUMI_MSG_EAGER;
+    h.ctx  = r->ctx;
+    h.team = (uint16_t)r->team_slot;
+    h.tag  = r->tag;
+    h.seq  = p->seq_out++;
+    r->expect = (size_t)h.seq + 1;   /* cancel.c: which message this was */
+    p->avail -= (int64_t)KUMI_MSG_CHARGE(r->bytes);
+    rc = kumi_msg_send_am_inline(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf,
+                                 r->bytes);
+    r->err = rc;
+    kumi_msg_req_complete(r);
+    return rc;
+}
 uint64_t kumi_msg_rdv_put(struct kumi_request *r);        /* r's new id, 0: no memory */
 struct kumi_request *kumi_msg_rdv_get(uint64_t id);       /* NULL: no such request */
 void kumi_msg_rdv_release(struct kumi_request *r);
@@ -248,10 +293,77 @@ void kumi_msg_rdv_release(struct kumi_request *r);
 /* match.c: the receiving side */
 void kumi_msg_post_recv(const char *call, struct kumi_request *r);
 /* unlinks r, whose predecessor in the posted queue is prev (NULL: r is first) */
-void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev);
+static inline void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_request *prev)
+{
+    if (prev != NULL)
+        prev->next = r->next;
+    else
+        kumi_msg.posted_head = r->next;
+    if (kumi_msg.posted_tail == r)
+        kumi_msg.posted_tail = prev;
+}
 struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int tag, int take);
-/* the handler's EAGER fast path (main thread, outside the layer) */
-void kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data);
+/* An EAGER or RTS arrived from src: its sequence number is the one due
+ * (the transports keep a pair's order; a gap is logged) */
+void kumi_msg_seq_report(int src, uint32_t seq) __attribute__((noinline, cold));
+static inline __attribute__((always_inline)) void
+kumi_msg_seq_check(int src, const struct kumi_msg_hdr *h)
+{
+    struct kumi_msg_peer *p = &kumi_msg.peer[src];
+
+    if (__builtin_expect(h->seq != p->seq_in, 0))
+        kumi_msg_seq_report(src, h->seq);
+    p->seq_in = h->seq + 1;
+}
+/* The first posted receive a message from src with h fits, taken out of
+ * the posted queue; NULL if none. */
+static inline __attribute__((always_inline)) struct kumi_request *
+kumi_msg_posted_take(int src, const struct kumi_msg_hdr *h)
+{
+    struct kumi_request *prev = NULL;
+
+    for (struct kumi_request *r = kumi_msg.posted_head; r != NULL; prev = r, r = r->next) {
+        if (r->team_slot != h->team || r->ctx != h->ctx
+            || (r->peer != KUMI_ANY_SOURCE && r->peer != src)
+            || (r->tag != KUMI_ANY_TAG && r->tag != h->tag))
+            continue;
+        kumi_msg_posted_unlink(r, prev);
+        return r;
+    }
+    return NULL;
+}
+/* An EAGER message (header h, payload data) from src completes r. */
+static inline __attribute__((always_inline)) void
+kumi_msg_deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hdr *h,
+                       const void *data)
+{
+    size_t len = (size_t)h->size, take = len < r->bytes ? len : r->bytes;
+
+    r->status.source = kumi_msg_team_rank(r->team, src);
+    r->status.tag    = h->tag;
+    r->status.bytes  = len;
+    r->err = len > r->bytes ? KUMI_ERR_TRUNCATE : KUMI_OK;
+    kumi_msg.peer[src].owed += KUMI_MSG_CHARGE(len);
+    kumi_msg_copy(r->buf, data, take);
+    kumi_msg_req_complete(r);
+}
+void kumi_msg_arrive_unexp(int src, const struct kumi_msg_hdr *h, const void *data);
+/* The handler's EAGER fast path (main thread, outside the layer), inline
+ * in the handler (proto.c's msg_am): matched and delivered with no call
+ * in the usual case; else to the unexpected queue. h: its first 16 bytes
+ * and size (the rest is not set). */
+static inline __attribute__((always_inline)) void
+kumi_msg_arrive_direct(int src, const struct kumi_msg_hdr *h, const void *data)
+{
+    struct kumi_request *r;
+
+    kumi_msg.peer[src].avail += h->credit;
+    kumi_msg_seq_check(src, h);
+    if ((r = kumi_msg_posted_take(src, h)) != NULL)
+        kumi_msg_deliver_eager(r, src, h, data);
+    else
+        kumi_msg_arrive_unexp(src, h, data);
+}
 int  kumi_msg_drain(const char *call);   /* what the handler queued: >= 0 served, or error */
 
 /* cancel.c: taking back a send; n is a CANCEL or CANCEL_ACK (freed) */

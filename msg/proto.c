@@ -178,15 +178,15 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
     memcpy(&h, payload, KUMI_MSG_EAGER_HDR);
     if (h.type == KUMI_MSG_EAGER) {
         h.size = len - KUMI_MSG_EAGER_HDR;
-        h.sid = h.rid = 0;
-        h.pid = 0;
         if (msg_owner && !kumi_msg.busy
             && __atomic_load_n(&kumi_msg.in_head, __ATOMIC_ACQUIRE) == NULL) {
-            kumi_msg.busy = 1;
+            kumi_msg.busy = 1;   /* (the direct path reads the first 16 bytes and size) */
             kumi_msg_arrive_direct(src, &h, (const char *)payload + KUMI_MSG_EAGER_HDR);
             kumi_msg.busy = 0;
             return;
         }
+        h.sid = h.rid = 0;
+        h.pid = 0;
     } else if (len < KUMI_MSG_HDR) {
         goto bad;
     } else {
@@ -274,46 +274,22 @@ static void data_done(struct kumi_tp *tp, int src, const void *hdr, size_t hlen,
 
 /* ----------------------------------------------------------- sending */
 
-/* One active message to pe: h, then n bytes of data; piggybacks the
- * credit owed to pe unless the message is DATA (the handler keeps no
- * header of those). */
-static __attribute__((noinline, cold)) int send_am_fail(const char *call, int pe, int rc)
+/* a send of an active message to pe failed with rc: reported */
+int kumi_msg_send_am_fail(const char *call, int pe, int rc)
 {
     if (kumi_rt_failed())
         return kumi_rt_peer_error(call);
     return kumi_rt_error(rc, call, "sending to PE %d: %s", pe, kumi_strerror(rc));
 }
 
-/* kumi_msg_send_am, inline in send_now (an eager send's path: a call less) */
-static inline __attribute__((always_inline)) int
-send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
-{
-    struct kumi_msg_peer *p = &kumi_msg.peer[pe];
-    int                   rc;
-
-    h->credit = 0;
-    if (h->type != KUMI_MSG_DATA && p->owed != 0) {
-        h->credit = p->owed > UINT32_MAX ? UINT32_MAX : (uint32_t)p->owed;
-        p->owed -= h->credit;
-    }
-    size_t hlen = h->type == KUMI_MSG_EAGER ? KUMI_MSG_EAGER_HDR : KUMI_MSG_HDR;
-    /* straight from the user's buffer (transports without am_sendv:
-     * joined by the registry's stub) */
-    rc = kumi_tp_am_sendv(&kumi_rt.tp, pe, KUMI_RT_AM_MSG, h, hlen, data, n);
-    if (__builtin_expect(rc == KUMI_OK, 1))
-        return KUMI_OK;
-    p->owed += h->credit;
-    return send_am_fail(call, pe, rc);
-}
-
 int kumi_msg_send_am(const char *call, int pe, struct kumi_msg_hdr *h, const void *data, size_t n)
 {
-    return send_am(call, pe, h, data, n);
+    return kumi_msg_send_am_inline(call, pe, h, data, n);
 }
 
-/* Sends r now (credit is there, nothing queued before it). Inline in
- * kumi_msg_start_send: an eager send is one call from the binding's
- * isend to the transport's. */
+/* Sends r now (credit is there, nothing queued before it). The eager
+ * case is msg_int.h's kumi_msg_send_eager, which api.c's sends also use
+ * straight (an eager send is one call from kumi_isend to the transport). */
 static inline __attribute__((always_inline)) int send_now(const char *call,
                                                           struct kumi_request *r)
 {
@@ -321,20 +297,8 @@ static inline __attribute__((always_inline)) int send_now(const char *call,
     struct kumi_msg_hdr   h;
     int                   rc;
 
-    if (!r->rdv) {
-        /* only the 16 bytes EAGER sends are filled */
-        h.type = KUMI_MSG_EAGER;
-        h.ctx  = r->ctx;
-        h.team = (uint16_t)r->team_slot;
-        h.tag  = r->tag;
-        h.seq  = p->seq_out++;
-        r->expect = (size_t)h.seq + 1;   /* cancel.c: which message this was */
-        p->avail -= (int64_t)KUMI_MSG_CHARGE(r->bytes);
-        rc = send_am(call, r->peer, &h, r->spill != NULL ? r->spill : r->buf, r->bytes);
-        r->err = rc;
-        kumi_msg_req_complete(r);
-        return rc;
-    }
+    if (!r->rdv)
+        return kumi_msg_send_eager(call, r, p);
     h = (struct kumi_msg_hdr){ .ctx = r->ctx, .team = (uint16_t)r->team_slot, .tag = r->tag,
                                .seq = p->seq_out++ };
     if (kumi_msg_rdv_put(r) == 0)
