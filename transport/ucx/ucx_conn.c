@@ -324,6 +324,9 @@ void kumi_ucx_teardown(struct kumi_ucx *s)
         ucp_worker_destroy(s->worker);
     if (s->ctx != NULL)
         ucp_cleanup(s->ctx);
+    if (s->cfd >= 0)       /* as long as the worker: idle() may still wake */
+        close(s->cfd);
+    s->cfd = -1;
     if (s->map != NULL)
         munmap(s->map, s->map_len);
 }
@@ -480,7 +483,4 @@ void kumi_ucx_thread_stop(struct kumi_ucx *s)
     kumi_ucx_thread_wake(s);
     pthread_join(s->thread, NULL);
     s->thread_on = 0;
-    if (s->cfd >= 0)
-        close(s->cfd);
-    s->cfd = -1;
 }
