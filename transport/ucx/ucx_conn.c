@@ -397,6 +397,7 @@ static void *kumi_ucx_thread(void *arg)
     char             path[64];
     int              sfd = -1;
     uint64_t         waited = 0;
+    unsigned         calm = 0;
 
     /* naps as asked, not plus the default 50 us of slack */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
@@ -419,6 +420,7 @@ static void *kumi_ucx_thread(void *arg)
                 }
                 nap = KUMI_UCX_NAP_NS;
                 waited = 0;
+                calm = 0;
                 continue;
             }
             /* the caller still at it: each nap twice the last, up to
@@ -432,13 +434,18 @@ static void *kumi_ucx_thread(void *arg)
                 uint64_t w = kumi_ucx_caller_wait(sfd);
                 int      quiet = waited != 0 && w >= waited && w - waited < KUMI_UCX_QUIET_WAIT_NS;
                 waited = w;
-                nap = !quiet ? KUMI_UCX_NAP_MAX_NS
+                /* grown only after KUMI_UCX_CALM_NAPS quiet ones in a row:
+                 * the wakes' boost itself quiets a shared CPU for a while,
+                 * and 1.6 ms naps on one lost the boost again (stalls) */
+                calm = quiet ? calm + 1 : 0;
+                nap = calm < KUMI_UCX_CALM_NAPS ? KUMI_UCX_NAP_MAX_NS
                       : nap < KUMI_UCX_NAP_QUIET_NS / 2 ? nap * 2 : KUMI_UCX_NAP_QUIET_NS;
             }
             continue;
         }
         nap = KUMI_UCX_NAP_NS;
         waited = 0;
+        calm = 0;
         if (n != 0 || !armed)
             continue;
         struct pollfd pf[2] = { { .fd = s->efd, .events = POLLIN }, { .fd = s->cfd, .events = POLLIN } };

@@ -29,9 +29,9 @@
 #ifndef KUMI_UCX_NAP_MAX_NS
 #define KUMI_UCX_NAP_MAX_NS 400000L
 #endif
-/* ... and while nothing else wanted the caller's CPU during the last nap
- * (its run-queue wait, /proc schedstat, grew by less than QUIET_WAIT_NS),
- * on up to NAP_QUIET_NS: a caller that keeps its CPU to itself needs no
+/* ... and while nothing else wanted the caller's CPU during the last naps
+ * (its run-queue wait, /proc schedstat, grew by less than QUIET_WAIT_NS in
+ * each), on up to NAP_QUIET_NS: a caller that keeps its CPU to itself needs no
  * backup, and each wake cost it ~15-20 us (README: Numbers, 2026-11-27
  * 17:50); a caller that has to share its CPU gets the 400 us naps back at
  * the next wake, whose boost keeps it on the CPU (the same Numbers) */
@@ -39,6 +39,8 @@
 #define KUMI_UCX_NAP_QUIET_NS 1600000L
 #endif
 #define KUMI_UCX_QUIET_WAIT_NS 50000ull
+/* ... and only after this many quiet 400 us naps in a row (4 ms) */
+#define KUMI_UCX_CALM_NAPS 10u
 
 /* ThreadSanitizer cannot see the atomics libucp applies for a peer (a
  * remote CSWAP or SWAP on this PE's memory, ATOMIC_MODE=cpu, inside
