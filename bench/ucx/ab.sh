@@ -35,12 +35,17 @@ usage: bench/ucx/ab.sh -b BUILD -a DIR_A -B DIR_B [-r REPS] [-i ITERS] [-t SECON
             (row pingpong), ucp_put_lat (putpp: a put ping-pong, half a
             round trip) and, for put1m, 1 MiB / the mean bandwidth of
             ucp_put_bw (it has no median of bandwidth)
+  --perftest-x VAR=VALUE  with --perftest: also set VAR=VALUE for both of
+            ucx_perftest's processes (repeatable), e.g.
+            UCX_TCP_TX_SEG_SIZE=64k: its put1m on kumi's fragments
+  --ns PREFIX  the namespaces' names begin with PREFIX (kab): PREFIX-PID-1,
+            PREFIX-PID-2
 EOF
 }
 die() { echo "ab.sh: $*" >&2; exit 1; }
 
 BUILD="" A="" B="" REPS=5 ITERS=5000 TMO=120 ROWS=pingpong,put,get,barrier,putbw LAT=0 OSH=0 CPU1=all CPU2=all
-PT=0 OSHX=()
+PT=0 OSHX=() PTX=() NSP=kab
 OSHRUN=${OSHRUN:-/usr/bin/oshrun} PERFTEST=${UCX_PERFTEST:-ucx_perftest}
 HERE=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
@@ -57,6 +62,8 @@ while [ $# -gt 0 ]; do
     --oshmem) OSH=1; shift ;;
     --perftest) PT=1; shift ;;
     --oshmem-x) OSHX+=(-x "${2:?}"); shift 2 ;;
+    --perftest-x) PTX+=("${2:?}"); shift 2 ;;
+    --ns) NSP=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -81,7 +88,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-ucxb_hosts_make "kab-$$" || die "cannot make the two hosts"
+ucxb_hosts_make "$NSP-$$" || die "cannot make the two hosts"
 ucxb_rsh_write "$TMP" "$CPU1" "$CPU2" || die "cannot write the rsh wrappers"
 H1=$UCXB_H1 H2=$UCXB_H2 DEV=$UCXB_DEV NS1=$UCXB_NS1 NS2=$UCXB_NS2
 # --pin: the launchers run on the first host's CPU too (as in run.sh). The
@@ -140,7 +147,7 @@ pt() {
     local out=$TMP/pt.out n=$ITERS
     [ "$2" -gt 8 ] && n=$(( ITERS / 20 > 10 ? ITERS / 20 : 10 ))
     PORT=$(( PORT + 1 ))
-    ip netns exec "$NS2" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" timeout -k 5 "$TMO" \
+    ip netns exec "$NS2" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" "${PTX[@]}" timeout -k 5 "$TMO" \
         taskset -c "$CPU2" "$PERFTEST" -p "$PORT" >"$out.srv" 2>&1 &
     SERVER=$!
     for _ in $(seq 100); do
@@ -148,7 +155,7 @@ pt() {
         kill -0 "$SERVER" 2>/dev/null || break
         sleep 0.05
     done
-    ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" timeout -k 5 "$TMO" \
+    ip netns exec "$NS1" env UCX_TLS=tcp,self UCX_NET_DEVICES="$DEV" "${PTX[@]}" timeout -k 5 "$TMO" \
         taskset -c "$CPU1" "$PERFTEST" "$H2" -p "$PORT" -t "$1" -s "$2" -n "$n" -w $(( n / 10 )) \
         -f -v >"$out" 2>"$out.err" || echo "ab.sh: ucx_perftest $1 exited $?: $(tail -1 "$out.err")" >&2
     timeout 10 tail --pid="$SERVER" -f /dev/null
@@ -174,7 +181,7 @@ if [ "$LAT" = 1 ]; then
         cols="A B oshmem"
     fi
     [ "$PT" = 1 ] && cols="$cols perftest"
-    echo "# ab.sh --lat $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B; $ITERS ops each, per-op median (us) per run${OSHX[*]:+; oshmem: ${OSHX[*]}}"
+    echo "# ab.sh --lat $(date -u '+%Y-%m-%d %H:%M UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg); A=$A B=$B; $ITERS ops each, per-op median (us) per run${OSHX[*]:+; oshmem: ${OSHX[*]}}${PTX[*]:+; perftest: ${PTX[*]}}"
     for _ in $(seq "$REPS"); do
         lat "$A" | sed 's/^/A /' >>"$TMP/lat.all"
         lat "$B" | sed 's/^/B /' >>"$TMP/lat.all"

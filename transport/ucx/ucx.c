@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ucx_int.h"
 
@@ -509,7 +511,7 @@ static void kumi_ucx_idle(struct kumi_tp *tp, int sleeping)
     if (sleeping) {
         __atomic_add_fetch(&s->sleeping, 1, __ATOMIC_RELEASE);
         if (s->worker != NULL)
-            ucp_worker_signal(s->worker);    /* the thread may be in poll() */
+            kumi_ucx_thread_wake(s);         /* the thread may nap or be in poll() */
     } else {
         __atomic_sub_fetch(&s->sleeping, 1, __ATOMIC_RELEASE);
     }
@@ -537,6 +539,8 @@ static int kumi_ucx_open(struct kumi_tp *tp, const struct kumi_tp_params *p)
     s->threads = p->threads;
     s->timeout = p->connect_timeout;
     s->boot = p->boot;
+    s->cfd = -1;
+    s->caller_tid = (int)syscall(SYS_gettid);   /* kumi_init's thread */
     pthread_mutex_init(&s->qlock, NULL);
     kumi_tp_take_params(tp, p, s);
     tp->progress_mask = 0;           /* messages arrive only through progress */

@@ -46,7 +46,8 @@ int kumi_ucx_enqueue(struct kumi_ucx *s, const struct kumi_ucx_hdr *h, const voi
         memcpy(e + sizeof(*h) + 8, a, alen);
     if (blen != 0)
         memcpy(e + sizeof(*h) + 8 + alen, b, blen);
-    s->qlen += need;
+    /* atomic: kumi_ucx_drain looks at it without the lock */
+    __atomic_store_n(&s->qlen, s->qlen + need, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&s->qlock);
     return KUMI_OK;
 }
@@ -187,6 +188,12 @@ static int kumi_ucx_drain(struct kumi_ucx *s)
     struct kumi_tp *tp = s->tp;
     int             n = 0;
 
+    /* nothing queued (every poll of a wait, mostly): no lock, no flag.
+     * What another thread queues meanwhile is taken by the next poll, and
+     * what this thread's own ucp_worker_progress just queued is seen here
+     * (its store came first in this thread) */
+    if (__atomic_load_n(&s->qlen, __ATOMIC_ACQUIRE) == 0)
+        return 0;
     /* closing: the runtime is done with handlers (teardown still drives
      * the worker) */
     if (kumi_ucx_in_rx || __atomic_load_n(&s->closing, __ATOMIC_ACQUIRE)
@@ -197,7 +204,8 @@ static int kumi_ucx_drain(struct kumi_ucx *s)
         uint8_t *q = s->q;
         size_t   qlen = s->qlen;
         s->q = NULL;
-        s->qlen = s->qcap = 0;
+        s->qcap = 0;
+        __atomic_store_n(&s->qlen, 0, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&s->qlock);
         if (qlen == 0) {
             free(q);

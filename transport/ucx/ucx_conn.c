@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ucs/config/global_opts.h>
 
@@ -321,6 +324,9 @@ void kumi_ucx_teardown(struct kumi_ucx *s)
         ucp_worker_destroy(s->worker);
     if (s->ctx != NULL)
         ucp_cleanup(s->ctx);
+    if (s->cfd >= 0)       /* as long as the worker: idle() may still wake */
+        close(s->cfd);
+    s->cfd = -1;
     if (s->map != NULL)
         munmap(s->map, s->map_len);
 }
@@ -368,37 +374,106 @@ static int kumi_ucx_caller_polls(struct kumi_ucx *s, uint32_t *seen)
  * meanwhile (woken by the same message) sends it back to its naps before
  * it touches the worker. Who drives the worker is settled by `driving`
  * (kumi_ucx_serve), never by UCX's spinlock. */
+/* The caller's time spent runnable but not running (ns; the second field
+ * of its schedstat), or 0 when it cannot be read: then the naps stay at
+ * KUMI_UCX_NAP_MAX_NS, as if the CPU were shared. */
+static uint64_t kumi_ucx_caller_wait(int fd)
+{
+    char               buf[96];
+    unsigned long long run, wait;
+    ssize_t            n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (uint64_t)wait : 0;
+}
+
 static void *kumi_ucx_thread(void *arg)
 {
     struct kumi_ucx *s = arg;
     uint32_t         seen = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
     long             nap = KUMI_UCX_NAP_NS;
+    char             path[64];
+    int              sfd = -1;
+    uint64_t         waited = 0;
+    unsigned         calm = 0;
 
     /* naps as asked, not plus the default 50 us of slack */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    /* single-threaded jobs only: with KUMI_INIT_THREADS any thread may be
+     * the one polling */
+    snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", s->caller_tid);
+    if (!s->threads && s->caller_tid > 0)
+        sfd = open(path, O_RDONLY | O_CLOEXEC);
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         int armed, n = -1;
         if (!kumi_ucx_caller_polls(s, &seen) || __atomic_load_n(&s->sleeping, __ATOMIC_ACQUIRE))
             n = kumi_ucx_serve(s, &armed);
         if (n < 0) {          /* a caller polls, or drives (perhaps preempted there) */
             struct timespec ts = { 0, nap };
-            nanosleep(&ts, NULL);
+            struct pollfd   pf = { .fd = s->cfd, .events = POLLIN };
+            /* a nap that idle() or stop cut short: look again at once */
+            if (ppoll(&pf, 1, &ts, NULL) > 0) {
+                uint64_t v;
+                if (read(s->cfd, &v, sizeof(v)) < 0) {
+                }
+                nap = KUMI_UCX_NAP_NS;
+                waited = 0;
+                calm = 0;
+                continue;
+            }
             /* the caller still at it: each nap twice the last, up to
-             * KUMI_UCX_NAP_MAX_NS (every wake costs the caller's CPU) */
-            nap = nap < KUMI_UCX_NAP_MAX_NS / 2 ? nap * 2 : KUMI_UCX_NAP_MAX_NS;
+             * KUMI_UCX_NAP_MAX_NS (every wake costs the caller's CPU), on
+             * to KUMI_UCX_NAP_QUIET_NS while nothing else wanted its CPU */
+            if (nap < KUMI_UCX_NAP_MAX_NS / 2 || sfd < 0) {
+                nap = nap < KUMI_UCX_NAP_MAX_NS / 2 ? nap * 2 : KUMI_UCX_NAP_MAX_NS;
+            } else {
+                /* the caller's run-queue wait over the nap just ended (the
+                 * reading before it: the end of the nap before) */
+                uint64_t w = kumi_ucx_caller_wait(sfd);
+                int      quiet = waited != 0 && w >= waited && w - waited < KUMI_UCX_QUIET_WAIT_NS;
+                waited = w;
+                /* grown only after KUMI_UCX_CALM_NAPS quiet ones in a row:
+                 * the wakes' boost itself quiets a shared CPU for a while,
+                 * and 1.6 ms naps on one lost the boost again (stalls) */
+                calm = quiet ? calm + 1 : 0;
+                nap = calm < KUMI_UCX_CALM_NAPS ? KUMI_UCX_NAP_MAX_NS
+                      : nap < KUMI_UCX_NAP_QUIET_NS / 2 ? nap * 2 : KUMI_UCX_NAP_QUIET_NS;
+            }
             continue;
         }
         nap = KUMI_UCX_NAP_NS;
+        waited = 0;
+        calm = 0;
         if (n != 0 || !armed)
             continue;
-        struct pollfd pf = { .fd = s->efd, .events = POLLIN };
-        poll(&pf, 1, 1);
+        struct pollfd pf[2] = { { .fd = s->efd, .events = POLLIN }, { .fd = s->cfd, .events = POLLIN } };
+        if (poll(pf, s->cfd >= 0 ? 2 : 1, 1) > 0 && (pf[1].revents & POLLIN)) {
+            uint64_t v;
+            if (read(s->cfd, &v, sizeof(v)) < 0) {
+            }
+        }
     }
+    if (sfd >= 0)
+        close(sfd);
     return NULL;
+}
+
+void kumi_ucx_thread_wake(struct kumi_ucx *s)
+{
+    uint64_t one = 1;
+
+    if (s->cfd >= 0 && write(s->cfd, &one, sizeof(one)) < 0) {
+        /* a full counter: it is readable anyway */
+    }
+    if (s->worker != NULL)
+        ucp_worker_signal(s->worker);
 }
 
 int kumi_ucx_thread_start(struct kumi_ucx *s)
 {
+    s->cfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (pthread_create(&s->thread, NULL, kumi_ucx_thread, s) != 0) {
         kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "cannot start the progress thread");
         return KUMI_ERR_TRANSPORT;
@@ -412,8 +487,7 @@ void kumi_ucx_thread_stop(struct kumi_ucx *s)
     if (!s->thread_on)
         return;
     __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
-    if (s->worker != NULL)
-        ucp_worker_signal(s->worker);
+    kumi_ucx_thread_wake(s);
     pthread_join(s->thread, NULL);
     s->thread_on = 0;
 }

@@ -29,6 +29,18 @@
 #ifndef KUMI_UCX_NAP_MAX_NS
 #define KUMI_UCX_NAP_MAX_NS 400000L
 #endif
+/* ... and while nothing else wanted the caller's CPU during the last naps
+ * (its run-queue wait, /proc schedstat, grew by less than QUIET_WAIT_NS in
+ * each), on up to NAP_QUIET_NS: a caller that keeps its CPU to itself needs no
+ * backup, and each wake cost it ~15-20 us (README: Numbers, 2026-11-27
+ * 17:50); a caller that has to share its CPU gets the 400 us naps back at
+ * the next wake, whose boost keeps it on the CPU (the same Numbers) */
+#ifndef KUMI_UCX_NAP_QUIET_NS
+#define KUMI_UCX_NAP_QUIET_NS 1600000L
+#endif
+#define KUMI_UCX_QUIET_WAIT_NS 50000ull
+/* ... and only after this many quiet 400 us naps in a row (4 ms) */
+#define KUMI_UCX_CALM_NAPS 10u
 
 /* ThreadSanitizer cannot see the atomics libucp applies for a peer (a
  * remote CSWAP or SWAP on this PE's memory, ATOMIC_MODE=cpu, inside
@@ -161,6 +173,8 @@ struct kumi_ucx {
     pthread_t             thread;
     int                   thread_on;
     int                   efd;         /* the worker's wakeup fd             */
+    int                   cfd;         /* eventfd: wakes the thread's naps (idle, stop) */
+    int                   caller_tid;  /* kumi_init's thread (the naps' schedstat) */
     uint32_t              stop;
     uint32_t              sleeping;    /* callers asleep on their doorbell   */
     uint32_t              polls;       /* bumped by every caller's progress   */
@@ -242,6 +256,8 @@ static inline void kumi_ucx_ring(struct kumi_tp *tp)
 /* ucx_conn.c */
 int    kumi_ucx_thread_start(struct kumi_ucx *s);
 void   kumi_ucx_thread_stop(struct kumi_ucx *s);
+/* Cuts the thread's nap (or its wait on the worker) short: it looks again */
+void   kumi_ucx_thread_wake(struct kumi_ucx *s);
 int    kumi_ucx_setup(struct kumi_ucx *s, const struct kumi_tp_params *p);
 int    kumi_ucx_exchange(struct kumi_ucx *s);
 void   kumi_ucx_ep_err(void *arg, ucp_ep_h ep, ucs_status_t status);
