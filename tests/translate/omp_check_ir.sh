@@ -118,12 +118,18 @@ omp_stack)
         { cat "$out/$name.gate.stats"; echo "FAIL: kumi-translate --openmp (gated) $name.ll"; exit 1; }
     grep -q 'gated functions 4 ' "$out/$name.gate.stats" ||
         { echo "FAIL: $name: expected 4 gated functions in --stats"; fail=1; }
+    grep -q 'gated functions 4 (switches 0)' "$out/$name.gate.stats" ||
+        { echo "FAIL: $name: with --openmp no call may make the region: expected no switches"; fail=1; }
     ll="$out/$name.gate.ll"
     expect 1 'kumi.gate.none = icmp eq i64' master
-    expect 2 '= call i8\* @kumi_omp_stack_mark()' master
-    expect 2 'call i8\* @kumi_omp_stack_push(i64 4, i64 4)' master
-    expect 4 'call void @kumi_omp_stack_release(i8\* %' master
-    expect 2 '__kmpc_fork_call(' master ;;
+    expect 1 'tail call i32 @master.kumi.u(' master
+    expect 1 '= call i8\* @kumi_omp_stack_mark()' master.kumi.u
+    expect 1 'call i8\* @kumi_omp_stack_push(i64 4, i64 4)' master.kumi.u
+    expect 2 'call void @kumi_omp_stack_release(i8\* %' master.kumi.u
+    expect 1 '__kmpc_fork_call(' master.kumi.u
+    # the checked body's allocas stay static: in the entry block, before the test
+    fn master | awk '/^[a-z.0-9]*:/ { b++ } /= alloca / && b > 1 { bad = 1 } END { exit bad }' ||
+        { echo "FAIL: $name: an alloca of master's checked body is not in the entry block"; fail=1; } ;;
 omp_calls)
     for f in malloc calloc realloc free strdup posix_memalign; do expect 1 "call .*@kumi_omp_$f(" calls; done
     for f in printf strlen exit; do expect 1 "call .*@kumi_omp_libc_$f(" calls; done
