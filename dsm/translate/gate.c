@@ -69,9 +69,15 @@ static int is_runtime_check(struct kumi_tr *kt, LLVMValueRef f)
 }
 
 /* May this call (directly) reach kumi_init? Calls to functions of the
- * module are answered by their entry in kt->gate.unsafe. */
+ * module are answered by their entry in kt->gate.unsafe. With --openmp
+ * none can: the start-up makes the region before main and kumi_dsm_g.size
+ * does not change until the job ends (a job of one PE keeps it 0,
+ * KUMI_DSM_SOLO), so every function gets a copy of its own and no switch:
+ * the checked body stays as it was without the gate. */
 static int call_unsafe(struct kumi_tr *kt, LLVMValueRef call)
 {
+    if (kt->opts.openmp)
+        return 0;
     LLVMValueRef f = LLVMGetCalledValue(call);
     if (f == NULL || !LLVMIsAFunction(f))
         return 1;                       /* indirect, inline asm */
@@ -414,6 +420,17 @@ static void gate_twin(struct kumi_tr *kt, LLVMValueRef fn)
     LLVMBasicBlockRef call = LLVMInsertBasicBlockInContext(kt->ctx, old, "kumi.gate.u");
     LLVMPositionBuilderAtEnd(kt->mv, entry);
     LLVMSetCurrentDebugLocation2(kt->mv, NULL);
+    /* the checked body's fixed-size allocas move up into the new entry:
+     * left in the old one (no longer the entry) they would be dynamic --
+     * a frame pointer, stack adjustments, and no SROA in the second
+     * pipeline */
+    for (LLVMValueRef I = LLVMGetFirstInstruction(old), nx; I; I = nx) {
+        nx = LLVMGetNextInstruction(I);
+        if (LLVMIsAAllocaInst(I) && LLVMIsAConstant(LLVMGetOperand(I, 0))) {
+            LLVMInstructionRemoveFromParent(I);
+            LLVMInsertIntoBuilder(kt->mv, I);
+        }
+    }
     LLVMValueRef none = LLVMBuildICmp(kt->mv, LLVMIntEQ, size_load(kt, kt->mv), LLVMConstInt(kt->t64, 0, 0), "kumi.gate.none");
     LLVMBuildCondBr(kt->mv, none, call, old);
     LLVMPositionBuilderAtEnd(kt->mv, call);

@@ -139,7 +139,9 @@ int main(int argc, char **argv)
         kumi_tr_die("--openmp", "this kumi-translate was built without the OpenMP pass (dsm/translate/omp.c)");
 #endif
     }
-    if (kt.opts.openmp) kt.opts.gate = 0;   /* the OpenMP start-up makes the region before main */
+    /* the gate stays on with --openmp: the start-up makes the region
+     * before main, but a job of one PE keeps kumi_dsm_g.size at 0
+     * (KUMI_DSM_SOLO), so its functions run their unchecked copies */
     kumi_tr_context_init(&kt);   /* after: the pipeline drops unused declarations */
     for (LLVMValueRef f = LLVMGetFirstFunction(kt.mod); f; f = LLVMGetNextFunction(f))
         kumi_tr_function(&kt, f);

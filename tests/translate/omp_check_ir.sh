@@ -3,12 +3,14 @@
 # through kumi-translate --openmp (to .ll, unoptimized, so what the OpenMP
 # pass made is visible; and to an -O2 object, which must assemble and
 # have the sections it should) and checks the output with grep. Prints
-# what failed and exits 1.
+# what failed and exits 1. The .ll is made with --no-gate (the checked
+# body alone); omp_stack also checks a gated translation (the unchecked
+# copy a job of one PE runs: KUMI_DSM_SOLO).
 set -u
 kt=$1 src=$2 name=$3 out=$4
 mkdir -p "$out"
 ll="$out/$name.ll" obj="$out/$name.o"
-"$kt" --openmp --stats "$src/$name.ll" -o "$ll" 2>"$out/$name.stats" ||
+"$kt" --openmp --stats --no-gate "$src/$name.ll" -o "$ll" 2>"$out/$name.stats" ||
     { cat "$out/$name.stats"; echo "FAIL: kumi-translate --openmp $name.ll"; exit 1; }
 "$kt" --openmp -O2 --no-warn "$src/$name.ll" -o "$obj" ||
     { echo "FAIL: kumi-translate --openmp -O2 $name.ll -o $name.o"; exit 1; }
@@ -108,7 +110,26 @@ omp_stack)
         { echo "FAIL: $name: the copyin copy is not released after the fork"; fail=1; }
     expect 1 'call i8\* @kumi_omp_stack_push(i64 16, i64 16)' copyin_wrapped
     expect 1 'call void @llvm.memcpy.p0i8.p0i8.i64(i8\* align 16 %kumi.stk, i8\* align 16 %[0-9]*, i64 16' copyin_wrapped
-    expect 0 '__kmpc_fork_call(.*%t)' copyin_wrapped ;;
+    expect 0 '__kmpc_fork_call(.*%t)' copyin_wrapped
+    # gated (the default): every function with checks gets its unchecked
+    # copy, which marks, pushes and releases the DSM stack as the checked
+    # body does (a release before each of master's two rets in both)
+    "$kt" --openmp --stats "$src/$name.ll" -o "$out/$name.gate.ll" 2>"$out/$name.gate.stats" ||
+        { cat "$out/$name.gate.stats"; echo "FAIL: kumi-translate --openmp (gated) $name.ll"; exit 1; }
+    grep -q 'gated functions 4 ' "$out/$name.gate.stats" ||
+        { echo "FAIL: $name: expected 4 gated functions in --stats"; fail=1; }
+    grep -q 'gated functions 4 (switches 0)' "$out/$name.gate.stats" ||
+        { echo "FAIL: $name: with --openmp no call may make the region: expected no switches"; fail=1; }
+    ll="$out/$name.gate.ll"
+    expect 1 'kumi.gate.none = icmp eq i64' master
+    expect 1 'tail call i32 @master.kumi.u(' master
+    expect 1 '= call i8\* @kumi_omp_stack_mark()' master.kumi.u
+    expect 1 'call i8\* @kumi_omp_stack_push(i64 4, i64 4)' master.kumi.u
+    expect 2 'call void @kumi_omp_stack_release(i8\* %' master.kumi.u
+    expect 1 '__kmpc_fork_call(' master.kumi.u
+    # the checked body's allocas stay static: in the entry block, before the test
+    fn master | awk '/^[a-z.0-9]*:/ { b++ } /= alloca / && b > 1 { bad = 1 } END { exit bad }' ||
+        { echo "FAIL: $name: an alloca of master's checked body is not in the entry block"; fail=1; } ;;
 omp_calls)
     for f in malloc calloc realloc free strdup posix_memalign; do expect 1 "call .*@kumi_omp_$f(" calls; done
     for f in printf strlen exit; do expect 1 "call .*@kumi_omp_libc_$f(" calls; done
