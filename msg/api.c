@@ -131,12 +131,7 @@ irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_
     if (__builtin_expect(kumi_msg.unexp_head == NULL, 1)) {
         /* kumi_msg_post_recv with nothing unexpected: to the posted queue
          * (r->next is NULL) without two calls */
-        r->state = KUMI_MSG_POSTED;
-        if (kumi_msg.posted_tail != NULL)
-            kumi_msg.posted_tail->next = r;
-        else
-            kumi_msg.posted_head = r;
-        kumi_msg.posted_tail = r;
+        kumi_msg_posted_append(r);
     } else {
         kumi_msg_post_recv(call, r);
     }

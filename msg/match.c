@@ -157,13 +157,8 @@ void kumi_msg_post_recv(const char *call, struct kumi_request *r)
         }
         return;
     }
-    r->state = KUMI_MSG_POSTED;
-    r->next  = NULL;
-    if (kumi_msg.posted_tail != NULL)
-        kumi_msg.posted_tail->next = r;
-    else
-        kumi_msg.posted_head = r;
-    kumi_msg.posted_tail = r;
+    r->next = NULL;
+    kumi_msg_posted_append(r);
 }
 
 /* kumi_msg_seq_check's report (msg_int.h): a message out of sequence */

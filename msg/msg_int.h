@@ -302,6 +302,16 @@ static inline void kumi_msg_posted_unlink(struct kumi_request *r, struct kumi_re
     if (kumi_msg.posted_tail == r)
         kumi_msg.posted_tail = prev;
 }
+/* appends r (r->next already NULL) to the posted queue */
+static inline void kumi_msg_posted_append(struct kumi_request *r)
+{
+    r->state = KUMI_MSG_POSTED;
+    if (kumi_msg.posted_tail != NULL)
+        kumi_msg.posted_tail->next = r;
+    else
+        kumi_msg.posted_head = r;
+    kumi_msg.posted_tail = r;
+}
 struct kumi_msg_node *kumi_msg_unexp_find(int team_slot, int ctx, int src, int tag, int take);
 /* An EAGER or RTS arrived from src: its sequence number is the one due
  * (the transports keep a pair's order; a gap is logged) */
