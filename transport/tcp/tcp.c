@@ -283,6 +283,18 @@ int kumi_tcp_connect(struct kumi_tp *tp)
     return KUMI_OK;
 }
 
+/* Queues FIN to every peer whose connection is up (the caller holds the
+ * lock or is the only thread left). */
+static void kumi_tcp_fin_all(struct kumi_tcp *s)
+{
+    for (int pe = 0; pe < s->size; pe++) {
+        struct kumi_tcp_conn *c = &s->conn[pe];
+        struct kumi_tcp_hdr   h = { .type = KUMI_TCP_FIN };
+        if (c->fd >= 0 && c->state == KUMI_TCP_UP)
+            kumi_tcp_tx_hdr(s, c, &h);
+    }
+}
+
 /* Says FIN to every peer and waits (bounded) for theirs, so no byte in
  * flight is lost to a reset. */
 static void kumi_tcp_goodbye(struct kumi_tcp *s)
@@ -290,12 +302,7 @@ static void kumi_tcp_goodbye(struct kumi_tcp *s)
     double deadline = kumi_tp_now() + 2.0;
     int    open;
 
-    for (int pe = 0; pe < s->size; pe++) {
-        struct kumi_tcp_conn *c = &s->conn[pe];
-        struct kumi_tcp_hdr   h = { .type = KUMI_TCP_FIN };
-        if (c->fd >= 0 && c->state == KUMI_TCP_UP)
-            kumi_tcp_tx_hdr(s, c, &h);
-    }
+    kumi_tcp_fin_all(s);
     do {
         open = 0;
         kumi_tcp_progress_locked(s, 1);
@@ -347,12 +354,7 @@ int kumi_tcp_exit_job(struct kumi_tp *tp, int status)
         int    queued;
 
         kumi_tcp_lock(s);
-        for (int pe = 0; pe < s->size; pe++) {
-            struct kumi_tcp_conn *c = &s->conn[pe];
-            struct kumi_tcp_hdr   h = { .type = KUMI_TCP_FIN };
-            if (c->fd >= 0 && c->state == KUMI_TCP_UP)
-                kumi_tcp_tx_hdr(s, c, &h);
-        }
+        kumi_tcp_fin_all(s);
         do {
             queued = 0;
             kumi_tcp_progress_locked(s, 1);
