@@ -389,6 +389,18 @@ static uint64_t kumi_ucx_caller_wait(int fd)
     return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (uint64_t)wait : 0;
 }
 
+/* Takes the wakes (idle(), stop) that cut the thread's nap or wait short:
+ * one read resets the eventfd's counter. Called once poll found it
+ * readable, and only this thread reads it: the count itself is of no use */
+static void kumi_ucx_wake_clear(struct kumi_ucx *s)
+{
+    uint64_t v;
+
+    if (read(s->cfd, &v, sizeof(v)) < 0) {
+        /* not readable after all (EAGAIN): nothing to clear */
+    }
+}
+
 static void *kumi_ucx_thread(void *arg)
 {
     struct kumi_ucx *s = arg;
@@ -415,9 +427,7 @@ static void *kumi_ucx_thread(void *arg)
             struct pollfd   pf = { .fd = s->cfd, .events = POLLIN };
             /* a nap that idle() or stop cut short: look again at once */
             if (ppoll(&pf, 1, &ts, NULL) > 0) {
-                uint64_t v;
-                if (read(s->cfd, &v, sizeof(v)) < 0) {
-                }
+                kumi_ucx_wake_clear(s);
                 nap = KUMI_UCX_NAP_NS;
                 waited = 0;
                 calm = 0;
@@ -449,11 +459,8 @@ static void *kumi_ucx_thread(void *arg)
         if (n != 0 || !armed)
             continue;
         struct pollfd pf[2] = { { .fd = s->efd, .events = POLLIN }, { .fd = s->cfd, .events = POLLIN } };
-        if (poll(pf, s->cfd >= 0 ? 2 : 1, 1) > 0 && (pf[1].revents & POLLIN)) {
-            uint64_t v;
-            if (read(s->cfd, &v, sizeof(v)) < 0) {
-            }
-        }
+        if (poll(pf, s->cfd >= 0 ? 2 : 1, 1) > 0 && (pf[1].revents & POLLIN))
+            kumi_ucx_wake_clear(s);
     }
     if (sfd >= 0)
         close(sfd);
