@@ -436,8 +436,10 @@ static void *kumi_ucx_thread(void *arg)
             /* the caller still at it: each nap twice the last, up to
              * KUMI_UCX_NAP_MAX_NS (every wake costs the caller's CPU), on
              * to KUMI_UCX_NAP_QUIET_NS while nothing else wanted its CPU */
-            if (nap < KUMI_UCX_NAP_MAX_NS / 2 || sfd < 0) {
-                nap = nap < KUMI_UCX_NAP_MAX_NS / 2 ? nap * 2 : KUMI_UCX_NAP_MAX_NS;
+            if (nap < KUMI_UCX_NAP_MAX_NS / 2) {
+                nap *= 2;
+            } else if (sfd < 0) {
+                nap = KUMI_UCX_NAP_MAX_NS;   /* no schedstat: as if shared */
             } else {
                 /* the caller's run-queue wait over the nap just ended (the
                  * reading before it: the end of the nap before) */
@@ -448,8 +450,12 @@ static void *kumi_ucx_thread(void *arg)
                  * the wakes' boost itself quiets a shared CPU for a while,
                  * and 1.6 ms naps on one lost the boost again (stalls) */
                 calm = quiet ? calm + 1 : 0;
-                nap = calm < KUMI_UCX_CALM_NAPS ? KUMI_UCX_NAP_MAX_NS
-                      : nap < KUMI_UCX_NAP_QUIET_NS / 2 ? nap * 2 : KUMI_UCX_NAP_QUIET_NS;
+                if (calm < KUMI_UCX_CALM_NAPS)
+                    nap = KUMI_UCX_NAP_MAX_NS;
+                else if (nap < KUMI_UCX_NAP_QUIET_NS / 2)
+                    nap *= 2;
+                else
+                    nap = KUMI_UCX_NAP_QUIET_NS;
             }
             continue;
         }
