@@ -486,7 +486,14 @@ void kumi_ucx_thread_wake(struct kumi_ucx *s)
 
 int kumi_ucx_thread_start(struct kumi_ucx *s)
 {
+    /* without it no idle() or stop could cut a nap short: the thread
+     * would serve a caller gone to sleep only when its nap ends */
     s->cfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (s->cfd < 0) {
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "cannot start the progress thread: eventfd: %s",
+                    strerror(errno));
+        return KUMI_ERR_TRANSPORT;
+    }
     if (pthread_create(&s->thread, NULL, kumi_ucx_thread, s) != 0) {
         kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "cannot start the progress thread");
         return KUMI_ERR_TRANSPORT;
