@@ -331,19 +331,6 @@ void kumi_ucx_teardown(struct kumi_ucx *s)
         munmap(s->map, s->map_len);
 }
 
-/* The progress thread. Two spinning PEs on two cores cannot afford a third
- * poller, nor a thread woken by every message a spinning caller is about
- * to take itself: so while some caller polled within the last
- * KUMI_UCX_ACTIVE_NS (it is inside a kumi wait) the thread naps
- * KUMI_UCX_NAP_NS at a time and leaves the worker alone. Otherwise (the
- * program computes, or every caller sleeps on its doorbell: wait policy
- * block) it drives the worker until idle, arms it and blocks in poll() on
- * its wakeup fd, so a peer's get, atomic, probe or DSM request aimed at a
- * computing PE wakes it at once (over UCX's tcp even RMA and AMOs need
- * this PE's progress), and rings the doorbell when messages were applied.
- * On every wake it looks again: a caller that polls meanwhile (woken by
- * the same message) sends it back to its naps before it touches the
- * worker, so the two do not take turns at the worker's lock. */
 /* Whether a caller is inside a kumi wait now: it polled at least twice
  * since the thread last looked (*seen: the count then), the last time
  * within KUMI_UCX_ACTIVE_NS (a wait polls every few us). One poll is not
@@ -361,19 +348,6 @@ static int kumi_ucx_caller_polls(struct kumi_ucx *s, uint32_t *seen)
     return polls - was >= 2 && kumi_ucx_ns() - last < (uint64_t)KUMI_UCX_ACTIVE_NS;
 }
 
-/* The progress thread. Two spinning PEs on two cores cannot afford a third
- * poller, nor a thread woken by every message a spinning caller is about
- * to take itself: so while a caller polls (kumi_ucx_caller_polls: it is
- * inside a kumi wait) the thread naps KUMI_UCX_NAP_NS at a time and leaves
- * the worker alone. Otherwise (the program computes, or a caller sleeps on
- * its doorbell: wait policy block) it drives the worker until idle, arms
- * it and blocks in poll() on its wakeup fd, so a peer's get, atomic, probe
- * or DSM request aimed at a computing PE wakes it at once (over UCX's tcp
- * even RMA and AMOs need this PE's progress), and rings the doorbell when
- * messages were applied. On every wake it looks again: a caller that polls
- * meanwhile (woken by the same message) sends it back to its naps before
- * it touches the worker. Who drives the worker is settled by `driving`
- * (kumi_ucx_serve), never by UCX's spinlock. */
 /* The caller's time spent runnable but not running (ns; the second field
  * of its schedstat), or 0 when it cannot be read: then the naps stay at
  * KUMI_UCX_NAP_MAX_NS, as if the CPU were shared. */
@@ -401,6 +375,19 @@ static void kumi_ucx_wake_clear(struct kumi_ucx *s)
     }
 }
 
+/* The progress thread. Two spinning PEs on two cores cannot afford a third
+ * poller, nor a thread woken by every message a spinning caller is about
+ * to take itself: so while a caller polls (kumi_ucx_caller_polls: it is
+ * inside a kumi wait) the thread naps KUMI_UCX_NAP_NS at a time and leaves
+ * the worker alone. Otherwise (the program computes, or a caller sleeps on
+ * its doorbell: wait policy block) it drives the worker until idle, arms
+ * it and blocks in poll() on its wakeup fd, so a peer's get, atomic, probe
+ * or DSM request aimed at a computing PE wakes it at once (over UCX's tcp
+ * even RMA and AMOs need this PE's progress), and rings the doorbell when
+ * messages were applied. On every wake it looks again: a caller that polls
+ * meanwhile (woken by the same message) sends it back to its naps before
+ * it touches the worker. Who drives the worker is settled by `driving`
+ * (kumi_ucx_serve), never by UCX's spinlock. */
 static void *kumi_ucx_thread(void *arg)
 {
     struct kumi_ucx *s = arg;
