@@ -174,6 +174,17 @@ static int hook_first(void)   /* removes hook_a, added before it */
     return 0;
 }
 
+/* one walk, then every hook's calls so far and the table's size */
+static void walk_expect(int self, int b, int a, int first, int nhooks)
+{
+    assert_int_equal(kumi_rt_poll_hooks_run(), 0);
+    assert_int_equal(calls_self, self);
+    assert_int_equal(calls_b, b);
+    assert_int_equal(calls_a, a);
+    assert_int_equal(calls_first, first);
+    assert_int_equal(kumi_rt_npoll_hooks, nhooks);
+}
+
 static void test_remove_in_walk(void **state)
 {
     (void)state;
@@ -183,26 +194,14 @@ static void test_remove_in_walk(void **state)
     assert_int_equal(kumi_rt_poll_hook_add(hook_self), KUMI_OK);
     assert_int_equal(kumi_rt_poll_hook_add(hook_b), KUMI_OK);
     assert_int_equal(kumi_rt_poll_hook_add(hook_a), KUMI_OK);
-    assert_int_equal(kumi_rt_poll_hooks_run(), 0);
-    assert_int_equal(calls_self, 1);
-    assert_int_equal(calls_b, 1);
-    assert_int_equal(calls_a, 1);
-    assert_int_equal(kumi_rt_npoll_hooks, 2);
+    walk_expect(1, 1, 1, 0, 2);
     /* the next walk without it */
-    assert_int_equal(kumi_rt_poll_hooks_run(), 0);
-    assert_int_equal(calls_self, 1);
-    assert_int_equal(calls_b, 2);
-    assert_int_equal(calls_a, 2);
+    walk_expect(1, 2, 2, 0, 2);
     /* a hook before it: [b, a, first, self] -> first removes a (b, a ran
-     * already), self behind it still runs */
+     * already), self behind it still runs; b and first stay */
     assert_int_equal(kumi_rt_poll_hook_add(hook_first), KUMI_OK);
     assert_int_equal(kumi_rt_poll_hook_add(hook_self), KUMI_OK);
-    assert_int_equal(kumi_rt_poll_hooks_run(), 0);
-    assert_int_equal(calls_b, 3);
-    assert_int_equal(calls_a, 3);
-    assert_int_equal(calls_first, 1);
-    assert_int_equal(calls_self, 2);
-    assert_int_equal(kumi_rt_npoll_hooks, 2);   /* b, first */
+    walk_expect(2, 3, 3, 1, 2);
     assert_int_equal(kumi_rt_poll_hook_remove(hook_b), KUMI_OK);
     assert_int_equal(kumi_rt_poll_hook_remove(hook_first), KUMI_OK);
     assert_int_equal(kumi_rt_npoll_hooks, 0);
