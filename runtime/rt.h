@@ -351,7 +351,8 @@ static inline int kumi_rt_layers_poll(void)
  * serves one-sided requests, libkumi-omp serves other PEs' stdio): from
  * every wait, after the layers' polls, on the same thread, in the order
  * they were added; each returns how many requests it served. A hook may
- * wait (and so run the hooks again) or add one; removing one while
+ * wait (and so run the hooks again), add one or remove one (itself too:
+ * the walk still runs each of the others once); removing one while
  * another thread walks the table may skip or repeat a hook once. */
 #define KUMI_RT_POLL_HOOKS_MAX 8
 /* KUMI_OK (fn already there: KUMI_OK, nothing added); the table full:

@@ -42,9 +42,12 @@
 
 /* The bindings' poll hooks (rt.h): slots [0, kumi_rt_npoll_hooks) in
  * the order added. Added and removed under the lock (rare: a binding's
- * first use); walked without it: the count is published after its slot
- * (release), and a removal shifts the later slots down and clears the
- * last before it lowers the count. */
+ * first use, MPI's non-blocking collectives when the first schedule
+ * starts and the last ends); walked without it: the count is published
+ * after its slot (release), and a removal shifts the later slots down and
+ * clears the last before it lowers the count. A hook may remove a hook
+ * (itself too) while the walk runs it: the walk then looks at its slot
+ * again. */
 static int (*kumi_rt_poll_hooks[KUMI_RT_POLL_HOOKS_MAX])(void);
 int                    kumi_rt_npoll_hooks;
 static pthread_mutex_t kumi_rt_poll_hooks_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -101,8 +104,15 @@ int kumi_rt_poll_hooks_walk(void)
 
     for (int i = 0; i < n; i++) {
         int (*fn)(void) = __atomic_load_n(&kumi_rt_poll_hooks[i], __ATOMIC_RELAXED);
-        if (fn != NULL)
-            served += fn();
+        if (fn == NULL)
+            continue;
+        served += fn();
+        /* fn (or a walk inside it) removed itself or a hook before it
+         * (MPI's non-blocking collectives remove theirs when the last
+         * schedule ends): the later hooks moved down a slot, and the one
+         * now at i has not run in this walk */
+        if (__atomic_load_n(&kumi_rt_poll_hooks[i], __ATOMIC_RELAXED) != fn)
+            i--;
     }
     return served;
 }

@@ -85,3 +85,13 @@ add_test(NAME ucx.compute_get COMMAND ${KUMIRUN} -n 2 --transport ucx --timeout 
          $<TARGET_FILE:ucx_compute_get>)
 set_tests_properties(ucx.compute_get PROPERTIES LABELS "pe;ucx" TIMEOUT 120 PROCESSORS 2
   ENVIRONMENT "UCX_TLS=tcp,self;${KUMI_UCX_SAN_ENV}")
+
+# a PE whose plugin gets no eventfd for the progress thread fails its
+# start-up with a line naming eventfd and the errno (ucx/no_eventfd.sh:
+# ucx/no_eventfd.c preloaded makes the plugin's eventfd fail)
+add_library(ucx_no_eventfd MODULE ${CMAKE_CURRENT_SOURCE_DIR}/ucx/no_eventfd.c)
+target_link_libraries(ucx_no_eventfd PRIVATE ${CMAKE_DL_LIBS})
+add_test(NAME ucx.no_eventfd COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ucx/no_eventfd.sh
+         ${CMAKE_BINARY_DIR}/bin $<TARGET_FILE:ucx_no_eventfd> $<TARGET_FILE:pe_put_get>)
+set_tests_properties(ucx.no_eventfd PROPERTIES LABELS "ucx" TIMEOUT 180 PROCESSORS 2
+  SKIP_RETURN_CODE 77 ENVIRONMENT "${KUMI_UCX_SAN_ENV}")

@@ -478,7 +478,7 @@ int kmpi_req_generic(const struct kmpi_req_ops *ops, void *state, MPI_Request *o
  * kumi_wait) while kmpi_nbc_active > 0; kumi's own waits (its native
  * collectives under MPI_Barrier/MPI_Allreduce..., team calls under
  * MPI_Comm_dup...) reach it through the runtime's binding poll hook,
- * which nbc.c sets when its first schedule starts. */
+ * which nbc.c keeps in the runtime's table while a schedule is active. */
 extern int kmpi_nbc_active;
 void kmpi_nbc_progress(void);
 /* One-sided operations run at their target whenever it is in an MPI call

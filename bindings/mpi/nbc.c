@@ -653,6 +653,8 @@ static int round_done(struct kmpi_sched *s)
     return !left;
 }
 
+static void nbc_hook_set(int on);
+
 static void active_remove(struct kmpi_sched *s)
 {
     if (s->prev != NULL)
@@ -662,7 +664,8 @@ static void active_remove(struct kmpi_sched *s)
     if (s->next != NULL)
         s->next->prev = s->prev;
     s->prev = s->next = NULL;
-    kmpi_nbc_active--;
+    if (--kmpi_nbc_active == 0)
+        nbc_hook_set(0);
 }
 
 static void sched_free(struct kmpi_sched *s)
@@ -707,10 +710,12 @@ static void sched_advance(struct kmpi_sched *s)
 
 /* kumi's own waits (its native collectives under MPI_Barrier,
  * MPI_Allreduce..., the team calls under MPI_Comm_dup...) move the
- * schedules too, through the runtime's poll hooks (added with the first
- * schedule, kept for the process's life): a rank blocked in a blocking
- * collective may owe a round of a non-blocking one to a peer that waits
- * for it before joining. */
+ * schedules too, through the runtime's poll hooks: a rank blocked in a
+ * blocking collective may owe a round of a non-blocking one to a peer
+ * that waits for it before joining. The hook is in the runtime's table
+ * only while a schedule is active (added when one starts and none was,
+ * removed when the last ends, perhaps from inside the hook: the walk
+ * allows it), so the waits of a program without one do not call it. */
 static int nbc_hook(void)
 {
     if (kmpi_nbc_active > 0 && kmpi_state == 1) {   /* not inside MPI_Finalize */
@@ -719,6 +724,19 @@ static int nbc_hook(void)
         kmpi_nbc_in_kumi--;
     }
     return 0;
+}
+
+static int nbc_hooked;   /* nbc_hook is in the runtime's table */
+
+static void nbc_hook_set(int on)
+{
+    if (on == nbc_hooked)
+        return;
+    if (!on)
+        kumi_rt_poll_hook_remove(nbc_hook);
+    else if (kumi_rt_poll_hook_add(nbc_hook) != KUMI_OK)
+        kumi_rt_abort("MPI: no room for the non-blocking collectives' poll hook");
+    nbc_hooked = on;
 }
 
 void kmpi_nbc_progress(void)
@@ -741,8 +759,7 @@ static int sched_begin(struct kmpi_sched *s)
         sched_free(s);
         return rc;
     }
-    if (kumi_rt_poll_hook_add(nbc_hook) != KUMI_OK)   /* the first time; then found */
-        kumi_rt_abort("MPI: no room for the non-blocking collectives' poll hook");
+    nbc_hook_set(1);
     s->next    = nbc_head;
     if (nbc_head != NULL)
         nbc_head->prev = s;

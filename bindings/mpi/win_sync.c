@@ -388,6 +388,46 @@ static void shm_unlock(struct kmpi_win *w, int rank, int type)
         __atomic_fetch_sub(word, 1, __ATOMIC_RELEASE);
 }
 
+/* MPI_Win_lock_all's shared locks: tries every rank's not taken yet */
+struct shm_lock_all_arg {
+    struct kmpi_win *w;
+    uint8_t         *got;   /* [size]: taken */
+    int              left;
+};
+
+static int shm_lock_all_try(void *arg)
+{
+    struct shm_lock_all_arg *a = arg;
+
+    for (int i = 0; i < a->w->size; i++) {
+        struct shm_lock_arg l = { &a->w->locks[(size_t)i * KMPI_WIN_SHM_HDR], LK_SHARED };
+        if (!a->got[i] && shm_lock_try(&l)) {
+            a->got[i] = 1;
+            a->left--;
+        }
+    }
+    return a->left == 0;
+}
+
+/* Every rank's shared lock, all tried at once and then the rest waited
+ * for together (one at a time, a rank held exclusively delayed the tries
+ * of all after it): taken all, or none when the wait failed. */
+static int shm_lock_all(const char *call, struct kmpi_win *w)
+{
+    struct shm_lock_all_arg a = { w, calloc((size_t)w->size, 1), w->size };
+    int                     krc = KUMI_OK;
+
+    if (a.got == NULL)
+        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+    if (!shm_lock_all_try(&a) && (krc = kmpi_wait_until(call, shm_lock_all_try, &a)) != KUMI_OK)
+        for (int i = 0; i < w->size; i++)
+            if (a.got[i])
+                shm_unlock(w, i, LK_SHARED);
+    free(a.got);
+    return krc == KUMI_OK ? MPI_SUCCESS
+                          : kmpi_error_kumi(w->comm, krc, call, "waiting for a window lock");
+}
+
 static int rank_check(const char *call, struct kmpi_win *w, int rank)
 {
     if (rank < 0 || rank >= w->size)
@@ -523,15 +563,12 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
         return MPI_SUCCESS;
     }
     if (w->locks != NULL) {
-        for (int i = 0; i < w->size; i++)
-            if ((rc = shm_lock(call, w, i, LK_SHARED)) != MPI_SUCCESS) {
-                while (--i >= 0)
-                    shm_unlock(w, i, LK_SHARED);
-                return rc;
-            }
-        w->lock_all = 1;
-        return MPI_SUCCESS;
+        if ((rc = shm_lock_all(call, w)) == MPI_SUCCESS)
+            w->lock_all = 1;
+        return rc;
     }
+    /* message windows: every lock request sent, then one wait for the
+     * grants (each target queues its own in arrival order) */
     if ((r = all_ranks(w)) == NULL)
         return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
     rc = kmpi_win_roundtrips(call, w, r, w->size, KW_LOCK, LK_SHARED);

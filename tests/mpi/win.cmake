@@ -19,3 +19,6 @@ kumi_mpi_test(win_errfatal win_errfatal.c PES 1 2 QUICK 2
 # a window's target and a non-blocking collective served together from
 # kumi's own waits (MPI_Barrier): both of the binding's poll hooks run
 kumi_mpi_test(win_nbc win_nbc.c PES 1 2 3 4 8 QUICK 2 3)
+# MPI_Win_lock_all behind another rank's exclusive lock, on shared-memory
+# lock words and on lock messages
+kumi_mpi_test(win_lockall win_lockall.c PES 2 3 4 QUICK 2 3)

@@ -1,7 +1,8 @@
 /* poll_hooks.c -- the bindings' poll hooks (runtime/wait.c): added in
  * order, the same function twice is one hook, removed, a full table is an
- * error; each hook runs exactly once per serve of a real wait (one PE)
- * and once per kumi_dsm_poll. */
+ * error, removed and added again; each hook runs exactly once per serve
+ * of a real wait (one PE) and once per kumi_dsm_poll, and once per walk
+ * when a hook removes itself or another during the walk. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,6 +138,75 @@ static void test_full(void **state)
     assert_int_equal(kumi_rt_poll_hook_add(NULL), KUMI_ERR_INVALID);
 }
 
+/* add, remove, add again: one hook, run once per walk */
+static void test_readd(void **state)
+{
+    (void)state;
+    reset();
+    for (int round = 1; round <= 3; round++) {
+        assert_int_equal(kumi_rt_poll_hook_add(hook_a), KUMI_OK);
+        assert_int_equal(kumi_rt_npoll_hooks, 1);
+        assert_int_equal(kumi_rt_poll_hooks_run(), 0);
+        assert_int_equal(calls_a, round);
+        assert_int_equal(kumi_rt_poll_hook_remove(hook_a), KUMI_OK);
+        assert_int_equal(kumi_rt_npoll_hooks, 0);
+        assert_int_equal(kumi_rt_poll_hooks_run(), 0);
+        assert_int_equal(calls_a, round);
+    }
+}
+
+/* hooks that remove a hook while the walk runs them (MPI's non-blocking
+ * collectives remove theirs from inside it when the last schedule ends):
+ * every other hook still runs once in that walk */
+static int calls_self, calls_first;
+
+static int hook_self(void)
+{
+    calls_self++;
+    kumi_rt_poll_hook_remove(hook_self);
+    return 0;
+}
+
+static int hook_first(void)   /* removes hook_a, added before it */
+{
+    calls_first++;
+    kumi_rt_poll_hook_remove(hook_a);
+    return 0;
+}
+
+/* one walk, then every hook's calls so far and the table's size */
+static void walk_expect(int self, int b, int a, int first, int nhooks)
+{
+    assert_int_equal(kumi_rt_poll_hooks_run(), 0);
+    assert_int_equal(calls_self, self);
+    assert_int_equal(calls_b, b);
+    assert_int_equal(calls_a, a);
+    assert_int_equal(calls_first, first);
+    assert_int_equal(kumi_rt_npoll_hooks, nhooks);
+}
+
+static void test_remove_in_walk(void **state)
+{
+    (void)state;
+    reset();
+    calls_self = calls_first = 0;
+    /* itself, first of three: b and a behind it run */
+    assert_int_equal(kumi_rt_poll_hook_add(hook_self), KUMI_OK);
+    assert_int_equal(kumi_rt_poll_hook_add(hook_b), KUMI_OK);
+    assert_int_equal(kumi_rt_poll_hook_add(hook_a), KUMI_OK);
+    walk_expect(1, 1, 1, 0, 2);
+    /* the next walk without it */
+    walk_expect(1, 2, 2, 0, 2);
+    /* a hook before it: [b, a, first, self] -> first removes a (b, a ran
+     * already), self behind it still runs; b and first stay */
+    assert_int_equal(kumi_rt_poll_hook_add(hook_first), KUMI_OK);
+    assert_int_equal(kumi_rt_poll_hook_add(hook_self), KUMI_OK);
+    walk_expect(2, 3, 3, 1, 2);
+    assert_int_equal(kumi_rt_poll_hook_remove(hook_b), KUMI_OK);
+    assert_int_equal(kumi_rt_poll_hook_remove(hook_first), KUMI_OK);
+    assert_int_equal(kumi_rt_npoll_hooks, 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -154,6 +224,8 @@ int main(void)
     const struct CMUnitTest tests_[] = {
         cmocka_unit_test(test_serve),
         cmocka_unit_test(test_full),
+        cmocka_unit_test(test_readd),
+        cmocka_unit_test(test_remove_in_walk),
     };
     return cmocka_run_group_tests(tests_, setup, teardown);
 }

@@ -331,19 +331,6 @@ void kumi_ucx_teardown(struct kumi_ucx *s)
         munmap(s->map, s->map_len);
 }
 
-/* The progress thread. Two spinning PEs on two cores cannot afford a third
- * poller, nor a thread woken by every message a spinning caller is about
- * to take itself: so while some caller polled within the last
- * KUMI_UCX_ACTIVE_NS (it is inside a kumi wait) the thread naps
- * KUMI_UCX_NAP_NS at a time and leaves the worker alone. Otherwise (the
- * program computes, or every caller sleeps on its doorbell: wait policy
- * block) it drives the worker until idle, arms it and blocks in poll() on
- * its wakeup fd, so a peer's get, atomic, probe or DSM request aimed at a
- * computing PE wakes it at once (over UCX's tcp even RMA and AMOs need
- * this PE's progress), and rings the doorbell when messages were applied.
- * On every wake it looks again: a caller that polls meanwhile (woken by
- * the same message) sends it back to its naps before it touches the
- * worker, so the two do not take turns at the worker's lock. */
 /* Whether a caller is inside a kumi wait now: it polled at least twice
  * since the thread last looked (*seen: the count then), the last time
  * within KUMI_UCX_ACTIVE_NS (a wait polls every few us). One poll is not
@@ -361,19 +348,6 @@ static int kumi_ucx_caller_polls(struct kumi_ucx *s, uint32_t *seen)
     return polls - was >= 2 && kumi_ucx_ns() - last < (uint64_t)KUMI_UCX_ACTIVE_NS;
 }
 
-/* The progress thread. Two spinning PEs on two cores cannot afford a third
- * poller, nor a thread woken by every message a spinning caller is about
- * to take itself: so while a caller polls (kumi_ucx_caller_polls: it is
- * inside a kumi wait) the thread naps KUMI_UCX_NAP_NS at a time and leaves
- * the worker alone. Otherwise (the program computes, or a caller sleeps on
- * its doorbell: wait policy block) it drives the worker until idle, arms
- * it and blocks in poll() on its wakeup fd, so a peer's get, atomic, probe
- * or DSM request aimed at a computing PE wakes it at once (over UCX's tcp
- * even RMA and AMOs need this PE's progress), and rings the doorbell when
- * messages were applied. On every wake it looks again: a caller that polls
- * meanwhile (woken by the same message) sends it back to its naps before
- * it touches the worker. Who drives the worker is settled by `driving`
- * (kumi_ucx_serve), never by UCX's spinlock. */
 /* The caller's time spent runnable but not running (ns; the second field
  * of its schedstat), or 0 when it cannot be read: then the naps stay at
  * KUMI_UCX_NAP_MAX_NS, as if the CPU were shared. */
@@ -389,6 +363,31 @@ static uint64_t kumi_ucx_caller_wait(int fd)
     return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (uint64_t)wait : 0;
 }
 
+/* Takes the wakes (idle(), stop) that cut the thread's nap or wait short:
+ * one read resets the eventfd's counter. Called once poll found it
+ * readable, and only this thread reads it: the count itself is of no use */
+static void kumi_ucx_wake_clear(struct kumi_ucx *s)
+{
+    uint64_t v;
+
+    if (read(s->cfd, &v, sizeof(v)) < 0) {
+        /* not readable after all (EAGAIN): nothing to clear */
+    }
+}
+
+/* The progress thread. Two spinning PEs on two cores cannot afford a third
+ * poller, nor a thread woken by every message a spinning caller is about
+ * to take itself: so while a caller polls (kumi_ucx_caller_polls: it is
+ * inside a kumi wait) the thread naps KUMI_UCX_NAP_NS at a time and leaves
+ * the worker alone. Otherwise (the program computes, or a caller sleeps on
+ * its doorbell: wait policy block) it drives the worker until idle, arms
+ * it and blocks in poll() on its wakeup fd, so a peer's get, atomic, probe
+ * or DSM request aimed at a computing PE wakes it at once (over UCX's tcp
+ * even RMA and AMOs need this PE's progress), and rings the doorbell when
+ * messages were applied. On every wake it looks again: a caller that polls
+ * meanwhile (woken by the same message) sends it back to its naps before
+ * it touches the worker. Who drives the worker is settled by `driving`
+ * (kumi_ucx_serve), never by UCX's spinlock. */
 static void *kumi_ucx_thread(void *arg)
 {
     struct kumi_ucx *s = arg;
@@ -415,9 +414,7 @@ static void *kumi_ucx_thread(void *arg)
             struct pollfd   pf = { .fd = s->cfd, .events = POLLIN };
             /* a nap that idle() or stop cut short: look again at once */
             if (ppoll(&pf, 1, &ts, NULL) > 0) {
-                uint64_t v;
-                if (read(s->cfd, &v, sizeof(v)) < 0) {
-                }
+                kumi_ucx_wake_clear(s);
                 nap = KUMI_UCX_NAP_NS;
                 waited = 0;
                 calm = 0;
@@ -426,8 +423,10 @@ static void *kumi_ucx_thread(void *arg)
             /* the caller still at it: each nap twice the last, up to
              * KUMI_UCX_NAP_MAX_NS (every wake costs the caller's CPU), on
              * to KUMI_UCX_NAP_QUIET_NS while nothing else wanted its CPU */
-            if (nap < KUMI_UCX_NAP_MAX_NS / 2 || sfd < 0) {
-                nap = nap < KUMI_UCX_NAP_MAX_NS / 2 ? nap * 2 : KUMI_UCX_NAP_MAX_NS;
+            if (nap < KUMI_UCX_NAP_MAX_NS / 2) {
+                nap *= 2;
+            } else if (sfd < 0) {
+                nap = KUMI_UCX_NAP_MAX_NS;   /* no schedstat: as if shared */
             } else {
                 /* the caller's run-queue wait over the nap just ended (the
                  * reading before it: the end of the nap before) */
@@ -438,8 +437,12 @@ static void *kumi_ucx_thread(void *arg)
                  * the wakes' boost itself quiets a shared CPU for a while,
                  * and 1.6 ms naps on one lost the boost again (stalls) */
                 calm = quiet ? calm + 1 : 0;
-                nap = calm < KUMI_UCX_CALM_NAPS ? KUMI_UCX_NAP_MAX_NS
-                      : nap < KUMI_UCX_NAP_QUIET_NS / 2 ? nap * 2 : KUMI_UCX_NAP_QUIET_NS;
+                if (calm < KUMI_UCX_CALM_NAPS)
+                    nap = KUMI_UCX_NAP_MAX_NS;
+                else if (nap < KUMI_UCX_NAP_QUIET_NS / 2)
+                    nap *= 2;
+                else
+                    nap = KUMI_UCX_NAP_QUIET_NS;
             }
             continue;
         }
@@ -449,11 +452,8 @@ static void *kumi_ucx_thread(void *arg)
         if (n != 0 || !armed)
             continue;
         struct pollfd pf[2] = { { .fd = s->efd, .events = POLLIN }, { .fd = s->cfd, .events = POLLIN } };
-        if (poll(pf, s->cfd >= 0 ? 2 : 1, 1) > 0 && (pf[1].revents & POLLIN)) {
-            uint64_t v;
-            if (read(s->cfd, &v, sizeof(v)) < 0) {
-            }
-        }
+        if (poll(pf, s->cfd >= 0 ? 2 : 1, 1) > 0 && (pf[1].revents & POLLIN))
+            kumi_ucx_wake_clear(s);
     }
     if (sfd >= 0)
         close(sfd);
@@ -473,7 +473,14 @@ void kumi_ucx_thread_wake(struct kumi_ucx *s)
 
 int kumi_ucx_thread_start(struct kumi_ucx *s)
 {
+    /* without it no idle() or stop could cut a nap short: the thread
+     * would serve a caller gone to sleep only when its nap ends */
     s->cfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (s->cfd < 0) {
+        kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "cannot start the progress thread: eventfd: %s",
+                    strerror(errno));
+        return KUMI_ERR_TRANSPORT;
+    }
     if (pthread_create(&s->thread, NULL, kumi_ucx_thread, s) != 0) {
         kumi_tp_log(KUMI_TP_LOG_ERROR, "ucx", "cannot start the progress thread");
         return KUMI_ERR_TRANSPORT;
