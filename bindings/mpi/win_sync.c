@@ -388,42 +388,38 @@ static void shm_unlock(struct kmpi_win *w, int rank, int type)
         __atomic_fetch_sub(word, 1, __ATOMIC_RELEASE);
 }
 
-/* MPI_Win_lock_all's shared locks: tries every rank's not taken yet */
+/* MPI_Win_lock_all's shared locks, taken in rank order: ranks [0, next)
+ * are held */
 struct shm_lock_all_arg {
     struct kmpi_win *w;
-    uint8_t         *got;   /* [size]: taken */
-    int              left;
+    int              next;
 };
 
 static int shm_lock_all_try(void *arg)
 {
     struct shm_lock_all_arg *a = arg;
 
-    for (int i = 0; i < a->w->size; i++) {
-        struct shm_lock_arg l = { &a->w->locks[(size_t)i * KMPI_WIN_SHM_HDR], LK_SHARED };
-        if (!a->got[i] && shm_lock_try(&l)) {
-            a->got[i] = 1;
-            a->left--;
-        }
+    for (; a->next < a->w->size; a->next++) {
+        struct shm_lock_arg l = { &a->w->locks[(size_t)a->next * KMPI_WIN_SHM_HDR], LK_SHARED };
+        if (!shm_lock_try(&l))
+            return 0;
     }
-    return a->left == 0;
+    return 1;
 }
 
-/* Every rank's shared lock, all tried at once and then the rest waited
- * for together (one at a time, a rank held exclusively delayed the tries
- * of all after it): taken all, or none when the wait failed. */
+/* Every rank's shared lock in ascending rank order, each one tried as
+ * soon as the one before it is held, in one wait (not one wait per
+ * rank). The order matters: a program that takes exclusive locks in rank
+ * order can never deadlock against lock_all, which holds only a prefix
+ * of the ranks while it waits. Taken all, or none when the wait failed. */
 static int shm_lock_all(const char *call, struct kmpi_win *w)
 {
-    struct shm_lock_all_arg a = { w, calloc((size_t)w->size, 1), w->size };
+    struct shm_lock_all_arg a = { w, 0 };
     int                     krc = KUMI_OK;
 
-    if (a.got == NULL)
-        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
     if (!shm_lock_all_try(&a) && (krc = kmpi_wait_until(call, shm_lock_all_try, &a)) != KUMI_OK)
-        for (int i = 0; i < w->size; i++)
-            if (a.got[i])
-                shm_unlock(w, i, LK_SHARED);
-    free(a.got);
+        while (--a.next >= 0)
+            shm_unlock(w, a.next, LK_SHARED);
     return krc == KUMI_OK ? MPI_SUCCESS
                           : kmpi_error_kumi(w->comm, krc, call, "waiting for a window lock");
 }
