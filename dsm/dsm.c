@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dsm_int.h"
@@ -279,8 +280,18 @@ static int dsm_miss(const char *call, uint64_t line, int write)
     int32_t seq = kumi_dsm.pend.seq + 1;
     kumi_dsm.pend = (struct kumi_dsm_pending){ .active = 1, .seq = seq, .line = line,
                                                .acks_need = -1 };
+    /* KUMI_DSM_STATS: the miss's wall time, request to completion (its
+     * own cost and the wait for the holder to serve it) */
+    struct timespec t0 = {0, 0}, t1;
+    if (kumi_rt.cfg.dsm_stats)
+        clock_gettime(CLOCK_MONOTONIC, &t0);
     kumi_dsm_cpu_event(line, write ? KUMI_DSM_STORE : KUMI_DSM_LOAD);
     int rc = miss_wait(call);
+    if (kumi_rt.cfg.dsm_stats) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        kumi_dsm.miss_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL
+                                       + (t1.tv_nsec - t0.tv_nsec));
+    }
     /* consumed: later drains no longer stop for it */
     __atomic_store_n(&kumi_dsm.pend.done, 0, __ATOMIC_RELAXED);
     if (rc != KUMI_OK) {
@@ -362,8 +373,10 @@ void kumi_dsm_poll(void)
     if (kumi_rt.state != 1 || !kumi_dsm.up)
         return;
     kumi_tp_progress(&kumi_rt.tp);
-    kumi_dsm_drain();
+    int served = kumi_dsm_drain();
     kumi_rt_poll_hooks_run();   /* the bindings' requests (OpenMP's stdio) */
+    kumi_dsm.polls++;
+    kumi_dsm.polls_served += served != 0;
 }
 
 /* Copies between DSM and private memory line by line, each line made

@@ -163,6 +163,10 @@ struct kumi_dsm {
     uint8_t              *hint;      /* per line: KUMI_DSM_H_* */
     uint64_t              rfo;       /* loads sent as GETX (stats line)   */
     uint64_t              xclean_wr; /* clean-exclusive blocks made E locally */
+    /* KUMI_DSM_STATS=1 only (the stats line): where a PE's time goes */
+    uint64_t              miss_ns;     /* wall time waiting in misses */
+    uint64_t              polls;       /* kumi_dsm_poll calls (back-edges, loop versions) */
+    uint64_t              polls_served; /* ... that handled a message */
 };
 
 extern struct kumi_dsm kumi_dsm;

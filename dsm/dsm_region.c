@@ -189,13 +189,16 @@ static void dsm_print_stats(void)
         return;
     fprintf(stderr, "kumi: dsm stats PE %d: read_misses=%llu write_misses=%llu upgrades=%llu "
             "msgs_sent=%llu msgs_received=%llu bytes_sent=%llu invalidations=%llu "
-            "forwards=%llu deferred=%llu stale=%llu rfo=%llu rfo_written=%llu\n", kumi_dsm.me,
+            "forwards=%llu deferred=%llu stale=%llu rfo=%llu rfo_written=%llu miss_us=%llu "
+            "polls=%llu polls_served=%llu\n", kumi_dsm.me,
             (unsigned long long)st->read_misses, (unsigned long long)st->write_misses,
             (unsigned long long)st->upgrades, (unsigned long long)st->msgs_sent,
             (unsigned long long)st->msgs_received, (unsigned long long)st->bytes_sent,
             (unsigned long long)st->invalidations, (unsigned long long)st->forwards,
             (unsigned long long)st->deferred, (unsigned long long)st->stale,
-            (unsigned long long)kumi_dsm.rfo, (unsigned long long)kumi_dsm.xclean_wr);
+            (unsigned long long)kumi_dsm.rfo, (unsigned long long)kumi_dsm.xclean_wr,
+            (unsigned long long)(kumi_dsm.miss_ns / 1000), (unsigned long long)kumi_dsm.polls,
+            (unsigned long long)kumi_dsm.polls_served);
 }
 
 static void dsm_fini(void)

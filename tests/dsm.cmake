@@ -35,6 +35,13 @@ kumi_pe_test(dsm_litmus.iriw dsm_litmus.c NPES 4 ARGS iriw 20000 1.5
 kumi_pe_test(dsm_litmus.too_few dsm_litmus.c NPES 2 ARGS mp 100 1.5 INTERNAL SHM_ONLY
   EXPECT_RC 1 EXPECT_REGEX "mp: only [0-9]+ iterations .*at least 640 needed")
 
+# KUMI_DSM_STATS=1: the stats line says where a PE's time went -- the wall
+# time of its misses (miss_us) and how many of its kumi_dsm_poll calls (the
+# litmus spins poll) found a request to serve (polls, polls_served)
+kumi_pe_test(dsm_litmus.stats dsm_litmus.c NPES 2 SHM_ONLY ARGS mp 2000 0.5 INTERNAL
+  ENV KUMI_DSM_STATS=1 EXPECT_RC 0
+  EXPECT_REGEX "kumi: dsm stats PE [01]: .* miss_us=[1-9][0-9]* polls=[1-9][0-9]* polls_served=[1-9][0-9]*$")
+
 # Stress: counters under DSM and heap mutexes, lock fairness, whole-block
 # slots never torn, a random mix with false sharing; each part at most
 # 1.5 s (fair: two runs), so <= ~8 s even at 8 PEs on 2 cores
