@@ -65,7 +65,8 @@ req_make(const char *call, int kind, kumi_team_t team, int pe, int tag, const vo
     }
     /* field by field: a struct assignment or memset is a `rep stos`, slow
      * to start (fewer instructions as callgrind counts them, more time) */
-    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: set it here");
+    _Static_assert(sizeof(*r) == 152, "a new field of struct kumi_request: set it here "
+                                      "(hid excepted: it is the allocation's)");
     r->next      = NULL;
     r->kind      = (uint8_t)kind;
     r->state = r->rdv = r->streaming = r->clone = r->sync = 0;
@@ -82,6 +83,7 @@ req_make(const char *call, int kind, kumi_team_t team, int pe, int tag, const vo
     r->stream_rid = 0;
     r->err       = 0;
     r->status    = (kumi_status_t){ .source = pe, .tag = tag, .bytes = bytes };
+    r->user      = 0;
     return r;
 }
 
@@ -143,6 +145,31 @@ int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int ta
                        kumi_team_t team, unsigned ctx, kumi_request_t *req)
 {
     return irecv_ctx(call, buf, bytes, pe, tag, team, ctx, req);
+}
+
+int kumi_msg_isend_hid(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned flags, unsigned user,
+                       kumi_request_t *req)
+{
+    int rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
+
+    if (__builtin_expect(rc != KUMI_OK, 0))
+        return rc;
+    struct kumi_request *r = *req;
+    r->user = user;
+    return (int)(r->hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1) ? r->hid : 0);
+}
+
+int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned user, kumi_request_t *req)
+{
+    int rc = irecv_ctx(call, buf, bytes, pe, tag, team, ctx, req);
+
+    if (__builtin_expect(rc != KUMI_OK, 0))
+        return rc;
+    struct kumi_request *r = *req;
+    r->user = user;
+    return (int)(r->hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1) ? r->hid : 0);
 }
 
 static inline __attribute__((always_inline)) int
@@ -215,6 +242,50 @@ int kumi_msg_req_reap(kumi_request_t r, kumi_status_t *status, int *err)
         return 0;
     *err = req_finish(r, status);
     return 1;
+}
+
+/* the live request of id hid, else NULL */
+static inline struct kumi_request *req_of_hid(unsigned hid)
+{
+    unsigned idx = hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1);
+
+    if (__builtin_expect(idx == 0 || idx >= kumi_msg.reqtab_n, 0))
+        return NULL;
+    struct kumi_request *r = kumi_msg.reqtab[idx];
+    return r->hid == hid ? r : NULL;
+}
+
+int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
+{
+    struct kumi_request *r = req_of_hid(hid);
+
+    if (__builtin_expect(r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0, 0))
+        return -1;
+    if (!kumi_msg_req_done_now(r))
+        return 0;
+    if (__builtin_expect(r->err != KUMI_OK, 0))
+        return -1;
+    r->status.error = KUMI_OK;
+    *status = r->status;
+    kumi_msg_req_free(r);
+    return 1;
+}
+
+kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size_t *bytes)
+{
+    struct kumi_request *r = req_of_hid(hid);
+
+    if (r != NULL) {
+        *user  = r->user;
+        *send  = r->kind == KUMI_MSG_SEND;
+        *bytes = r->bytes;
+    }
+    return r;
+}
+
+void kumi_msg_req_set_user(kumi_request_t r, unsigned user)
+{
+    r->user = user;
 }
 
 /* r is done: its status, its error (reported once, here), freed. */

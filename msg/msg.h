@@ -77,4 +77,30 @@ int kumi_msg_req_cancel(kumi_request_t r);
  * sent (reported). */
 int kumi_msg_req_cancel_send(kumi_request_t r);
 
+
+/* Handle ids, for a binding whose request handles are 32-bit (MPI): every
+ * request the layer allocates has an id below 2^30, never 0, that no other
+ * live request has and that its next life (after it is freed) does not
+ * reuse, with a word of the binding's (user, 0 when not set) beside it, so
+ * that the binding can hand the layer's request out as its own handle with
+ * no table of its own in between. */
+enum { KUMI_MSG_USER_HELD = 1u << 31 };   /* user: the binding holds r elsewhere */
+/* kumi_msg_isend_ctx / kumi_msg_irecv_ctx with the request's user word set:
+ * > 0 the request's id (*req set too), 0 (KUMI_OK) *req set but it has no
+ * id (more than 2^22 requests at once), < 0 the error (reported). */
+int kumi_msg_isend_hid(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned flags, unsigned user,
+                       kumi_request_t *req);
+int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned user, kumi_request_t *req);
+/* The completion of the request of id hid in one call: 1 when it was
+ * complete and succeeded (its status into *status, the request freed), 0
+ * when not complete yet (no progress made), -1 when hid names no live
+ * request, its user word has KUMI_MSG_USER_HELD, or it failed (nothing
+ * done: the caller looks it up, kumi_msg_req_by_hid). */
+int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status);
+/* The live request of id hid (NULL: none): its user word, whether a send
+ * (1) or a receive (0), and its size (send) or capacity (receive). */
+kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size_t *bytes);
+void           kumi_msg_req_set_user(kumi_request_t r, unsigned user);
 #endif /* KUMI_MSG_H */

@@ -21,6 +21,7 @@
 
 #include "kumi.h"
 #include "mpi.h"
+#include "msg.h"
 
 /* libkumi-mpi's internals are its own (the MPI_ calls stay visible):
  * hidden, so the calls between its files are direct, not through the PLT,
@@ -205,8 +206,25 @@ struct kmpi_req {
     const struct kmpi_req_ops *ops;   /* generic */
     void        *state;
     MPI_Status   st;          /* settled: its status */
-    uint64_t     spare_;      /* to 128 bytes: a slot's address is a shift */
+    int          self;        /* its own index in the table (set once) */
+    int          hkey;        /* the handle id this slot was made for (req.c's
+                                 map of them), 0: none */
 };
+/* A send or receive of contiguous data, not persistent, needs no slot:
+ * its MPI_Request is the message layer's handle id (msg.h, below 2^30)
+ * with KMPI_REQ_HID set, and the layer's request carries the
+ * communicator in its user word. Completions take such a handle to the
+ * layer in one call (kumi_msg_reap_hid); anything else (an error, a
+ * cancel, Request_free, get_status, the any/some families) first gives it
+ * a slot (kmpi_req_get), which req.c's map of such handles then names
+ * until the slot is released, and the layer's request is marked
+ * KUMI_MSG_USER_HELD (the fast paths leave it to the slot): the handle's
+ * value stays what the user holds. */
+#define KMPI_REQ_HID (1 << 30)
+static inline int kmpi_req_is_hid(MPI_Request h)
+{
+    return (h & KMPI_REQ_HID) != 0 && h > 0;
+}
 /* a free slot, zeroed; its handle in *h; NULL when out of memory */
 struct kmpi_req *kmpi_req_new(MPI_Request *h);
 /* The table (req.c): chunks of KMPI_REQ_CHUNK slots that never move, free
@@ -288,6 +306,29 @@ static inline void kmpi_req_take_plain(MPI_Request *hp, struct kmpi_req *q,
     kmpi_req_free_head = *hp;
     *hp = MPI_REQUEST_NULL;
 }
+/* The completions' fast path for a handle id *hp (kmpi_req_is_hid): 1
+ * when its request completed and succeeded (its status into st, which may
+ * be NULL, MPI_ERROR set when array; the layer's request freed; *hp =
+ * MPI_REQUEST_NULL), 0 when not complete yet (no progress made), -1 when
+ * the general path must take it (failed, held by a slot, or no request). */
+static inline int kmpi_req_reap_hid(MPI_Request *hp, MPI_Status *st, int array)
+{
+    kumi_status_t ks;
+    int           d = kumi_msg_reap_hid((unsigned)*hp & ~(unsigned)KMPI_REQ_HID, &ks);
+
+    if (d == 1) {
+        if (st != NULL) {
+            kmpi_status_from(st, &ks);
+            if (array)
+                st->MPI_ERROR = MPI_SUCCESS;
+        }
+        *hp = MPI_REQUEST_NULL;
+    }
+    return d;
+}
+/* after kmpi_req_reap_hid's 0: waits (kmpi_wait_kr), then reaps: 1, or
+ * -1 for the general path (which also reports a failed wait) */
+int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array);
 /* the slot of handle h, NULL when h is no active request */
 struct kmpi_req *kmpi_req_get(MPI_Request h);
 /* gives back the slot of h at once (a request whose start failed) */

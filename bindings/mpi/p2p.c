@@ -315,6 +315,28 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 /* ------------------------------------------------------------ non-blocking */
 
 /* (inline: each mode's entry point gets its own copy, the mode folded) */
+/* A send or receive started with a handle id that came back without one
+ * (hid 0: more than 2^22 of the layer's requests at once): kr gets a slot
+ * as before handle ids. Without memory for the slot, kr is finished first
+ * (a receive withdrawn if no message matched it, else waited for). */
+static __attribute__((noinline)) int
+start_no_hid(const char *call, kumi_request_t kr, int kind, MPI_Comm comm, size_t cap,
+             MPI_Request *request)
+{
+    struct kmpi_req *q = kmpi_req_new_p2p(request, kind, comm);
+
+    if (q == NULL) {
+        *request = MPI_REQUEST_NULL;
+        if (kind != KMPI_REQ_RECV || !kumi_msg_req_cancel(kr))
+            kmpi_wait_kr(call, kr);
+        kumi_msg_req_finish(kr, NULL);
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
+    }
+    q->kr  = kr;
+    q->cap = cap;
+    return MPI_SUCCESS;
+}
+
 static inline __attribute__((always_inline)) int
 send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
                  int tag, MPI_Comm comm, int mode, MPI_Request *request)
@@ -328,6 +350,22 @@ send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype data
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
+    if (__builtin_expect(t->contig && dest != MPI_PROC_NULL && mode != KMPI_MODE_BUFFERED, 1)) {
+        /* the usual send: no slot, the layer's handle id is the request */
+        size_t         bytes = (size_t)count * t->size;
+        kumi_request_t kr;
+        int hid = kumi_msg_isend_hid(call, at(buf, t->lb), bytes, dest, tag, c->team,
+                                     KUMI_MSG_CTX_USER, (unsigned)mode, (unsigned)comm, &kr);
+        if (__builtin_expect(hid > 0, 1)) {
+            *request = hid | KMPI_REQ_HID;
+            return MPI_SUCCESS;
+        }
+        if (hid < 0) {
+            *request = MPI_REQUEST_NULL;
+            return kmpi_error_kumi(comm, hid, call, "starting a send");
+        }
+        return start_no_hid(call, kr, KMPI_REQ_SEND, comm, bytes, request);
+    }
     if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_SEND, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (dest == MPI_PROC_NULL || mode == KMPI_MODE_BUFFERED) {
@@ -392,6 +430,24 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
+    if (__builtin_expect(t->contig && source != MPI_PROC_NULL, 1)) {
+        /* the usual receive: no slot, the layer's handle id is the request */
+        _Static_assert(MPI_ANY_SOURCE == KUMI_ANY_SOURCE && MPI_ANY_TAG == KUMI_ANY_TAG,
+                       "MPI's wildcards are kumi's");
+        size_t         cap = (size_t)count * t->size;
+        kumi_request_t kr;
+        int hid = kumi_msg_irecv_hid(call, at(buf, t->lb), cap, source, tag, c->team,
+                                     KUMI_MSG_CTX_USER, (unsigned)comm, &kr);
+        if (__builtin_expect(hid > 0, 1)) {
+            *request = hid | KMPI_REQ_HID;
+            return MPI_SUCCESS;
+        }
+        if (hid < 0) {
+            *request = MPI_REQUEST_NULL;
+            return kmpi_error_kumi(comm, hid, call, "posting a receive");
+        }
+        return start_no_hid(call, kr, KMPI_REQ_RECV, comm, cap, request);
+    }
     if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_RECV, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (source == MPI_PROC_NULL) {

@@ -201,8 +201,14 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
                                                                         : NULL;
         struct kmpi_req *q;
         /* the usual request first: a send or receive of contiguous data,
-         * completed (or waited for) and released with one call into the
-         * message layer */
+         * completed (or waited for) with one call into the message layer */
+        if (kmpi_req_is_hid(array_of_requests[i])) {
+            int d = kmpi_req_reap_hid(&array_of_requests[i], st, 1);
+            if (d == 0)
+                d = kmpi_req_wait_hid(call, &array_of_requests[i], st, 1);
+            if (d == 1)
+                continue;
+        }
         if ((q = kmpi_req_plain(array_of_requests[i])) != NULL) {
             kumi_status_t ks;
             int           krc;
