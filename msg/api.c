@@ -147,6 +147,16 @@ int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int ta
     return irecv_ctx(call, buf, bytes, pe, tag, team, ctx, req);
 }
 
+/* r handed out by id: a new generation, the binding's word marked */
+static inline int hid_out(struct kumi_request *r, unsigned user)
+{
+    r->user = user | KUMI_MSG_USER_HID;
+    if (__builtin_expect((r->hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1)) == 0, 0))
+        return 0;
+    r->hid = (r->hid + (1u << KUMI_MSG_HID_IDX_BITS)) & KUMI_MSG_HID_MASK;
+    return (int)r->hid;
+}
+
 int kumi_msg_isend_hid(const char *call, const void *buf, size_t bytes, int pe, int tag,
                        kumi_team_t team, unsigned ctx, unsigned flags, unsigned user,
                        kumi_request_t *req)
@@ -155,9 +165,7 @@ int kumi_msg_isend_hid(const char *call, const void *buf, size_t bytes, int pe, 
 
     if (__builtin_expect(rc != KUMI_OK, 0))
         return rc;
-    struct kumi_request *r = *req;
-    r->user = user;
-    return (int)(r->hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1) ? r->hid : 0);
+    return hid_out(*req, user);
 }
 
 int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int tag,
@@ -167,9 +175,7 @@ int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int ta
 
     if (__builtin_expect(rc != KUMI_OK, 0))
         return rc;
-    struct kumi_request *r = *req;
-    r->user = user;
-    return (int)(r->hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1) ? r->hid : 0);
+    return hid_out(*req, user);
 }
 
 static inline __attribute__((always_inline)) int
@@ -244,7 +250,10 @@ int kumi_msg_req_reap(kumi_request_t r, kumi_status_t *status, int *err)
     return 1;
 }
 
-/* the live request of id hid, else NULL */
+static inline int req_wait(const char *call, kumi_request_t r);
+
+/* the live request handed out as id hid, else NULL (a request freed and
+ * started again without an id has its user word cleared) */
 static inline struct kumi_request *req_of_hid(unsigned hid)
 {
     unsigned idx = hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1);
@@ -252,7 +261,18 @@ static inline struct kumi_request *req_of_hid(unsigned hid)
     if (__builtin_expect(idx == 0 || idx >= kumi_msg.reqtab_n, 0))
         return NULL;
     struct kumi_request *r = kumi_msg.reqtab[idx];
-    return r->hid == hid ? r : NULL;
+    return r->hid == hid && (r->user & KUMI_MSG_USER_HID) != 0 ? r : NULL;
+}
+
+static inline int reap_hid(struct kumi_request *r, kumi_status_t *status)
+{
+    if (__builtin_expect(r->err != KUMI_OK, 0))
+        return -1;
+    r->status.error = KUMI_OK;
+    *status = r->status;
+    r->user = 0;   /* its id names nothing from now on */
+    kumi_msg_req_free(r);
+    return 1;
 }
 
 int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
@@ -263,12 +283,18 @@ int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
         return -1;
     if (!kumi_msg_req_done_now(r))
         return 0;
-    if (__builtin_expect(r->err != KUMI_OK, 0))
+    return reap_hid(r, status);
+}
+
+int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc)
+{
+    struct kumi_request *r = req_of_hid(hid);
+
+    if (__builtin_expect(r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0, 0))
         return -1;
-    r->status.error = KUMI_OK;
-    *status = r->status;
-    kumi_msg_req_free(r);
-    return 1;
+    if ((*krc = req_wait(call, r)) != KUMI_OK)
+        return 0;
+    return reap_hid(r, status);
 }
 
 kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size_t *bytes)
@@ -276,7 +302,7 @@ kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size
     struct kumi_request *r = req_of_hid(hid);
 
     if (r != NULL) {
-        *user  = r->user;
+        *user  = r->user & ~KUMI_MSG_USER_HID;
         *send  = r->kind == KUMI_MSG_SEND;
         *bytes = r->bytes;
     }
@@ -285,7 +311,7 @@ kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size
 
 void kumi_msg_req_set_user(kumi_request_t r, unsigned user)
 {
-    r->user = user;
+    r->user = user | KUMI_MSG_USER_HID;
 }
 
 /* r is done: its status, its error (reported once, here), freed. */

@@ -81,7 +81,7 @@ int kumi_msg_req_cancel_send(kumi_request_t r);
 /* Handle ids, for a binding whose request handles are 32-bit (MPI): every
  * request the layer allocates has an id below 2^30, never 0, that no other
  * live request has and that its next life (after it is freed) does not
- * reuse, with a word of the binding's (user, 0 when not set) beside it, so
+ * reuse, with a word of the binding's (user: bits 0-29 and HELD) beside it, so
  * that the binding can hand the layer's request out as its own handle with
  * no table of its own in between. */
 enum { KUMI_MSG_USER_HELD = 1u << 31 };   /* user: the binding holds r elsewhere */
@@ -99,6 +99,10 @@ int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int ta
  * request, its user word has KUMI_MSG_USER_HELD, or it failed (nothing
  * done: the caller looks it up, kumi_msg_req_by_hid). */
 int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status);
+/* kumi_msg_reap_hid after waiting for the request (kumi_msg_req_wait): 1
+ * (reaped), -1 (as kumi_msg_reap_hid, nothing waited for), 0 when the
+ * wait failed (*krc: KUMI_ERR_PEER, reported). */
+int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc);
 /* The live request of id hid (NULL: none): its user word, whether a send
  * (1) or a receive (0), and its size (send) or capacity (receive). */
 kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size_t *bytes);

@@ -98,8 +98,8 @@ struct kumi_request {
     int      err;
     uint32_t hid;                     /* its handle id (msg.h): table index in the
                                          low KUMI_MSG_HID_IDX_BITS (0: none), a
-                                         generation above, bumped when freed;
-                                         set once at allocation, never cleared */
+                                         generation above, bumped when handed
+                                         out by id; never cleared */
     kumi_status_t status;
     uint32_t user;                    /* a binding's word (msg.h), 0 unless set */
 };
@@ -236,17 +236,19 @@ static inline struct kumi_request *kumi_msg_req_new(void)
     r->user   = 0;
     return r;
 }
-/* the handle id of the next life of a request (msg.h): a stale id no
- * longer matches */
+/* handle ids (msg.h): the table index in the low bits, a generation
+ * above, bumped each time the request is handed out by id (so a stale id
+ * no longer matches); the user word says it was (KUMI_MSG_USER_HID, which
+ * every other start clears) */
 #define KUMI_MSG_HID_IDX_BITS 22
 #define KUMI_MSG_HID_MASK     0x3fffffffu
+#define KUMI_MSG_USER_HID     (1u << 30)
 static inline void kumi_msg_req_free(struct kumi_request *r)
 {
     if (__builtin_expect(r->spill != NULL, 0)) {
         free(r->spill);
         r->spill = NULL;
     }
-    r->hid  = (r->hid + (1u << KUMI_MSG_HID_IDX_BITS)) & KUMI_MSG_HID_MASK;
     r->next = kumi_msg.free_reqs;
     kumi_msg.free_reqs = r;
 }

@@ -311,24 +311,29 @@ static inline void kmpi_req_take_plain(MPI_Request *hp, struct kmpi_req *q,
  * be NULL, MPI_ERROR set when array; the layer's request freed; *hp =
  * MPI_REQUEST_NULL), 0 when not complete yet (no progress made), -1 when
  * the general path must take it (failed, held by a slot, or no request). */
+static inline void kmpi_req_hid_done(MPI_Request *hp, const kumi_status_t *ks, MPI_Status *st,
+                                     int array)
+{
+    if (st != NULL) {
+        kmpi_status_from(st, ks);
+        if (array)
+            st->MPI_ERROR = MPI_SUCCESS;
+    }
+    *hp = MPI_REQUEST_NULL;
+}
 static inline int kmpi_req_reap_hid(MPI_Request *hp, MPI_Status *st, int array)
 {
     kumi_status_t ks;
     int           d = kumi_msg_reap_hid((unsigned)*hp & ~(unsigned)KMPI_REQ_HID, &ks);
 
-    if (d == 1) {
-        if (st != NULL) {
-            kmpi_status_from(st, &ks);
-            if (array)
-                st->MPI_ERROR = MPI_SUCCESS;
-        }
-        *hp = MPI_REQUEST_NULL;
-    }
+    if (d == 1)
+        kmpi_req_hid_done(hp, &ks, st, array);
     return d;
 }
-/* after kmpi_req_reap_hid's 0: waits (kmpi_wait_kr), then reaps: 1, or
- * -1 for the general path (which also reports a failed wait) */
-int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array);
+/* after kmpi_req_reap_hid's 0: waits, then reaps: 1, -1 for the general
+ * path, 0 when the wait failed (*krc: KUMI_ERR_PEER, reported by kumi;
+ * the caller raises it) */
+int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array, int *krc);
 /* the slot of handle h, NULL when h is no active request */
 struct kmpi_req *kmpi_req_get(MPI_Request h);
 /* gives back the slot of h at once (a request whose start failed) */

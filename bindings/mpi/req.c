@@ -367,17 +367,25 @@ int kmpi_wait_kr(const char *call, kumi_request_t kr)
     return kumi_msg_wait_until(call, kr_ready_nbc, kr);
 }
 
-int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array)
+int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array, int *krc)
 {
-    unsigned       user;
-    int            send;
+    unsigned       hid = (unsigned)*hp & ~(unsigned)KMPI_REQ_HID, user;
+    int            send, d;
     size_t         bytes;
-    kumi_request_t kr = kumi_msg_req_by_hid((unsigned)*hp & ~(unsigned)KMPI_REQ_HID, &user,
-                                            &send, &bytes);
+    kumi_status_t  ks;
+    kumi_request_t kr;
 
-    if (kr != NULL && kmpi_wait_kr(call, kr) == KUMI_OK)
-        return kmpi_req_reap_hid(hp, st, array);
-    return -1;
+    *krc = KUMI_OK;
+    if (__builtin_expect(kmpi_nbc_active == 0, 1)) {   /* wait and reap: one call */
+        if ((d = kumi_msg_wait_reap_hid(call, hid, &ks, krc)) == 1)
+            kmpi_req_hid_done(hp, &ks, st, array);
+        return d;
+    }
+    if ((kr = kumi_msg_req_by_hid(hid, &user, &send, &bytes)) == NULL)
+        return -1;
+    if ((*krc = kmpi_wait_kr(call, kr)) != KUMI_OK)
+        return 0;
+    return kmpi_req_reap_hid(hp, st, array);
 }
 
 struct until_arg {
@@ -512,9 +520,12 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         kmpi_req_sweep();
     /* the usual request first (as MPI_Waitall) */
     if (kmpi_req_is_hid(*request)) {
-        int d = kmpi_req_reap_hid(request, status, 0);
-        if (d == 0)
-            d = kmpi_req_wait_hid(call, request, status, 0);
+        int d = kmpi_req_reap_hid(request, status, 0), krc;
+        if (d == 0 && (d = kmpi_req_wait_hid(call, request, status, 0, &krc)) == 0) {
+            q = kmpi_req_get(*request);   /* the wait failed: raised on its communicator */
+            return kmpi_error_kumi(q != NULL ? q->comm : MPI_COMM_WORLD, krc, call,
+                                   "waiting for a request");
+        }
         if (d == 1)
             return MPI_SUCCESS;
     }
