@@ -250,7 +250,7 @@ int kumi_msg_req_reap(kumi_request_t r, kumi_status_t *status, int *err)
     return 1;
 }
 
-static inline int req_wait(const char *call, kumi_request_t r);
+static int req_wait_slow(const char *call, kumi_request_t r);
 
 /* the live request handed out as id hid, else NULL (a request freed and
  * started again without an id has its user word cleared) */
@@ -292,7 +292,8 @@ int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status
 
     if (__builtin_expect(r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0, 0))
         return -1;
-    if ((*krc = req_wait(call, r)) != KUMI_OK)
+    /* (done already: no progress pass, as kumi_msg_req_reap's callers) */
+    if (!kumi_msg_req_done_now(r) && (*krc = req_wait_slow(call, r)) != KUMI_OK)
         return 0;
     return reap_hid(r, status);
 }

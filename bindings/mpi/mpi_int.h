@@ -330,10 +330,25 @@ static inline int kmpi_req_reap_hid(MPI_Request *hp, MPI_Status *st, int array)
         kmpi_req_hid_done(hp, &ks, st, array);
     return d;
 }
-/* after kmpi_req_reap_hid's 0: waits, then reaps: 1, -1 for the general
- * path, 0 when the wait failed (*krc: KUMI_ERR_PEER, reported by kumi;
- * the caller raises it) */
-int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array, int *krc);
+/* Waits for handle id *hp, then reaps it as kmpi_req_reap_hid: 1, -1 for
+ * the general path, 0 when the wait failed (*krc: KUMI_ERR_PEER, reported
+ * by kumi; the caller raises it). One call into the layer, done or not,
+ * unless non-blocking collectives are outstanding (they move while it
+ * waits: kmpi_req_wait_hid_nbc). */
+extern int kmpi_nbc_active;
+int kmpi_req_wait_hid_nbc(const char *call, MPI_Request *hp, MPI_Status *st, int array, int *krc);
+static inline int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array,
+                                    int *krc)
+{
+    if (__builtin_expect(kmpi_nbc_active == 0, 1)) {
+        kumi_status_t ks;
+        int d = kumi_msg_wait_reap_hid(call, (unsigned)*hp & ~(unsigned)KMPI_REQ_HID, &ks, krc);
+        if (d == 1)
+            kmpi_req_hid_done(hp, &ks, st, array);
+        return d;
+    }
+    return kmpi_req_wait_hid_nbc(call, hp, st, array, krc);
+}
 /* the slot of handle h, NULL when h is no active request */
 struct kmpi_req *kmpi_req_get(MPI_Request h);
 /* gives back the slot of h at once (a request whose start failed) */

@@ -367,20 +367,17 @@ int kmpi_wait_kr(const char *call, kumi_request_t kr)
     return kumi_msg_wait_until(call, kr_ready_nbc, kr);
 }
 
-int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array, int *krc)
+int kmpi_req_wait_hid_nbc(const char *call, MPI_Request *hp, MPI_Status *st, int array,
+                          int *krc)
 {
     unsigned       hid = (unsigned)*hp & ~(unsigned)KMPI_REQ_HID, user;
     int            send, d;
     size_t         bytes;
-    kumi_status_t  ks;
     kumi_request_t kr;
 
     *krc = KUMI_OK;
-    if (__builtin_expect(kmpi_nbc_active == 0, 1)) {   /* wait and reap: one call */
-        if ((d = kumi_msg_wait_reap_hid(call, hid, &ks, krc)) == 1)
-            kmpi_req_hid_done(hp, &ks, st, array);
+    if ((d = kmpi_req_reap_hid(hp, st, array)) != 0)
         return d;
-    }
     if ((kr = kumi_msg_req_by_hid(hid, &user, &send, &bytes)) == NULL)
         return -1;
     if ((*krc = kmpi_wait_kr(call, kr)) != KUMI_OK)
@@ -520,8 +517,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         kmpi_req_sweep();
     /* the usual request first (as MPI_Waitall) */
     if (kmpi_req_is_hid(*request)) {
-        int d = kmpi_req_reap_hid(request, status, 0), krc;
-        if (d == 0 && (d = kmpi_req_wait_hid(call, request, status, 0, &krc)) == 0) {
+        int krc, d = kmpi_req_wait_hid(call, request, status, 0, &krc);
+        if (d == 0) {
             q = kmpi_req_get(*request);   /* the wait failed: raised on its communicator */
             return kmpi_error_kumi(q != NULL ? q->comm : MPI_COMM_WORLD, krc, call,
                                    "waiting for a request");

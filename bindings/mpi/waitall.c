@@ -203,9 +203,10 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         /* the usual request first: a send or receive of contiguous data,
          * completed (or waited for) with one call into the message layer */
         if (kmpi_req_is_hid(array_of_requests[i])) {
-            int d = kmpi_req_reap_hid(&array_of_requests[i], st, 1), krc;
-            if (d == 0
-                && (d = kmpi_req_wait_hid(call, &array_of_requests[i], st, 1, &krc)) == 0
+            /* (most are done when a window's waitall comes to them: the
+             * reap's call is the cheaper one then) */
+            int krc, d = kmpi_req_reap_hid(&array_of_requests[i], st, 1);
+            if (d == 0 && (d = kmpi_req_wait_hid(call, &array_of_requests[i], st, 1, &krc)) == 0
                 && (q = kmpi_req_get(array_of_requests[i])) != NULL)
                 return waitall_dead(call, q, i, count, array_of_statuses, krc);
             if (d == 1)
