@@ -83,6 +83,7 @@ struct kumi_request {
     uint8_t  ctx;                     /* context (msg.h): matches only its own     */
     uint8_t  sync;                    /* send: completes once matched (rendezvous) */
     int      team_slot;
+    uint32_t user;                    /* a binding's word (msg.h), 0 unless set */
     struct kumi_team *team;
     int      peer;                    /* world PE, or KUMI_ANY_SOURCE (recv)    */
     int      tag;
@@ -101,7 +102,6 @@ struct kumi_request {
                                          generation above, bumped when handed
                                          out by id; never cleared */
     kumi_status_t status;
-    uint32_t user;                    /* a binding's word (msg.h), 0 unless set */
 };
 
 struct kumi_msg_peer {
@@ -221,7 +221,7 @@ static inline struct kumi_request *kumi_msg_req_new(void)
     kumi_msg.free_reqs = r->next;
     /* field by field: a memset of the whole request is a `rep stos`, a
      * seventh of an MPI_Isend + MPI_Irecv + MPI_Waitall to oneself */
-    _Static_assert(sizeof(*r) == 152, "a new field of struct kumi_request: clear it here "
+    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: clear it here "
                                       "(hid excepted: it is the allocation's)");
     r->next = NULL;
     r->kind = r->state = r->rdv = r->streaming = r->clone = r->ctx = r->sync = 0;
@@ -238,8 +238,11 @@ static inline struct kumi_request *kumi_msg_req_new(void)
 }
 /* handle ids (msg.h): the table index in the low bits, a generation
  * above, bumped each time the request is handed out by id (so a stale id
- * no longer matches); the user word says it was (KUMI_MSG_USER_HID, which
- * every other start clears) */
+ * no longer matches); the user word says it was (KUMI_MSG_USER_HID). The
+ * reap clears the word; a request the binding gave a slot
+ * (KUMI_MSG_USER_HELD) keeps it when freed, and its stale id stays refused
+ * (the binding finds no slot for it), so the native starts need not
+ * clear it. */
 #define KUMI_MSG_HID_IDX_BITS 22
 #define KUMI_MSG_HID_MASK     0x3fffffffu
 #define KUMI_MSG_USER_HID     (1u << 30)
