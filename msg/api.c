@@ -124,6 +124,21 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
     return isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
 }
 
+int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                      kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
+{
+    int rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
+
+    if (__builtin_expect(rc != KUMI_OK, 0))
+        return rc;
+    struct kumi_request *r = *req;
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == KUMI_MSG_DONE && r->err == KUMI_OK) {
+        kumi_msg_req_free(r);
+        return 1;
+    }
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int
 irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
           unsigned ctx, kumi_request_t *req)

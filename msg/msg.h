@@ -38,6 +38,13 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
                        kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req);
 int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
                        kumi_team_t team, unsigned ctx, kumi_request_t *req);
+/* kumi_msg_isend_ctx for a blocking send: 1 when the send completed at
+ * once and succeeded (an eager one: the request is freed, nothing to
+ * wait for), 0 when not (*req: the caller waits for it and finishes it
+ * as any other), < 0 the error of the start (reported). No progress is
+ * made and nothing waited for. */
+int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                      kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req);
 /* kumi_iprobe (wait 0) or kumi_probe (wait 1) in context ctx; flag may be
  * NULL when wait is 1. */
 int kumi_msg_probe_ctx(const char *call, int pe, int tag, kumi_team_t team, unsigned ctx,

@@ -255,6 +255,22 @@ send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatyp
     if (mode == KMPI_MODE_BUFFERED)
         return kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
     struct kmpi_req q;
+    if (__builtin_expect(t->contig, 1)) {
+        /* contiguous: sent, and when it completed at once (eager)
+         * finished, in one call into the layer; else waited for below */
+        int d = kumi_msg_send_ctx(call, at(buf, t->lb), (size_t)count * t->size, dest, tag,
+                                  c->team, KUMI_MSG_CTX_USER, (unsigned)mode, &q.kr);
+        if (__builtin_expect(d == 1, 1))
+            return MPI_SUCCESS;
+        if (d < 0)
+            return kmpi_error_kumi(comm, d, call, "starting a send");
+        kumi_request_t kr = q.kr;
+        local_init(&q);
+        q.kr   = kr;
+        q.kind = KMPI_REQ_SEND;
+        q.comm = comm;
+        return finish_local(call, &q, MPI_STATUS_IGNORE);
+    }
     local_init(&q);
     if ((rc = send_start(call, buf, count, t, dest, tag, comm, c, (unsigned)mode, &q)) != 0)
         return rc;
