@@ -172,7 +172,9 @@ extern int kmpi_lastused;
 extern MPI_Errhandler kmpi_world_errh;
 
 /* ------------------------------------------------------------ requests (req.c)
- * An MPI_Request is an index into a table of these (0: MPI_REQUEST_NULL).
+ * An MPI_Request is an index into a table of these (0: MPI_REQUEST_NULL),
+ * or a message-layer handle id (KMPI_REQ_HID, below), which gets a slot
+ * only when a call needs one.
  * A send or receive runs as the message layer's request kr; a generic
  * one (kmpi_req_generic) through its ops. Once settled, st and err hold
  * what the request completes with (PROC_NULL operations and MPI_Ibsend

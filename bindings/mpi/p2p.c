@@ -6,8 +6,10 @@
  *
  * A send or receive of a contiguous datatype is one call of the message
  * layer (msg/msg.h) on the communicator's team, straight from or into the
- * user's buffer: the layer's request is the MPI request's kr, nothing is
- * allocated. A non-contiguous datatype is packed into a temporary buffer
+ * user's buffer, and nothing is allocated: MPI_Isend/MPI_Irecv hand out the
+ * layer's handle id as the MPI_Request (no slot: mpi_int.h, KMPI_REQ_HID),
+ * MPI_Send finishes an eager send in the same call (kumi_msg_send_ctx),
+ * the rest keep the layer's request as their slot's kr. A non-contiguous datatype is packed into a temporary buffer
  * and sent as bytes, or received into one and unpacked at completion.
  *
  * Modes: a standard send is kumi's (eager up to KUMI_MSG_EAGER bytes,

@@ -8,7 +8,11 @@
  *
  * The table is chunks of KMPI_REQ_CHUNK slots that never move (a slot's
  * address stays valid while the table grows); free slots form a list, so
- * making and ending a request costs a few stores. A request freed by
+ * making and ending a request costs a few stores. Plain sends and receives
+ * have no slot: their handle is the message layer's id (mpi_int.h,
+ * KMPI_REQ_HID); kmpi_req_get gives one a slot when a call other than the
+ * fast paths of Wait/Test/Waitall needs it, and a map from the id finds
+ * that slot again until it is released. A request freed by
  * MPI_Request_free while active moves to the background list and is
  * released once it settles (kmpi_req_sweep, from every completion call).
  *

@@ -3,7 +3,9 @@
  * the binding does behind it: kumi hands plain sends and receives out as
  * the message layer's handle ids (no request slot) and gives one a slot
  * only when a call other than Wait/Test/Waitall needs it
- * (bindings/mpi/README.md). Plain MPI: the same lines with Open MPI.
+ * (bindings/mpi/README.md). Plain MPI, but "stale" waits on completed
+ * handles, which is erroneous: kumi reports MPI_ERR_REQUEST, another MPI
+ * need not (not in vs_openmpi.sh's list).
  *
  *   copies    a receive's handle copied: MPI_Request_get_status on the
  *             copy (not yet, then yes), MPI_Wait on the original completes
