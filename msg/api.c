@@ -303,6 +303,28 @@ int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
     return reap_hid(r, status);
 }
 
+int kumi_msg_reap_hid_array(int n, const int *ids, unsigned strip, kumi_status_t *statuses)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        int id = ids[i];
+        if (id <= 0 || ((unsigned)id & strip) != strip)
+            break;
+        struct kumi_request *r = req_of_hid((unsigned)id & ~strip);
+        if (r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0 || !kumi_msg_req_done_now(r)
+            || r->err != KUMI_OK)
+            break;
+        if (statuses != NULL) {
+            r->status.error = KUMI_OK;
+            statuses[i] = r->status;
+        }
+        r->user = 0;
+        kumi_msg_req_free(r);
+    }
+    return i;
+}
+
 int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc)
 {
     struct kumi_request *r = req_of_hid(hid);

@@ -106,6 +106,12 @@ int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int ta
  * request, its user word has KUMI_MSG_USER_HELD, or it failed (nothing
  * done: the caller looks it up, kumi_msg_req_by_hid). */
 int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status);
+/* kumi_msg_reap_hid along an array: ids[i] & ~strip for i = 0, 1, ...
+ * while ids[i] > 0 has strip's bits, names a request that
+ * kumi_msg_reap_hid would reap (1), and i < n: reaps it (status into
+ * statuses[i] unless statuses is NULL). Returns how many were reaped (a
+ * prefix of the array; the caller takes the rest one by one). */
+int kumi_msg_reap_hid_array(int n, const int *ids, unsigned strip, kumi_status_t *statuses);
 /* kumi_msg_reap_hid after waiting for the request (kumi_msg_req_wait): 1
  * (reaped), -1 (as kumi_msg_reap_hid, nothing waited for), 0 when the
  * wait failed (*krc: KUMI_ERR_PEER, reported). */

@@ -21,7 +21,9 @@
  *         (KUMI_MSG_USER_HELD) is refused by the reaps; a failed
  *         (truncated) one is left to the caller; kumi_msg_send_ctx
  *         finishes an eager send at once (1) and hands back a
- *         synchronous one (0)
+ *         synchronous one (0); kumi_msg_reap_hid_array reaps the done
+ *         prefix of an array of ids (stops at one not done, at 0, at one
+ *         without the strip bits)
  */
 #include <time.h>
 
@@ -186,6 +188,27 @@ static void part_hid(void)
     int rc = kumi_msg_req_finish(r, &st);
     capture_end();
     CHECK(rc == KUMI_ERR_TRUNCATE, "finish of the truncated one: %s", kumi_strerror(rc));
+    /* reap_hid_array: [receive not done] -> 0; once done [send, receive, 0] -> 2 */
+    {
+        enum { STRIP = 1 << 30 };
+        int           ids[3];
+        kumi_status_t sts[3];
+        int           c = -1;
+        ids[1] = kumi_msg_irecv_hid("test", &c, sizeof c, left, 45, world, KUMI_MSG_CTX_USER, 0,
+                                    &r) | STRIP;
+        CHECK(kumi_msg_reap_hid_array(1, &ids[1], STRIP, sts) == 0, "array: not done reaped");
+        BARRIER();
+        ids[0] = kumi_msg_isend_hid("test", &a, sizeof a, right, 45, world, KUMI_MSG_CTX_USER,
+                                    0, 0, &s) | STRIP;
+        ids[2] = 0;
+        while (!kumi_msg_req_done(r) || !kumi_msg_req_done(s))
+            (void)kumi_msg_poll("test");
+        d = kumi_msg_reap_hid_array(3, ids, STRIP, sts);
+        CHECK(d == 2 && c == left && sts[1].source == left && sts[1].tag == 45
+                  && sts[1].bytes == sizeof c, "array: %d reaped, c %d", d, c);
+        CHECK(kumi_msg_reap_hid_array(1, ids, STRIP, NULL) == 0, "array: a reaped id again");
+        BARRIER();
+    }
     /* kumi_msg_send_ctx: eager at once, synchronous handed back */
     kumi_request_t rr;
     OK(kumi_msg_irecv_ctx("test", &b, sizeof b, left, 43, world, KUMI_MSG_CTX_USER, &rr));
