@@ -65,7 +65,8 @@ req_make(const char *call, int kind, kumi_team_t team, int pe, int tag, const vo
     }
     /* field by field: a struct assignment or memset is a `rep stos`, slow
      * to start (fewer instructions as callgrind counts them, more time) */
-    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: set it here");
+    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: set it here "
+                                      "(hid and user excepted: see below)");
     r->next      = NULL;
     r->kind      = (uint8_t)kind;
     r->state = r->rdv = r->streaming = r->clone = r->sync = 0;
@@ -82,6 +83,9 @@ req_make(const char *call, int kind, kumi_team_t team, int pe, int tag, const vo
     r->stream_rid = 0;
     r->err       = 0;
     r->status    = (kumi_status_t){ .source = pe, .tag = tag, .bytes = bytes };
+    /* (r->user is left: the reap of a request handed out by id cleared it,
+     * and one the binding holds (KUMI_MSG_USER_HELD) stays refused by the
+     * reaps and by the binding's lookup until handed out by id again) */
     return r;
 }
 
@@ -120,6 +124,21 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
     return isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
 }
 
+int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                      kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
+{
+    int rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
+
+    if (__builtin_expect(rc != KUMI_OK, 0))
+        return rc;
+    struct kumi_request *r = *req;
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == KUMI_MSG_DONE && r->err == KUMI_OK) {
+        kumi_msg_req_free(r);
+        return 1;
+    }
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int
 irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
           unsigned ctx, kumi_request_t *req)
@@ -143,6 +162,37 @@ int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int ta
                        kumi_team_t team, unsigned ctx, kumi_request_t *req)
 {
     return irecv_ctx(call, buf, bytes, pe, tag, team, ctx, req);
+}
+
+/* r handed out by id: a new generation, the binding's word marked */
+static inline int hid_out(struct kumi_request *r, unsigned user)
+{
+    r->user = user | KUMI_MSG_USER_HID;
+    if (__builtin_expect((r->hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1)) == 0, 0))
+        return 0;
+    r->hid = (r->hid + (1u << KUMI_MSG_HID_IDX_BITS)) & KUMI_MSG_HID_MASK;
+    return (int)r->hid;
+}
+
+int kumi_msg_isend_hid(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned flags, unsigned user,
+                       kumi_request_t *req)
+{
+    int rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
+
+    if (__builtin_expect(rc != KUMI_OK, 0))
+        return rc;
+    return hid_out(*req, user);
+}
+
+int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned user, kumi_request_t *req)
+{
+    int rc = irecv_ctx(call, buf, bytes, pe, tag, team, ctx, req);
+
+    if (__builtin_expect(rc != KUMI_OK, 0))
+        return rc;
+    return hid_out(*req, user);
 }
 
 static inline __attribute__((always_inline)) int
@@ -215,6 +265,93 @@ int kumi_msg_req_reap(kumi_request_t r, kumi_status_t *status, int *err)
         return 0;
     *err = req_finish(r, status);
     return 1;
+}
+
+static int req_wait_slow(const char *call, kumi_request_t r);
+
+/* the live request handed out as id hid, else NULL (a request freed and
+ * started again without an id has its user word cleared) */
+static inline struct kumi_request *req_of_hid(unsigned hid)
+{
+    unsigned idx = hid & ((1u << KUMI_MSG_HID_IDX_BITS) - 1);
+
+    if (__builtin_expect(idx == 0 || idx >= kumi_msg.reqtab_n, 0))
+        return NULL;
+    struct kumi_request *r = kumi_msg.reqtab[idx];
+    return r->hid == hid && (r->user & KUMI_MSG_USER_HID) != 0 ? r : NULL;
+}
+
+static inline int reap_hid(struct kumi_request *r, kumi_status_t *status)
+{
+    if (__builtin_expect(r->err != KUMI_OK, 0))
+        return -1;
+    r->status.error = KUMI_OK;
+    *status = r->status;
+    r->user = 0;   /* its id names nothing from now on */
+    kumi_msg_req_free(r);
+    return 1;
+}
+
+int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
+{
+    struct kumi_request *r = req_of_hid(hid);
+
+    if (__builtin_expect(r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0, 0))
+        return -1;
+    if (!kumi_msg_req_done_now(r))
+        return 0;
+    return reap_hid(r, status);
+}
+
+int kumi_msg_reap_hid_array(int n, const int *ids, unsigned strip, kumi_status_t *statuses)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        int id = ids[i];
+        if (id <= 0 || ((unsigned)id & strip) != strip)
+            break;
+        struct kumi_request *r = req_of_hid((unsigned)id & ~strip);
+        if (r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0 || !kumi_msg_req_done_now(r)
+            || r->err != KUMI_OK)
+            break;
+        if (statuses != NULL) {
+            r->status.error = KUMI_OK;
+            statuses[i] = r->status;
+        }
+        r->user = 0;
+        kumi_msg_req_free(r);
+    }
+    return i;
+}
+
+int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc)
+{
+    struct kumi_request *r = req_of_hid(hid);
+
+    if (__builtin_expect(r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0, 0))
+        return -1;
+    /* (done already: no progress pass, as kumi_msg_req_reap's callers) */
+    if (!kumi_msg_req_done_now(r) && (*krc = req_wait_slow(call, r)) != KUMI_OK)
+        return 0;
+    return reap_hid(r, status);
+}
+
+kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size_t *bytes)
+{
+    struct kumi_request *r = req_of_hid(hid);
+
+    if (r != NULL) {
+        *user  = r->user & ~KUMI_MSG_USER_HID;
+        *send  = r->kind == KUMI_MSG_SEND;
+        *bytes = r->bytes;
+    }
+    return r;
+}
+
+void kumi_msg_req_set_user(kumi_request_t r, unsigned user)
+{
+    r->user = user | KUMI_MSG_USER_HID;
 }
 
 /* r is done: its status, its error (reported once, here), freed. */

@@ -38,6 +38,13 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
                        kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req);
 int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
                        kumi_team_t team, unsigned ctx, kumi_request_t *req);
+/* kumi_msg_isend_ctx for a blocking send: 1 when the send completed at
+ * once and succeeded (an eager one: the request is freed, nothing to
+ * wait for), 0 when not (*req: the caller waits for it and finishes it
+ * as any other), < 0 the error of the start (reported). No progress is
+ * made and nothing waited for. */
+int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                      kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req);
 /* kumi_iprobe (wait 0) or kumi_probe (wait 1) in context ctx; flag may be
  * NULL when wait is 1. */
 int kumi_msg_probe_ctx(const char *call, int pe, int tag, kumi_team_t team, unsigned ctx,
@@ -77,4 +84,40 @@ int kumi_msg_req_cancel(kumi_request_t r);
  * sent (reported). */
 int kumi_msg_req_cancel_send(kumi_request_t r);
 
+
+/* Handle ids, for a binding whose request handles are 32-bit (MPI): every
+ * request the layer allocates has an id below 2^30, never 0, that no other
+ * live request has and that its next life (after it is freed) does not
+ * reuse, with a word of the binding's (user: bits 0-29 and HELD) beside it, so
+ * that the binding can hand the layer's request out as its own handle with
+ * no table of its own in between. */
+enum { KUMI_MSG_USER_HELD = 1u << 31 };   /* user: the binding holds r elsewhere */
+/* kumi_msg_isend_ctx / kumi_msg_irecv_ctx with the request's user word set:
+ * > 0 the request's id (*req set too), 0 (KUMI_OK) *req set but it has no
+ * id (more than 2^22 requests at once), < 0 the error (reported). */
+int kumi_msg_isend_hid(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned flags, unsigned user,
+                       kumi_request_t *req);
+int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int tag,
+                       kumi_team_t team, unsigned ctx, unsigned user, kumi_request_t *req);
+/* The completion of the request of id hid in one call: 1 when it was
+ * complete and succeeded (its status into *status, the request freed), 0
+ * when not complete yet (no progress made), -1 when hid names no live
+ * request, its user word has KUMI_MSG_USER_HELD, or it failed (nothing
+ * done: the caller looks it up, kumi_msg_req_by_hid). */
+int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status);
+/* kumi_msg_reap_hid along an array: ids[i] & ~strip for i = 0, 1, ...
+ * while ids[i] > 0 has strip's bits, names a request that
+ * kumi_msg_reap_hid would reap (1), and i < n: reaps it (status into
+ * statuses[i] unless statuses is NULL). Returns how many were reaped (a
+ * prefix of the array; the caller takes the rest one by one). */
+int kumi_msg_reap_hid_array(int n, const int *ids, unsigned strip, kumi_status_t *statuses);
+/* kumi_msg_reap_hid after waiting for the request (kumi_msg_req_wait): 1
+ * (reaped), -1 (as kumi_msg_reap_hid, nothing waited for), 0 when the
+ * wait failed (*krc: KUMI_ERR_PEER, reported). */
+int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc);
+/* The live request of id hid (NULL: none): its user word, whether a send
+ * (1) or a receive (0), and its size (send) or capacity (receive). */
+kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size_t *bytes);
+void           kumi_msg_req_set_user(kumi_request_t r, unsigned user);
 #endif /* KUMI_MSG_H */

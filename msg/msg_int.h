@@ -83,6 +83,7 @@ struct kumi_request {
     uint8_t  ctx;                     /* context (msg.h): matches only its own     */
     uint8_t  sync;                    /* send: completes once matched (rendezvous) */
     int      team_slot;
+    uint32_t user;                    /* a binding's word (msg.h), 0 unless set */
     struct kumi_team *team;
     int      peer;                    /* world PE, or KUMI_ANY_SOURCE (recv)    */
     int      tag;
@@ -96,6 +97,10 @@ struct kumi_request {
     uint64_t stream_rid;
     size_t   stream_off, stream_len;
     int      err;
+    uint32_t hid;                     /* its handle id (msg.h): table index in the
+                                         low KUMI_MSG_HID_IDX_BITS (0: none), a
+                                         generation above, bumped when handed
+                                         out by id; never cleared */
     kumi_status_t status;
 };
 
@@ -128,6 +133,10 @@ struct kumi_msg {
     uint64_t              unexp_bytes, unexp_peak;   /* charged bytes held */
     struct kumi_request  *streams;    /* sends streaming DATA after a CTS       */
     struct kumi_request  *free_reqs;
+    /* every request allocated with an id, by its index (msg.h's handle
+     * ids; index 0 unused) */
+    struct kumi_request **reqtab;
+    uint32_t              reqtab_n, reqtab_cap;
     unsigned              lazy_waits; /* waits on done requests (api.c)         */
     /* rendezvous table: id = generation << 32 | index; the DATA handler
      * looks receives up under rdv_lock */
@@ -212,7 +221,8 @@ static inline struct kumi_request *kumi_msg_req_new(void)
     kumi_msg.free_reqs = r->next;
     /* field by field: a memset of the whole request is a `rep stos`, a
      * seventh of an MPI_Isend + MPI_Irecv + MPI_Waitall to oneself */
-    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: clear it here");
+    _Static_assert(sizeof(*r) == 144, "a new field of struct kumi_request: clear it here "
+                                      "(hid excepted: it is the allocation's)");
     r->next = NULL;
     r->kind = r->state = r->rdv = r->streaming = r->clone = r->ctx = r->sync = 0;
     r->team_slot = 0;
@@ -223,8 +233,19 @@ static inline struct kumi_request *kumi_msg_req_new(void)
     r->id     = r->stream_rid = 0;
     r->err    = 0;
     r->status = (kumi_status_t){ 0 };
+    r->user   = 0;
     return r;
 }
+/* handle ids (msg.h): the table index in the low bits, a generation
+ * above, bumped each time the request is handed out by id (so a stale id
+ * no longer matches); the user word says it was (KUMI_MSG_USER_HID). The
+ * reap clears the word; a request the binding gave a slot
+ * (KUMI_MSG_USER_HELD) keeps it when freed, and its stale id stays refused
+ * (the binding finds no slot for it), so the native starts need not
+ * clear it. */
+#define KUMI_MSG_HID_IDX_BITS 22
+#define KUMI_MSG_HID_MASK     0x3fffffffu
+#define KUMI_MSG_USER_HID     (1u << 30)
 static inline void kumi_msg_req_free(struct kumi_request *r)
 {
     if (__builtin_expect(r->spill != NULL, 0)) {

@@ -37,14 +37,33 @@ void kumi_msg_unlock(uint32_t *l)
 
 /* --------------------------------------------------------- requests */
 
+/* A new request on the free list (then taken off it), with a handle id
+ * (msg.h) while the table has room below 2^KUMI_MSG_HID_IDX_BITS; past
+ * that, hid 0: the request has none and works as any other. */
 struct kumi_request *kumi_msg_req_alloc(void)
 {
     struct kumi_request *r = malloc(sizeof(*r));
 
     if (r == NULL)
         return NULL;
-    r->next = NULL;
+    r->next  = NULL;
     r->spill = NULL;
+    r->hid   = 0;
+    if (kumi_msg.reqtab_n == 0)
+        kumi_msg.reqtab_n = 1;   /* index 0: no id */
+    if (kumi_msg.reqtab_n >= kumi_msg.reqtab_cap
+        && kumi_msg.reqtab_cap < (1u << KUMI_MSG_HID_IDX_BITS)) {
+        uint32_t cap = kumi_msg.reqtab_cap ? 2 * kumi_msg.reqtab_cap : 256;
+        struct kumi_request **t = realloc(kumi_msg.reqtab, cap * sizeof(*t));
+        if (t != NULL) {
+            kumi_msg.reqtab     = t;
+            kumi_msg.reqtab_cap = cap;
+        }
+    }
+    if (kumi_msg.reqtab_n < kumi_msg.reqtab_cap) {
+        r->hid = kumi_msg.reqtab_n;
+        kumi_msg.reqtab[kumi_msg.reqtab_n++] = r;
+    }
     kumi_msg.free_reqs = r;
     return kumi_msg_req_new();
 }
@@ -558,6 +577,7 @@ static void msg_fini(void)
         free(kumi_msg.free_reqs);
         kumi_msg.free_reqs = next;
     }
+    free(kumi_msg.reqtab);
     free(kumi_msg.peer);
     free(kumi_msg.rdv);
     free(kumi_msg.rdv_gen);

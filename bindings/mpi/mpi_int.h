@@ -21,6 +21,7 @@
 
 #include "kumi.h"
 #include "mpi.h"
+#include "msg.h"
 
 /* libkumi-mpi's internals are its own (the MPI_ calls stay visible):
  * hidden, so the calls between its files are direct, not through the PLT,
@@ -171,7 +172,9 @@ extern int kmpi_lastused;
 extern MPI_Errhandler kmpi_world_errh;
 
 /* ------------------------------------------------------------ requests (req.c)
- * An MPI_Request is an index into a table of these (0: MPI_REQUEST_NULL).
+ * An MPI_Request is an index into a table of these (0: MPI_REQUEST_NULL),
+ * or a message-layer handle id (KMPI_REQ_HID, below), which gets a slot
+ * only when a call needs one.
  * A send or receive runs as the message layer's request kr; a generic
  * one (kmpi_req_generic) through its ops. Once settled, st and err hold
  * what the request completes with (PROC_NULL operations and MPI_Ibsend
@@ -205,8 +208,25 @@ struct kmpi_req {
     const struct kmpi_req_ops *ops;   /* generic */
     void        *state;
     MPI_Status   st;          /* settled: its status */
-    uint64_t     spare_;      /* to 128 bytes: a slot's address is a shift */
+    int          self;        /* its own index in the table (set once) */
+    int          hkey;        /* the handle id this slot was made for (req.c's
+                                 map of them), 0: none */
 };
+/* A send or receive of contiguous data, not persistent, needs no slot:
+ * its MPI_Request is the message layer's handle id (msg.h, below 2^30)
+ * with KMPI_REQ_HID set, and the layer's request carries the
+ * communicator in its user word. Completions take such a handle to the
+ * layer in one call (kumi_msg_reap_hid); anything else (an error, a
+ * cancel, Request_free, get_status, the any/some families) first gives it
+ * a slot (kmpi_req_get), which req.c's map of such handles then names
+ * until the slot is released, and the layer's request is marked
+ * KUMI_MSG_USER_HELD (the fast paths leave it to the slot): the handle's
+ * value stays what the user holds. */
+#define KMPI_REQ_HID (1 << 30)
+static inline int kmpi_req_is_hid(MPI_Request h)
+{
+    return (h & KMPI_REQ_HID) != 0 && h > 0;
+}
 /* a free slot, zeroed; its handle in *h; NULL when out of memory */
 struct kmpi_req *kmpi_req_new(MPI_Request *h);
 /* The table (req.c): chunks of KMPI_REQ_CHUNK slots that never move, free
@@ -287,6 +307,49 @@ static inline void kmpi_req_take_plain(MPI_Request *hp, struct kmpi_req *q,
     q->next = kmpi_req_free_head;
     kmpi_req_free_head = *hp;
     *hp = MPI_REQUEST_NULL;
+}
+/* The completions' fast path for a handle id *hp (kmpi_req_is_hid): 1
+ * when its request completed and succeeded (its status into st, which may
+ * be NULL, MPI_ERROR set when array; the layer's request freed; *hp =
+ * MPI_REQUEST_NULL), 0 when not complete yet (no progress made), -1 when
+ * the general path must take it (failed, held by a slot, or no request). */
+static inline void kmpi_req_hid_done(MPI_Request *hp, const kumi_status_t *ks, MPI_Status *st,
+                                     int array)
+{
+    if (st != NULL) {
+        kmpi_status_from(st, ks);
+        if (array)
+            st->MPI_ERROR = MPI_SUCCESS;
+    }
+    *hp = MPI_REQUEST_NULL;
+}
+static inline int kmpi_req_reap_hid(MPI_Request *hp, MPI_Status *st, int array)
+{
+    kumi_status_t ks;
+    int           d = kumi_msg_reap_hid((unsigned)*hp & ~(unsigned)KMPI_REQ_HID, &ks);
+
+    if (d == 1)
+        kmpi_req_hid_done(hp, &ks, st, array);
+    return d;
+}
+/* Waits for handle id *hp, then reaps it as kmpi_req_reap_hid: 1, -1 for
+ * the general path, 0 when the wait failed (*krc: KUMI_ERR_PEER, reported
+ * by kumi; the caller raises it). One call into the layer, done or not,
+ * unless non-blocking collectives are outstanding (they move while it
+ * waits: kmpi_req_wait_hid_nbc). */
+extern int kmpi_nbc_active;
+int kmpi_req_wait_hid_nbc(const char *call, MPI_Request *hp, MPI_Status *st, int array, int *krc);
+static inline int kmpi_req_wait_hid(const char *call, MPI_Request *hp, MPI_Status *st, int array,
+                                    int *krc)
+{
+    if (__builtin_expect(kmpi_nbc_active == 0, 1)) {
+        kumi_status_t ks;
+        int d = kumi_msg_wait_reap_hid(call, (unsigned)*hp & ~(unsigned)KMPI_REQ_HID, &ks, krc);
+        if (d == 1)
+            kmpi_req_hid_done(hp, &ks, st, array);
+        return d;
+    }
+    return kmpi_req_wait_hid_nbc(call, hp, st, array, krc);
 }
 /* the slot of handle h, NULL when h is no active request */
 struct kmpi_req *kmpi_req_get(MPI_Request h);

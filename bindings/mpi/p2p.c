@@ -6,8 +6,10 @@
  *
  * A send or receive of a contiguous datatype is one call of the message
  * layer (msg/msg.h) on the communicator's team, straight from or into the
- * user's buffer: the layer's request is the MPI request's kr, nothing is
- * allocated. A non-contiguous datatype is packed into a temporary buffer
+ * user's buffer, and nothing is allocated: MPI_Isend/MPI_Irecv hand out the
+ * layer's handle id as the MPI_Request (no slot: mpi_int.h, KMPI_REQ_HID),
+ * MPI_Send finishes an eager send in the same call (kumi_msg_send_ctx),
+ * the rest keep the layer's request as their slot's kr. A non-contiguous datatype is packed into a temporary buffer
  * and sent as bytes, or received into one and unpacked at completion.
  *
  * Modes: a standard send is kumi's (eager up to KUMI_MSG_EAGER bytes,
@@ -255,6 +257,22 @@ send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatyp
     if (mode == KMPI_MODE_BUFFERED)
         return kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
     struct kmpi_req q;
+    if (__builtin_expect(t->contig, 1)) {
+        /* contiguous: sent, and when it completed at once (eager)
+         * finished, in one call into the layer; else waited for below */
+        int d = kumi_msg_send_ctx(call, at(buf, t->lb), (size_t)count * t->size, dest, tag,
+                                  c->team, KUMI_MSG_CTX_USER, (unsigned)mode, &q.kr);
+        if (__builtin_expect(d == 1, 1))
+            return MPI_SUCCESS;
+        if (d < 0)
+            return kmpi_error_kumi(comm, d, call, "starting a send");
+        kumi_request_t kr = q.kr;
+        local_init(&q);
+        q.kr   = kr;
+        q.kind = KMPI_REQ_SEND;
+        q.comm = comm;
+        return finish_local(call, &q, MPI_STATUS_IGNORE);
+    }
     local_init(&q);
     if ((rc = send_start(call, buf, count, t, dest, tag, comm, c, (unsigned)mode, &q)) != 0)
         return rc;
@@ -315,6 +333,28 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 /* ------------------------------------------------------------ non-blocking */
 
 /* (inline: each mode's entry point gets its own copy, the mode folded) */
+/* A send or receive started with a handle id that came back without one
+ * (hid 0: more than 2^22 of the layer's requests at once): kr gets a slot
+ * as before handle ids. Without memory for the slot, kr is finished first
+ * (a receive withdrawn if no message matched it, else waited for). */
+static __attribute__((noinline)) int
+start_no_hid(const char *call, kumi_request_t kr, int kind, MPI_Comm comm, size_t cap,
+             MPI_Request *request)
+{
+    struct kmpi_req *q = kmpi_req_new_p2p(request, kind, comm);
+
+    if (q == NULL) {
+        *request = MPI_REQUEST_NULL;
+        if (kind != KMPI_REQ_RECV || !kumi_msg_req_cancel(kr))
+            kmpi_wait_kr(call, kr);
+        kumi_msg_req_finish(kr, NULL);
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
+    }
+    q->kr  = kr;
+    q->cap = cap;
+    return MPI_SUCCESS;
+}
+
 static inline __attribute__((always_inline)) int
 send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
                  int tag, MPI_Comm comm, int mode, MPI_Request *request)
@@ -328,6 +368,22 @@ send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype data
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
+    if (__builtin_expect(t->contig && dest != MPI_PROC_NULL && mode != KMPI_MODE_BUFFERED, 1)) {
+        /* the usual send: no slot, the layer's handle id is the request */
+        size_t         bytes = (size_t)count * t->size;
+        kumi_request_t kr;
+        int hid = kumi_msg_isend_hid(call, at(buf, t->lb), bytes, dest, tag, c->team,
+                                     KUMI_MSG_CTX_USER, (unsigned)mode, (unsigned)comm, &kr);
+        if (__builtin_expect(hid > 0, 1)) {
+            *request = hid | KMPI_REQ_HID;
+            return MPI_SUCCESS;
+        }
+        if (hid < 0) {
+            *request = MPI_REQUEST_NULL;
+            return kmpi_error_kumi(comm, hid, call, "starting a send");
+        }
+        return start_no_hid(call, kr, KMPI_REQ_SEND, comm, bytes, request);
+    }
     if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_SEND, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (dest == MPI_PROC_NULL || mode == KMPI_MODE_BUFFERED) {
@@ -392,6 +448,24 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         return rc;
     if (__builtin_expect(request == NULL, 0))
         return kmpi_error(comm, MPI_ERR_ARG, call, "request is NULL");
+    if (__builtin_expect(t->contig && source != MPI_PROC_NULL, 1)) {
+        /* the usual receive: no slot, the layer's handle id is the request */
+        _Static_assert(MPI_ANY_SOURCE == KUMI_ANY_SOURCE && MPI_ANY_TAG == KUMI_ANY_TAG,
+                       "MPI's wildcards are kumi's");
+        size_t         cap = (size_t)count * t->size;
+        kumi_request_t kr;
+        int hid = kumi_msg_irecv_hid(call, at(buf, t->lb), cap, source, tag, c->team,
+                                     KUMI_MSG_CTX_USER, (unsigned)comm, &kr);
+        if (__builtin_expect(hid > 0, 1)) {
+            *request = hid | KMPI_REQ_HID;
+            return MPI_SUCCESS;
+        }
+        if (hid < 0) {
+            *request = MPI_REQUEST_NULL;
+            return kmpi_error_kumi(comm, hid, call, "posting a receive");
+        }
+        return start_no_hid(call, kr, KMPI_REQ_RECV, comm, cap, request);
+    }
     if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_RECV, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (source == MPI_PROC_NULL) {

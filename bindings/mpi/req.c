@@ -8,7 +8,11 @@
  *
  * The table is chunks of KMPI_REQ_CHUNK slots that never move (a slot's
  * address stays valid while the table grows); free slots form a list, so
- * making and ending a request costs a few stores. A request freed by
+ * making and ending a request costs a few stores. Plain sends and receives
+ * have no slot: their handle is the message layer's id (mpi_int.h,
+ * KMPI_REQ_HID); kmpi_req_get gives one a slot when a call other than the
+ * fast paths of Wait/Test/Waitall needs it, and a map from the id finds
+ * that slot again until it is released. A request freed by
  * MPI_Request_free while active moves to the background list and is
  * released once it settles (kmpi_req_sweep, from every completion call).
  *
@@ -53,6 +57,7 @@ static int req_grow(void)
     for (int i = KMPI_REQ_CHUNK - 1; i >= 0; i--) {
         if (base + i == 0)
             continue;
+        c[i].self = base + i;
         c[i].next = kmpi_req_free_head;
         kmpi_req_free_head = base + i;
     }
@@ -87,7 +92,117 @@ struct kmpi_req *kmpi_req_new(MPI_Request *h)
     q->cap  = 0;
     q->ops  = NULL;
     q->st   = (MPI_Status){ 0 };
+    q->hkey = 0;
     *h = i;
+    return q;
+}
+
+/* The map of handle ids that were given a slot (req_of_hid) to that
+ * slot, until it is released: open addressing, linear probing, keys the
+ * handles (never 0), deletion by moving the run back. Few entries: only
+ * requests that left the fast paths. */
+static struct { int key, slot; } *hmap;
+static unsigned hmap_cap, hmap_n;
+
+static unsigned hmap_home(int key)
+{
+    return ((unsigned)key * 2654435761u) & (hmap_cap - 1);
+}
+
+static int hmap_find(int key)
+{
+    if (hmap_n == 0)
+        return 0;
+    for (unsigned i = hmap_home(key);; i = (i + 1) & (hmap_cap - 1)) {
+        if (hmap[i].key == key)
+            return hmap[i].slot;
+        if (hmap[i].key == 0)
+            return 0;
+    }
+}
+
+static int hmap_put(int key, int slot)
+{
+    if (2 * (hmap_n + 1) > hmap_cap) {
+        unsigned old_cap = hmap_cap, cap = hmap_cap ? 2 * hmap_cap : 64;
+        void    *old = hmap;
+        if ((hmap = calloc(cap, sizeof(*hmap))) == NULL) {
+            hmap = old;
+            return -1;
+        }
+        hmap_cap = cap;
+        hmap_n   = 0;
+        for (unsigned i = 0; i < old_cap; i++)
+            if (((__typeof__(hmap))old)[i].key != 0)
+                hmap_put(((__typeof__(hmap))old)[i].key, ((__typeof__(hmap))old)[i].slot);
+        free(old);
+    }
+    unsigned i = hmap_home(key);
+    while (hmap[i].key != 0)
+        i = (i + 1) & (hmap_cap - 1);
+    hmap[i].key  = key;
+    hmap[i].slot = slot;
+    hmap_n++;
+    return 0;
+}
+
+static void hmap_del(int key)
+{
+    unsigned i = hmap_home(key);
+
+    while (hmap[i].key != key) {
+        if (hmap[i].key == 0)
+            return;
+        i = (i + 1) & (hmap_cap - 1);
+    }
+    hmap[i].key = 0;
+    hmap_n--;
+    /* the entries after it in the run move back where their probe allows */
+    for (unsigned j = (i + 1) & (hmap_cap - 1); hmap[j].key != 0; j = (j + 1) & (hmap_cap - 1)) {
+        unsigned h = hmap_home(hmap[j].key);
+        /* j's entry may move to i when its home is not in (i, j] */
+        if ((i < j) ? (h <= i || h > j) : (h <= i && h > j)) {
+            hmap[i] = hmap[j];
+            hmap[j].key = 0;
+            i = j;
+        }
+    }
+}
+
+static inline void req_release(int h, struct kmpi_req *q);
+
+/* The slot of handle id h (KMPI_REQ_HID): the one the map names, else a
+ * new one made from the layer's request (promotion), marked held so that
+ * the fast paths leave it to the slot. NULL when h names no live request
+ * (or no memory for the slot). */
+static struct kmpi_req *req_of_hid(MPI_Request h)
+{
+    unsigned         user;
+    int              send, i;
+    size_t           bytes;
+    MPI_Request      sh;
+    struct kmpi_req *q;
+
+    if ((i = hmap_find(h)) != 0) {
+        q = req_at(i);
+        return q->kind == KMPI_REQ_FREE || q->freed ? NULL : q;
+    }
+    kumi_request_t kr = kumi_msg_req_by_hid((unsigned)h & ~(unsigned)KMPI_REQ_HID, &user,
+                                            &send, &bytes);
+    if (kr == NULL || (user & KUMI_MSG_USER_HELD))
+        return NULL;
+    if ((q = kmpi_req_new(&sh)) == NULL)
+        return NULL;
+    if (hmap_put(h, sh) != 0) {
+        req_release(sh, q);
+        return NULL;
+    }
+    q->kr   = kr;
+    q->kind = send ? KMPI_REQ_SEND : KMPI_REQ_RECV;
+    q->comm = (MPI_Comm)user;
+    q->cap  = bytes;
+    q->hkey = h;
+    kumi_msg_req_set_user(kr, KUMI_MSG_USER_HELD | user);
     return q;
 }
 
@@ -106,8 +221,14 @@ struct kmpi_req *kmpi_req_new_p2p_slow(MPI_Request *h, int kind, MPI_Comm comm)
  * the fields a start reads are cleared here (settled, freed, unpack,
  * persistent, active; tmp and dt, NULL already unless a generic request
  * used them). */
+static void hmap_del(int key);
 static inline void req_release(int h, struct kmpi_req *q)
 {
+    (void)h;   /* (a handle id's slot is not its handle: q->self is) */
+    if (__builtin_expect(q->hkey != 0, 0)) {
+        hmap_del(q->hkey);
+        q->hkey = 0;
+    }
     if (__builtin_expect(q->persistent, 0)) {   /* its datatype, held since MPI_*_init */
         kmpi_type_release(q->dt);
         q->dt = NULL;
@@ -117,7 +238,7 @@ static inline void req_release(int h, struct kmpi_req *q)
     q->tmp     = NULL;
     q->dt      = NULL;
     q->next    = kmpi_req_free_head;
-    kmpi_req_free_head = h;
+    kmpi_req_free_head = q->self;
 }
 
 void kmpi_req_drop(MPI_Request h)
@@ -135,6 +256,8 @@ void kmpi_req_drop(MPI_Request h)
 
 struct kmpi_req *kmpi_req_get(MPI_Request h)
 {
+    if (kmpi_req_is_hid(h))
+        return req_of_hid(h);
     if (h <= 0 || h >= kmpi_req_nchunks * KMPI_REQ_CHUNK)
         return NULL;
     struct kmpi_req *q = req_at(h);
@@ -246,6 +369,24 @@ int kmpi_wait_kr(const char *call, kumi_request_t kr)
     if (__builtin_expect(kmpi_nbc_active == 0, 1))
         return kumi_msg_req_wait(call, kr);
     return kumi_msg_wait_until(call, kr_ready_nbc, kr);
+}
+
+int kmpi_req_wait_hid_nbc(const char *call, MPI_Request *hp, MPI_Status *st, int array,
+                          int *krc)
+{
+    unsigned       hid = (unsigned)*hp & ~(unsigned)KMPI_REQ_HID, user;
+    int            send, d;
+    size_t         bytes;
+    kumi_request_t kr;
+
+    *krc = KUMI_OK;
+    if ((d = kmpi_req_reap_hid(hp, st, array)) != 0)
+        return d;
+    if ((kr = kumi_msg_req_by_hid(hid, &user, &send, &bytes)) == NULL)
+        return -1;
+    if ((*krc = kmpi_wait_kr(call, kr)) != KUMI_OK)
+        return 0;
+    return kmpi_req_reap_hid(hp, st, array);
 }
 
 struct until_arg {
@@ -379,6 +520,16 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
         kmpi_req_sweep();
     /* the usual request first (as MPI_Waitall) */
+    if (kmpi_req_is_hid(*request)) {
+        int krc, d = kmpi_req_wait_hid(call, request, status, 0, &krc);
+        if (d == 0) {
+            q = kmpi_req_get(*request);   /* the wait failed: raised on its communicator */
+            return kmpi_error_kumi(q != NULL ? q->comm : MPI_COMM_WORLD, krc, call,
+                                   "waiting for a request");
+        }
+        if (d == 1)
+            return MPI_SUCCESS;
+    }
     if ((q = kmpi_req_plain(*request)) != NULL) {
         kumi_status_t ks;
         int           krc;
@@ -420,6 +571,21 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return rc;
     if (request == NULL || flag == NULL)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "request or flag is NULL");
+    if (kmpi_req_is_hid(*request)) {   /* the usual request: one call into the layer */
+        int d = kmpi_req_reap_hid(request, status, 0);
+        if (d == 0 && kmpi_poll(call) == KUMI_OK) {
+            if (kmpi_req_bg_head != 0 || kmpi_bsend_active)
+                kmpi_req_sweep();
+            if ((d = kmpi_req_reap_hid(request, status, 0)) == 0) {
+                *flag = 0;
+                return MPI_SUCCESS;
+            }
+        }
+        if (d == 1) {
+            *flag = 1;
+            return MPI_SUCCESS;
+        }
+    }
     if ((q = kmpi_req_lookup(call, *request, &null, &rc)) == NULL) {
         if (null) {
             *flag = 1;
@@ -467,7 +633,7 @@ int PMPI_Request_free(MPI_Request *request)
     } else {   /* it completes in the background */
         q->freed = 1;
         q->next  = kmpi_req_bg_head;
-        kmpi_req_bg_head = *request;
+        kmpi_req_bg_head = q->self;
     }
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -603,6 +769,9 @@ int kmpi_req_fini(void)
     free(kmpi_req_chunks);
     kmpi_req_chunks    = NULL;
     kmpi_req_nchunks   = 0;
+    free(hmap);
+    hmap     = NULL;
+    hmap_cap = hmap_n = 0;
     kmpi_req_free_head = 0;
     kmpi_req_bg_head   = 0;
     return MPI_SUCCESS;

@@ -201,8 +201,28 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
                                                                         : NULL;
         struct kmpi_req *q;
         /* the usual request first: a send or receive of contiguous data,
-         * completed (or waited for) and released with one call into the
-         * message layer */
+         * completed (or waited for) with one call into the message layer */
+        if (kmpi_req_is_hid(array_of_requests[i])) {
+            /* the done ones from here on in one call (a window's waitall
+             * finds most of them done) */
+            kumi_status_t ks[64];
+            int k = kumi_msg_reap_hid_array(count - i < 64 ? count - i : 64,
+                                            &array_of_requests[i], KMPI_REQ_HID,
+                                            st != NULL ? ks : NULL);
+            if (k > 0) {
+                for (int j = 0; j < k; j++)
+                    kmpi_req_hid_done(&array_of_requests[i + j], &ks[j],
+                                      st != NULL ? st + j : NULL, 1);
+                i += k - 1;
+                continue;
+            }
+            /* not done (or failed, held, stale: -1, the general path) */
+            int krc, d = kmpi_req_wait_hid(call, &array_of_requests[i], st, 1, &krc);
+            if (d == 0 && (q = kmpi_req_get(array_of_requests[i])) != NULL)
+                return waitall_dead(call, q, i, count, array_of_statuses, krc);
+            if (d == 1)
+                continue;
+        }
         if ((q = kmpi_req_plain(array_of_requests[i])) != NULL) {
             kumi_status_t ks;
             int           krc;

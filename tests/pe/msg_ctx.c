@@ -14,6 +14,16 @@
  *         completes once received
  *   plain kumi_msg_req_finish reports a truncation without printing, and
  *         kumi_msg_req_cancel withdraws an unmatched receive
+ *   hid   handle ids: a receive's id (> 0, < 2^30) is not reaped before its
+ *         message, then is (status, the user word seen by by_hid), and is
+ *         stale after (reap -1, by_hid NULL) even once the request is
+ *         reused by the next send's id (a new generation); a held request
+ *         (KUMI_MSG_USER_HELD) is refused by the reaps; a failed
+ *         (truncated) one is left to the caller; kumi_msg_send_ctx
+ *         finishes an eager send at once (1) and hands back a
+ *         synchronous one (0); kumi_msg_reap_hid_array reaps the done
+ *         prefix of an array of ids (stops at one not done, at 0, at one
+ *         without the strip bits)
  */
 #include <time.h>
 
@@ -128,6 +138,97 @@ static void part_plain(void)
     BARRIER();
 }
 
+static void part_hid(void)
+{
+    int            a = me, b = -1, w[4] = { 1, 2, 3, 4 }, send;
+    unsigned       user = 0;
+    size_t         bytes = 0;
+    kumi_request_t r, s;
+    kumi_status_t  st;
+
+    int hr = kumi_msg_irecv_hid("test", &b, sizeof b, left, 40, world, KUMI_MSG_CTX_USER, 77, &r);
+    CHECK(hr > 0 && hr < (1 << 30), "irecv_hid: %d", hr);
+    CHECK(kumi_msg_req_by_hid((unsigned)hr, &user, &send, &bytes) == r && user == 77 && !send
+          && bytes == sizeof b, "by_hid: user %u send %d bytes %zu", user, send, bytes);
+    /* (nothing is sent to us before the barrier) */
+    CHECK(kumi_msg_reap_hid((unsigned)hr, &st) == 0, "reaped before its message");
+    BARRIER();
+    int hs = kumi_msg_isend_hid("test", &a, sizeof a, right, 40, world, KUMI_MSG_CTX_USER, 0, 5,
+                                &s);
+    CHECK(hs > 0 && hs != hr, "isend_hid: %d (receive %d)", hs, hr);
+    int d, krc = KUMI_OK;
+    while ((d = kumi_msg_reap_hid((unsigned)hr, &st)) == 0)
+        (void)kumi_msg_poll("test");   /* (KUMI_AGAIN when it served nothing) */
+    CHECK(d == 1 && b == left && st.source == left && st.tag == 40 && st.bytes == sizeof b,
+          "reap: %d, b %d, source %d", d, b, st.source);
+    CHECK(kumi_msg_wait_reap_hid("test", (unsigned)hs, &st, &krc) == 1, "wait_reap of a send");
+    CHECK(kumi_msg_reap_hid((unsigned)hr, &st) == -1
+              && kumi_msg_req_by_hid((unsigned)hr, &user, &send, &bytes) == NULL,
+          "a reaped id still names a request");
+    /* the next id'd start reuses a request: the old ids stay stale */
+    int h2 = kumi_msg_isend_hid("test", &a, sizeof a, right, 41, world, KUMI_MSG_CTX_USER, 0, 6,
+                                &s);
+    CHECK(h2 > 0 && h2 != hs && h2 != hr, "a reused request's id %d (was %d, %d)", h2, hs, hr);
+    CHECK(kumi_msg_reap_hid((unsigned)hs, &st) == -1 && kumi_msg_reap_hid((unsigned)hr, &st) == -1,
+          "stale ids reaped");
+    /* held: the reaps leave it; the caller finishes it */
+    kumi_msg_req_set_user(s, KUMI_MSG_USER_HELD | 6);
+    CHECK(kumi_msg_reap_hid((unsigned)h2, &st) == -1
+              && kumi_msg_wait_reap_hid("test", (unsigned)h2, &st, &krc) == -1, "held reaped");
+    OK(kumi_msg_req_wait("test", s));
+    OK(kumi_msg_req_finish(s, NULL));
+    OK(kumi_recv(&b, sizeof b, left, 41, world, NULL));
+    /* failed (truncated): left to the caller */
+    BARRIER();
+    hr = kumi_msg_irecv_hid("test", &b, sizeof b, left, 42, world, KUMI_MSG_CTX_USER, 1, &r);
+    OK(kumi_send(w, sizeof w, right, 42, world));
+    CHECK(kumi_msg_wait_reap_hid("test", (unsigned)hr, &st, &krc) == -1 && krc == KUMI_OK,
+          "a truncated receive reaped");
+    capture_begin();
+    int rc = kumi_msg_req_finish(r, &st);
+    capture_end();
+    CHECK(rc == KUMI_ERR_TRUNCATE, "finish of the truncated one: %s", kumi_strerror(rc));
+    /* reap_hid_array: [receive not done] -> 0; once done [send, receive, 0] -> 2 */
+    {
+        enum { STRIP = 1 << 30 };
+        int           ids[3];
+        kumi_status_t sts[3];
+        int           c = -1;
+        ids[1] = kumi_msg_irecv_hid("test", &c, sizeof c, left, 45, world, KUMI_MSG_CTX_USER, 0,
+                                    &r) | STRIP;
+        CHECK(kumi_msg_reap_hid_array(1, &ids[1], STRIP, sts) == 0, "array: not done reaped");
+        BARRIER();
+        ids[0] = kumi_msg_isend_hid("test", &a, sizeof a, right, 45, world, KUMI_MSG_CTX_USER,
+                                    0, 0, &s) | STRIP;
+        ids[2] = 0;
+        while (!kumi_msg_req_done(r) || !kumi_msg_req_done(s))
+            (void)kumi_msg_poll("test");
+        d = kumi_msg_reap_hid_array(3, ids, STRIP, sts);
+        CHECK(d == 2 && c == left && sts[1].source == left && sts[1].tag == 45
+                  && sts[1].bytes == sizeof c, "array: %d reaped, c %d", d, c);
+        CHECK(kumi_msg_reap_hid_array(1, ids, STRIP, NULL) == 0, "array: a reaped id again");
+        BARRIER();
+    }
+    /* kumi_msg_send_ctx: eager at once, synchronous handed back */
+    kumi_request_t rr;
+    OK(kumi_msg_irecv_ctx("test", &b, sizeof b, left, 43, world, KUMI_MSG_CTX_USER, &rr));
+    CHECK(kumi_msg_send_ctx("test", &a, sizeof a, right, 43, world, KUMI_MSG_CTX_USER, 0, &s)
+              == 1, "an eager send not finished at once");
+    OK(kumi_msg_req_wait("test", rr));
+    OK(kumi_msg_req_finish(rr, NULL));
+    OK(kumi_msg_irecv_ctx("test", &b, sizeof b, left, 44, world, KUMI_MSG_CTX_USER, &rr));
+    d = kumi_msg_send_ctx("test", &a, sizeof a, right, 44, world, KUMI_MSG_CTX_USER,
+                          KUMI_MSG_SYNC, &s);
+    CHECK(d == 0 || npes == 1, "a synchronous send: %d", d);
+    if (d == 0) {
+        OK(kumi_msg_req_wait("test", s));
+        OK(kumi_msg_req_finish(s, NULL));
+    }
+    OK(kumi_msg_req_wait("test", rr));
+    OK(kumi_msg_req_finish(rr, NULL));
+    BARRIER();
+}
+
 int main(void)
 {
     OK(kumi_init());
@@ -139,6 +240,7 @@ int main(void)
     part_ctx();
     part_sync();
     part_plain();
+    part_hid();
     OK(kumi_finalize());
     if (me == 0)
         printf("msg_ctx: contexts, sync sends and the bindings' calls on %d PEs\n", npes);
