@@ -152,8 +152,9 @@ void __kmpc_end_master(kumi_omp_ident_t *loc, int32_t gtid)
  * the core away: sched_yield (KUMI_WAIT=yield), else a nap growing from 1
  * to 64 us. While the PEs fit the cores (KUMI_WAIT spin) flushes only spin:
  * a yield there hands the core to other processes (measured once on a
- * loaded machine: a 2-PE pipeline took 18 ms instead of 1.2 ms). KUMI_OMP_FLUSH_SPIN=1: never
- * (the former behaviour, for comparisons). */
+ * loaded machine: a 2-PE pipeline took 18 ms instead of 1.2 ms). A job of
+ * one PE never gives it away. KUMI_OMP_FLUSH_SPIN=1: never (the former
+ * behaviour, for comparisons). */
 #define KUMI_OMP_FLUSH_IDLE  64u
 #define KUMI_OMP_FLUSH_TIGHT 4u
 static struct {
@@ -172,7 +173,10 @@ void __kmpc_flush(kumi_omp_ident_t *loc)
         kumi_omp_flush_spin.idle = 0;
         return;
     }
-    if (kumi_rt.cfg.omp_flush_spin || kumi_rt.wait_policy == KUMI_WAIT_SPIN)
+    /* one PE: nothing another PE does can end the loop, and its code runs
+     * the unchecked copies, which count no back-edges (every flush would
+     * look idle: LU at 1 PE napped after each row) */
+    if (kumi_rt.cfg.omp_flush_spin || kumi_rt.wait_policy == KUMI_WAIT_SPIN || kumi_rt.size <= 1)
         return;
     unsigned e = __atomic_load_n(&kumi_dsm_g.epoch, __ATOMIC_RELAXED), t = kumi_dsm_g.tick;
     if (e != kumi_omp_flush_spin.epoch || t - kumi_omp_flush_spin.tick > KUMI_OMP_FLUSH_TIGHT) {

@@ -163,6 +163,14 @@ add_test(NAME omp.pipeline.time COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/pipeline_ti
 set_tests_properties(omp.pipeline.time PROPERTIES LABELS openmp-full SKIP_RETURN_CODE 77
   FIXTURES_REQUIRED omp_pipeline TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
+kumi_omp_test(flush_solo QUICK_ONLY)   # flushes in a team of one never nap
+# the same at one PE with KUMI_WAIT=block (kumirun's choice on a loaded
+# machine, where the naps were), whatever the load now
+add_test(NAME omp.flush_solo.block COMMAND sh ${KUMI_OMP_TEST_SH} run ${KUMI_OMP_TEST_DIR}/flush_solo
+  ${KUMI_OMP_KUMIRUN} 1 shm KUMI_WAIT=block)
+set_tests_properties(omp.flush_solo.block PROPERTIES LABELS openmp
+  FIXTURES_REQUIRED omp_flush_solo TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
 # two hosts (network namespaces, as tests/hosts/; skipped unless root with
 # ip netns): labels hosts and openmp-full
 foreach(t parallel reduction for_dynamic single critical locks ordered)
