@@ -70,6 +70,28 @@ void kumi_dsm_inbox_push(struct kumi_dsm_node *n)
     kumi_dsm_inbox_unlock();
 }
 
+/* A block's data for my pending miss, arriving in parts, goes straight
+ * into my copy instead of through the assembly node, saving the fill's
+ * copy of the block, when the miss started from I (IS_D or IM_AD): the
+ * block's lines are I, so no invalidation can wait in the inbox ahead of
+ * the data (I am no sharer), nor a forward (I am not the owner yet), and
+ * my CPU waits in the miss; nothing reads or writes the copy before the
+ * data is handled. Not from S (SM_AD): an invalidation that overtook my
+ * upgrade may wait in the inbox and would flag-fill the copy after the
+ * data. The fields read here were written before the request went out, so
+ * before its answer arrived (tcp runs this handler on its own thread). */
+static int asm_direct(const struct kumi_dsm_msg *m)
+{
+    const struct kumi_dsm_pending *p = &kumi_dsm.pend;
+
+    if (!m->fill || m->r != kumi_dsm.me || m->bshift < KUMI_DSM_MIN_BSHIFT
+        || m->bshift > KUMI_DSM_MAX_BSHIFT || (m->off & (((uint64_t)1 << m->bshift) - 1)) != 0
+        || m->off >= kumi_dsm.size || ((uint64_t)1 << m->bshift) > kumi_dsm.size - m->off)
+        return 0;
+    return p->active && p->from_i && p->line >= m->off
+           && p->line - m->off < ((uint64_t)1 << m->bshift);
+}
+
 /* The active-message handler: copy and queue; the main thread drains. */
 void kumi_dsm_am(struct kumi_tp *tp, int src, const void *payload, size_t len, void *arg)
 {
@@ -103,17 +125,23 @@ void kumi_dsm_am(struct kumi_tp *tp, int src, const void *payload, size_t len, v
             if (a == NULL)
                 kumi_rt_abort("dsm: out of memory queueing a coherence message");
             a->parts = 0;
+            a->msg.fill = asm_direct(m) ? 2 : 0;
             kumi_dsm.asm_node[src] = a;
         }
-        memcpy(a->data + m->part_off, d, m->len);
+        if (a->msg.fill == 2)
+            memcpy(kumi_dsm.base + m->off + m->part_off, d, m->len);
+        else
+            memcpy(a->data + m->part_off, d, m->len);
         a->parts++;
         if (m->type == KUMI_DSM_MSG_PART)
             return;
         kumi_dsm.asm_node[src] = NULL;
+        uint8_t fill = a->msg.fill;
         a->src      = src;
         a->msg      = *m;
         a->msg.len  = m->part_off + m->len;
         a->msg.part_off = 0;
+        a->msg.fill = fill;
         kumi_dsm_inbox_push(a);
         return;
     }

@@ -54,7 +54,8 @@ struct kumi_dsm_msg {
     uint8_t  type;       /* event or KUMI_DSM_MSG_*                        */
     uint8_t  bshift;     /* block size log2 (0 in requests: home knows)    */
     uint8_t  need_done;  /* DATA_S/DATA_E/GRANT: the home waits for DONE   */
-    uint8_t  pad;
+    uint8_t  fill;       /* DATA_S/DATA_E: data for the requester's miss;
+                            2 in an assembled node: already in the copy   */
     int32_t  r;          /* the requester                                  */
     int32_t  acks;       /* DATA_E/GRANT: invalidation acks to expect;
                             requests: the requester's miss number (STALE)  */
@@ -102,6 +103,8 @@ struct kumi_dsm_pending {
     int      rfo;           /* a load sent as GETX (read for ownership):
                                completes as a clean-exclusive copy      */
     int      upg_rd;        /* an upgrade of a copy my own read brought  */
+    int      from_i;        /* the line was I: its data may be copied in
+                               by the message handler (kumi_dsm_am)      */
     volatile uint32_t done;
 };
 

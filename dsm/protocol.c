@@ -216,6 +216,7 @@ void kumi_dsm_send(int pe, int type, int r, int acks, int need_done, uint64_t of
     struct kumi_dsm_msg h = {
         .type = (uint8_t)type, .bshift = (uint8_t)bshift, .need_done = (uint8_t)need_done,
         .r = r, .acks = acks, .off = off,
+        .fill = type == KUMI_DSM_DATA_S || type == KUMI_DSM_DATA_E,
     };
     const uint8_t *d = data;
 
@@ -269,7 +270,7 @@ static void cache_run(const struct kumi_dsm_row *row, uint64_t block, unsigned b
     size_t                   bsz  = (size_t)1 << bshift;
     int                      home = kumi_dsm_home_of(block);
 
-    if (a & A_FILL)
+    if ((a & A_FILL) && m->fill != 2)   /* 2: the parts were copied there (kumi_dsm_am) */
         memcpy(copy, data, bsz);
     if (a & A_SEND_GETS)
         kumi_dsm_send(home, KUMI_DSM_GETS, kumi_dsm.me, p->seq, 0, p->line, 0, NULL, 0);
@@ -320,6 +321,7 @@ void kumi_dsm_cpu_event(uint64_t line, int event)
         kumi_dsm.rfo++;
         event = KUMI_DSM_STORE;
     }
+    kumi_dsm.pend.from_i = st == KUMI_DSM_I;   /* before the request goes out */
     if (event == KUMI_DSM_STORE && st == KUMI_DSM_S && (h & KUMI_DSM_H_RD))
         kumi_dsm.pend.upg_rd = 1;
     const struct kumi_dsm_row *row = find_row(KUMI_DSM_CACHE, st, (unsigned)event, NULL, -1);
