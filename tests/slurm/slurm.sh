@@ -46,8 +46,38 @@ fi
 
 # sanitizer builds: libpmix's own leaks are not the PEs' (lsan.supp)
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/../pmix" && pwd)/lsan.supp"
+# What a run killed without its EXIT trap (SIGKILL: a timeout of ctest's
+# or of a caller) left behind: its directory, daemons, namespaces and
+# bridge, found by the run's pid (the owner file; the namespaces' names).
+# A run whose pid is alive is left alone.
+sweep_stale() {
+    local d o f ns p i left
+    for d in "${TMPDIR:-/tmp}"/kumi-slurm.*; do
+        [ -f "$d/owner" ] || continue
+        o=$(cat "$d/owner" 2>/dev/null)
+        [ -n "$o" ] && kill -0 "$o" 2>/dev/null && continue
+        for f in "$d"/munged.pid "$d"/slurmctld.pid "$d"/slurmd.*.pid; do
+            [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+        done
+        rm -rf "$d"
+    done
+    command -v ip >/dev/null 2>&1 || return 0
+    for ns in $(ip netns list 2>/dev/null | sed -n 's/^\(kst[0-9][0-9]*\)-n[12]\b.*/\1/p' | sort -u); do
+        p=${ns#kst}
+        kill -0 "$p" 2>/dev/null && continue
+        for i in 1 2; do
+            left=$(ip netns pids "$ns-n$i" 2>/dev/null)
+            [ -n "$left" ] && kill -KILL $left 2>/dev/null
+            ip netns del "$ns-n$i" 2>/dev/null
+        done
+        ip link del "kstbr$(( p % 100000 ))" 2>/dev/null
+    done
+    return 0
+}
+sweep_stale
 D=$(mktemp -d "${TMPDIR:-/tmp}/kumi-slurm.XXXXXX")
 chmod 700 "$D"
+echo $$ >"$D/owner"
 pids=""
 MARK="kumi-slurm-test-$$-$RANDOM"
 # processes of the job (srun passes its environment on to the PEs)
@@ -96,7 +126,13 @@ nodes="NodeName=$host NodeAddr=127.0.0.1 CPUs=16 State=UNKNOWN"
 part=$host ctl="$host(127.0.0.1)"
 if [ "$NODES" = 2 ]; then
     # names of at most 15 characters; a subnet of this run's own
-    NSP=kst$$ BR=kstbr$(( $$ % 100000 )) NET=10.253.$(( $$ % 250 + 1 ))
+    NSP=kst$$ BR=kstbr$(( $$ % 100000 ))
+    # the first 10.253.X/24 from this pid's on that no address of this host is in
+    x=$(( $$ % 250 ))
+    for k in $(seq 0 249); do
+        ip -4 -o addr show 2>/dev/null | grep -qF "inet 10.253.$(( (x + k) % 250 + 1 ))." || break
+    done
+    NET=10.253.$(( (x + k) % 250 + 1 ))
     ip link add "$BR" type bridge 2>/dev/null || { echo "skipped: cannot make a bridge (ip link add type bridge)"; exit 77; }
     ip addr add "$NET.254/24" dev "$BR" && ip link set "$BR" up || fail "bridge $BR"
     for i in 1 2; do
