@@ -299,13 +299,18 @@ void kumi_tp_fail(struct kumi_tp *tp, uint32_t failed, int32_t status)
         }
     } else {
         /* another process (the launcher) may still set the word first:
-         * then it keeps its own status too, which it wrote before */
+         * then it keeps its own status too, which it writes before the
+         * word, maybe between my load and my store: so my status goes in
+         * only over the value I saw (never over the launcher's), and is
+         * taken back only if it is still mine */
         int32_t  before = __atomic_load_n(tp->fail_status, __ATOMIC_ACQUIRE);
+        int32_t  seen   = before;
         uint32_t zero   = 0;
+        int      mine   = __atomic_compare_exchange_n(tp->fail_status, &seen, status, 0,
+                                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 
-        __atomic_store_n(tp->fail_status, status, __ATOMIC_RELEASE);
         if (!__atomic_compare_exchange_n(tp->failed, &zero, failed, 0, __ATOMIC_SEQ_CST,
-                                         __ATOMIC_SEQ_CST))   /* lost: its status, not mine */
+                                         __ATOMIC_SEQ_CST) && mine)   /* lost: its status */
             __atomic_compare_exchange_n(tp->fail_status, &status, before, 0, __ATOMIC_SEQ_CST,
                                         __ATOMIC_SEQ_CST);
         changed = 1;   /* the job failed either way: wake the sleepers */
