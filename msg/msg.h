@@ -50,8 +50,11 @@ int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, i
 int kumi_msg_probe_ctx(const char *call, int pe, int tag, kumi_team_t team, unsigned ctx,
                        int wait, int *flag, kumi_status_t *status);
 
-/* One round of progress (the transport, then the layer): >= 0, or
- * KUMI_ERR_PEER (reported) once the job fails. */
+/* One round of progress (the transport, then the layer): >= 0, how many
+ * messages and sends the round served (0: none; a count, so 1 is not
+ * KUMI_AGAIN), or a negative KUMI_ERR_* (reported): KUMI_ERR_PEER once the
+ * job fails, else the error of a send the round made (a queued send, a
+ * rendezvous' data or clear-to-send, returned credit). */
 int kumi_msg_poll(const char *call);
 /* 1 when r is complete (no progress made: call kumi_msg_poll between
  * tests), else 0. */
