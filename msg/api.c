@@ -296,8 +296,8 @@ static inline int reap_hid(struct kumi_request *r, kumi_status_t *status)
     return 1;
 }
 
-/* (status is never NULL here: reap_hid's test of it compiles away) */
-__attribute__((nonnull(2))) int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
+/* (status is nonnull, msg.h: reap_hid's test of it compiles away) */
+int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
 {
     struct kumi_request *r = req_of_hid(hid);
 
@@ -324,8 +324,7 @@ int kumi_msg_reap_hid_array(int n, const int *ids, unsigned strip, kumi_status_t
     return i;
 }
 
-__attribute__((nonnull(3, 4))) int kumi_msg_wait_reap_hid(const char *call, unsigned hid,
-                                                           kumi_status_t *status, int *krc)
+int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc)
 {
     struct kumi_request *r = req_of_hid(hid);
 
