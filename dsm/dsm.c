@@ -403,8 +403,10 @@ void kumi_dsm_poll(void)
     kumi_tp_progress(&kumi_rt.tp);
     int served = kumi_dsm_drain();
     kumi_rt_poll_hooks_run();   /* the bindings' requests (OpenMP's stdio) */
-    kumi_dsm.polls++;
-    kumi_dsm.polls_served += served != 0;
+    if (__builtin_expect(kumi_rt.cfg.dsm_stats, 0)) {   /* (for the stats line only) */
+        kumi_dsm.polls++;
+        kumi_dsm.polls_served += served != 0;
+    }
 }
 
 /* Copies between DSM and private memory line by line, each line made

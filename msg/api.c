@@ -281,17 +281,22 @@ static inline struct kumi_request *req_of_hid(unsigned hid)
     return r->hid == hid && (r->user & KUMI_MSG_USER_HID) != 0 ? r : NULL;
 }
 
+/* r (done) reaped: 1, its status into *status unless status is NULL;
+ * -1 when it failed (nothing done) */
 static inline int reap_hid(struct kumi_request *r, kumi_status_t *status)
 {
     if (__builtin_expect(r->err != KUMI_OK, 0))
         return -1;
-    r->status.error = KUMI_OK;
-    *status = r->status;
+    if (status != NULL) {
+        r->status.error = KUMI_OK;
+        *status = r->status;
+    }
     r->user = 0;   /* its id names nothing from now on */
     kumi_msg_req_free(r);
     return 1;
 }
 
+/* (status is nonnull, msg.h: reap_hid's test of it compiles away) */
 int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status)
 {
     struct kumi_request *r = req_of_hid(hid);
@@ -313,14 +318,8 @@ int kumi_msg_reap_hid_array(int n, const int *ids, unsigned strip, kumi_status_t
             break;
         struct kumi_request *r = req_of_hid((unsigned)id & ~strip);
         if (r == NULL || (r->user & KUMI_MSG_USER_HELD) != 0 || !kumi_msg_req_done_now(r)
-            || r->err != KUMI_OK)
+            || reap_hid(r, statuses != NULL ? &statuses[i] : NULL) < 0)
             break;
-        if (statuses != NULL) {
-            r->status.error = KUMI_OK;
-            statuses[i] = r->status;
-        }
-        r->user = 0;
-        kumi_msg_req_free(r);
     }
     return i;
 }

@@ -50,8 +50,11 @@ int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, i
 int kumi_msg_probe_ctx(const char *call, int pe, int tag, kumi_team_t team, unsigned ctx,
                        int wait, int *flag, kumi_status_t *status);
 
-/* One round of progress (the transport, then the layer): >= 0, or
- * KUMI_ERR_PEER (reported) once the job fails. */
+/* One round of progress (the transport, then the layer): >= 0, how many
+ * messages and sends the round served (0: none; a count, so 1 is not
+ * KUMI_AGAIN), or a negative KUMI_ERR_* (reported): KUMI_ERR_PEER once the
+ * job fails, else the error of a send the round made (a queued send, a
+ * rendezvous' data or clear-to-send, returned credit). */
 int kumi_msg_poll(const char *call);
 /* 1 when r is complete (no progress made: call kumi_msg_poll between
  * tests), else 0. */
@@ -105,7 +108,7 @@ int kumi_msg_irecv_hid(const char *call, void *buf, size_t bytes, int pe, int ta
  * when not complete yet (no progress made), -1 when hid names no live
  * request, its user word has KUMI_MSG_USER_HELD, or it failed (nothing
  * done: the caller looks it up, kumi_msg_req_by_hid). */
-int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status);
+int kumi_msg_reap_hid(unsigned hid, kumi_status_t *status) __attribute__((nonnull(2)));
 /* kumi_msg_reap_hid along an array: ids[i] & ~strip for i = 0, 1, ...
  * while ids[i] > 0 has strip's bits, names a request that
  * kumi_msg_reap_hid would reap (1), and i < n: reaps it (status into
@@ -115,7 +118,8 @@ int kumi_msg_reap_hid_array(int n, const int *ids, unsigned strip, kumi_status_t
 /* kumi_msg_reap_hid after waiting for the request (kumi_msg_req_wait): 1
  * (reaped), -1 (as kumi_msg_reap_hid, nothing waited for), 0 when the
  * wait failed (*krc: KUMI_ERR_PEER, reported). */
-int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc);
+int kumi_msg_wait_reap_hid(const char *call, unsigned hid, kumi_status_t *status, int *krc)
+    __attribute__((nonnull(3, 4)));
 /* The live request of id hid (NULL: none): its user word, whether a send
  * (1) or a receive (0), and its size (send) or capacity (receive). */
 kumi_request_t kumi_msg_req_by_hid(unsigned hid, unsigned *user, int *send, size_t *bytes);

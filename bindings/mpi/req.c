@@ -101,7 +101,7 @@ struct kmpi_req *kmpi_req_new(MPI_Request *h)
  * slot, until it is released: open addressing, linear probing, keys the
  * handles (never 0), deletion by moving the run back. Few entries: only
  * requests that left the fast paths. */
-static struct { int key, slot; } *hmap;
+static struct hmap_entry { int key, slot; } *hmap;
 static unsigned hmap_cap, hmap_n;
 
 static unsigned hmap_home(int key)
@@ -124,8 +124,8 @@ static int hmap_find(int key)
 static int hmap_put(int key, int slot)
 {
     if (2 * (hmap_n + 1) > hmap_cap) {
-        unsigned old_cap = hmap_cap, cap = hmap_cap ? 2 * hmap_cap : 64;
-        void    *old = hmap;
+        unsigned           old_cap = hmap_cap, cap = hmap_cap ? 2 * hmap_cap : 64;
+        struct hmap_entry *old = hmap;
         if ((hmap = calloc(cap, sizeof(*hmap))) == NULL) {
             hmap = old;
             return -1;
@@ -133,8 +133,8 @@ static int hmap_put(int key, int slot)
         hmap_cap = cap;
         hmap_n   = 0;
         for (unsigned i = 0; i < old_cap; i++)
-            if (((__typeof__(hmap))old)[i].key != 0)
-                hmap_put(((__typeof__(hmap))old)[i].key, ((__typeof__(hmap))old)[i].slot);
+            if (old[i].key != 0)
+                hmap_put(old[i].key, old[i].slot);
         free(old);
     }
     unsigned i = hmap_home(key);
@@ -169,7 +169,27 @@ static void hmap_del(int key)
     }
 }
 
-static inline void req_release(int h, struct kmpi_req *q);
+/* The slot goes back to the free list as kmpi_req_new_p2p expects it:
+ * the fields a start reads are cleared here (settled, freed, unpack,
+ * persistent, active; tmp and dt, NULL already unless a generic request
+ * used them). */
+static inline void req_release(struct kmpi_req *q)
+{
+    if (__builtin_expect(q->hkey != 0, 0)) {
+        hmap_del(q->hkey);
+        q->hkey = 0;
+    }
+    if (__builtin_expect(q->persistent, 0)) {   /* its datatype, held since MPI_*_init */
+        kmpi_type_release(q->dt);
+        q->dt = NULL;
+    }
+    q->kind    = KMPI_REQ_FREE;
+    q->settled = q->freed = q->unpack = q->persistent = q->active = 0;
+    q->tmp     = NULL;
+    q->dt      = NULL;
+    q->next    = kmpi_req_free_head;
+    kmpi_req_free_head = q->self;
+}
 
 /* The slot of handle id h (KMPI_REQ_HID): the one the map names, else a
  * new one made from the layer's request (promotion), marked held so that
@@ -194,7 +214,7 @@ static struct kmpi_req *req_of_hid(MPI_Request h)
     if ((q = kmpi_req_new(&sh)) == NULL)
         return NULL;
     if (hmap_put(h, sh) != 0) {
-        req_release(sh, q);
+        req_release(q);
         return NULL;
     }
     q->kr   = kr;
@@ -217,30 +237,6 @@ struct kmpi_req *kmpi_req_new_p2p_slow(MPI_Request *h, int kind, MPI_Comm comm)
     return q;
 }
 
-/* The slot goes back to the free list as kmpi_req_new_p2p expects it:
- * the fields a start reads are cleared here (settled, freed, unpack,
- * persistent, active; tmp and dt, NULL already unless a generic request
- * used them). */
-static void hmap_del(int key);
-static inline void req_release(int h, struct kmpi_req *q)
-{
-    (void)h;   /* (a handle id's slot is not its handle: q->self is) */
-    if (__builtin_expect(q->hkey != 0, 0)) {
-        hmap_del(q->hkey);
-        q->hkey = 0;
-    }
-    if (__builtin_expect(q->persistent, 0)) {   /* its datatype, held since MPI_*_init */
-        kmpi_type_release(q->dt);
-        q->dt = NULL;
-    }
-    q->kind    = KMPI_REQ_FREE;
-    q->settled = q->freed = q->unpack = q->persistent = q->active = 0;
-    q->tmp     = NULL;
-    q->dt      = NULL;
-    q->next    = kmpi_req_free_head;
-    kmpi_req_free_head = q->self;
-}
-
 void kmpi_req_drop(MPI_Request h)
 {
     struct kmpi_req *q = req_at(h);
@@ -251,7 +247,7 @@ void kmpi_req_drop(MPI_Request h)
         kmpi_type_release(q->dt);
         q->dt = NULL;
     }
-    req_release(h, q);
+    req_release(q);
 }
 
 struct kmpi_req *kmpi_req_get(MPI_Request h)
@@ -454,7 +450,7 @@ int kmpi_req_take(MPI_Request *h, struct kmpi_req *q, MPI_Status *st)
         q->active = 0;
         return err;
     }
-    req_release(*h, q);
+    req_release(q);
     *h = MPI_REQUEST_NULL;
     return err;
 }
@@ -476,7 +472,7 @@ void kmpi_req_sweep(void)
         struct kmpi_req *q = req_at(h);
         if (kmpi_req_settle(q)) {
             *pp = q->next;
-            req_release(h, q);
+            req_release(q);
         } else {
             pp = &q->next;
         }
@@ -629,7 +625,7 @@ int PMPI_Request_free(MPI_Request *request)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "%d is no request",
                           request ? *request : MPI_REQUEST_NULL);
     if ((q->persistent && !q->active) || kmpi_req_settle(q)) {
-        req_release(*request, q);
+        req_release(q);
     } else {   /* it completes in the background */
         q->freed = 1;
         q->next  = kmpi_req_bg_head;

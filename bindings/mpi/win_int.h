@@ -201,9 +201,10 @@ int  kmpi_win_wait_local(const char *call, struct kmpi_win *w, int target);
 /* a request to target answered by a status word: waits for the answer;
  * a failure the answer reports is raised on w */
 int  kmpi_win_roundtrip(const char *call, struct kmpi_win *w, int target, int kind, int aux);
-/* the same to n targets at once */
+/* the same to n targets at once; ok (NULL: not wanted) gets ok[i] = 1 for
+ * each target that answered MPI_SUCCESS (e.g. granted a lock), else 0 */
 int  kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets, int n,
-                         int kind, int aux);
+                         int kind, int aux, uint8_t *ok);
 /* drops the window's pending list (free) */
 void kmpi_win_pend_drop(struct kmpi_win *w);
 /* win_sync.c: the target's part of the synchronization messages */

@@ -166,7 +166,7 @@ int kmpi_win_wait_local(const char *call, struct kmpi_win *w, int target)
 }
 
 int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets, int n,
-                        int kind, int aux)
+                        int kind, int aux, uint8_t *ok)
 {
     struct kmpi_win_pend **ps = calloc((size_t)(n > 0 ? n : 1), sizeof *ps);
     int                    rc = MPI_SUCCESS, err = MPI_SUCCESS, bad = -1;
@@ -196,7 +196,9 @@ int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets
         if (krc != KUMI_OK)
             rc = kmpi_error_kumi(w->comm, krc, call, "waiting for answers");
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (ok != NULL)
+            ok[i] = ps[i] != NULL && ps[i]->done && ps[i]->err == MPI_SUCCESS;
         if (ps[i] != NULL) {
             if (ps[i]->done && ps[i]->err != MPI_SUCCESS && err == MPI_SUCCESS) {
                 err = ps[i]->err;
@@ -204,6 +206,7 @@ int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets
             }
             ps[i]->held = 0;
         }
+    }
     free(ps);
     pend_sweep(w);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS)
@@ -215,7 +218,7 @@ int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets
 
 int kmpi_win_roundtrip(const char *call, struct kmpi_win *w, int target, int kind, int aux)
 {
-    return kmpi_win_roundtrips(call, w, &target, 1, kind, aux);
+    return kmpi_win_roundtrips(call, w, &target, 1, kind, aux, NULL);
 }
 
 /* ------------------------------------------------------------ MPI requests */

@@ -146,7 +146,7 @@ static int flush_touched(const char *call, struct kmpi_win *w)
 
     if (t == NULL)
         return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
-    rc = n > 0 ? kmpi_win_roundtrips(call, w, t, n, KW_FLUSH, 0) : MPI_SUCCESS;
+    rc = n > 0 ? kmpi_win_roundtrips(call, w, t, n, KW_FLUSH, 0, NULL) : MPI_SUCCESS;
     free(t);
     return rc;
 }
@@ -286,7 +286,7 @@ int PMPI_Win_complete(MPI_Win win)
         return rc;
     if (w->start_group == NULL)
         return kmpi_win_error(w, MPI_ERR_RMA_SYNC, call, "no MPI_Win_start before");
-    rc = kmpi_win_roundtrips(call, w, w->start_group, w->nstart, KW_COMPLETE, 0);
+    rc = kmpi_win_roundtrips(call, w, w->start_group, w->nstart, KW_COMPLETE, 0, NULL);
     for (int i = 0; i < w->nstart; i++)
         w->touched[w->start_group[i]] = 0;
     free(w->start_group);
@@ -542,7 +542,7 @@ static int *all_ranks(struct kmpi_win *w)
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_lock_all";
-    int               rc, *r;
+    int               rc, *r, n = 0;
     struct kmpi_win  *w = kmpi_win_check(call, win, &rc);
 
     if (w == NULL)
@@ -564,13 +564,26 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
         return rc;
     }
     /* message windows: every lock request sent, then one wait for the
-     * grants (each target queues its own in arrival order) */
-    if ((r = all_ranks(w)) == NULL)
+     * grants (each target queues its own in arrival order). When a target
+     * answers with an error, those that granted theirs release it again:
+     * no epoch began. */
+    uint8_t *ok;
+    if ((r = all_ranks(w)) == NULL || (ok = malloc((size_t)w->size)) == NULL) {
+        free(r);
         return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
-    rc = kmpi_win_roundtrips(call, w, r, w->size, KW_LOCK, LK_SHARED);
-    free(r);
-    if (rc == MPI_SUCCESS)
+    }
+    rc = kmpi_win_roundtrips(call, w, r, w->size, KW_LOCK, LK_SHARED, ok);
+    if (rc == MPI_SUCCESS) {
         w->lock_all = 1;
+    } else {
+        for (int i = 0; i < w->size; i++)
+            if (ok[i])
+                r[n++] = i;
+        if (n > 0)
+            kmpi_win_roundtrips(call, w, r, n, KW_UNLOCK, LK_SHARED, NULL);
+    }
+    free(ok);
+    free(r);
     return rc;
 }
 
@@ -597,12 +610,12 @@ int PMPI_Win_unlock_all(MPI_Win win)
         r = touched_list(w, &n);
         if (r == NULL)
             return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
-        rc = n > 0 ? kmpi_win_roundtrips(call, w, r, n, KW_FLUSH, 0) : MPI_SUCCESS;
+        rc = n > 0 ? kmpi_win_roundtrips(call, w, r, n, KW_FLUSH, 0, NULL) : MPI_SUCCESS;
     } else {
         if ((r = all_ranks(w)) == NULL)
             return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
         memset(w->touched, 0, (size_t)w->size);
-        rc = kmpi_win_roundtrips(call, w, r, w->size, KW_UNLOCK, LK_SHARED);
+        rc = kmpi_win_roundtrips(call, w, r, w->size, KW_UNLOCK, LK_SHARED, NULL);
     }
     free(r);
     w->lock_all = 0;

@@ -22,3 +22,7 @@ kumi_mpi_test(win_nbc win_nbc.c PES 1 2 3 4 8 QUICK 2 3)
 # MPI_Win_lock_all behind another rank's exclusive lock, on shared-memory
 # lock words and on lock messages
 kumi_mpi_test(win_lockall win_lockall.c PES 2 3 4 QUICK 2 3)
+# MPI_Win_lock_all where one target answers an error (a malloc made to
+# fail there): the error returned, the granted shared locks released
+# (a lock left held makes it hang: the short time limit)
+kumi_mpi_test(win_lockall_fail win_lockall_fail.c PES 3 4 QUICK 3 TIMEOUT 30)
