@@ -3,7 +3,9 @@
  * --openmp turns malloc, calloc, realloc, free, aligned_alloc,
  * posix_memalign, memalign, valloc, strdup and strndup into the
  * kumi_omp_ functions below, so every heap object is DSM memory that any
- * PE may use and free.
+ * PE may use and free -- but for a malloc or calloc whose pointer the
+ * translator proved never leaves the PE: kumi_omp_private_malloc/calloc,
+ * libc's heap.
  *
  * Every object has a 16-byte header right before the pointer the program
  * sees: its size, and how it was allocated.
