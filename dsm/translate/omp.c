@@ -467,6 +467,9 @@ static void rename_calls(struct kumi_tr_omp *x)
  * other call (__kmpc_fork_call, a task), it stays DSM memory. free and
  * realloc of such a pointer reach kumi_omp_free/realloc, which take
  * pointers that are not DSM memory. */
+static const char *const heap_keeps[] = {"strtok", "strtok_r", "strsep", "qsort", "bsearch", "setvbuf", "setbuf",
+                                         NULL};
+
 static enum kumi_tr_use heap_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRef *follow)
 {
     const char *n = kumi_tr_callee_name(call);
@@ -474,6 +477,11 @@ static enum kumi_tr_use heap_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRe
     if (n && strcmp(n, "free") == 0 && LLVMGetNumArgOperands(call) == 1 && LLVMGetOperand(call, 0) == v)
         return KUMI_TR_USE_OK;
     if (n && (kumi_tr_starts(n, "llvm.va_start") || kumi_tr_starts(n, "llvm.va_copy")))
+        return KUMI_TR_USE_ESCAPES;
+    /* wrapped libc calls that hand out pointers into the object later
+     * (strtok's next tokens) or to a callback (qsort's, bsearch's
+     * comparator), which the walk cannot follow */
+    if (n && kumi_tr_omp_in_list(heap_keeps, libc_base(n)))
         return KUMI_TR_USE_ESCAPES;
     return omp_call(call, v, follow);
 }

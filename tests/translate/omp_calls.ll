@@ -92,3 +92,12 @@ define i64 @as_int(i1 %c, i8** %slot) {
   store i8* %s, i8** %slot, align 8
   ret i64 %i
 }
+
+; strtok hands out pointers into its string on later calls: stays DSM
+declare i8* @strtok(i8*, i8*)
+define i8* @tokens(i8* %d) {
+  %t = call i8* @malloc(i64 64)
+  %a = call i8* @strtok(i8* %t, i8* %d)
+  %b = call i8* @strtok(i8* null, i8* %d)
+  ret i8* %b
+}

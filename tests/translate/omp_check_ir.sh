@@ -149,6 +149,7 @@ omp_calls)
     expect 3 'call i8\* @kumi_omp_malloc(' as_int
     expect 1 'call i8\* @kumi_omp_calloc(' as_int
     expect 0 'kumi_omp_private' as_int
+    expect 1 'call i8\* @kumi_omp_malloc(' tokens
     expect 1 'call i32 @kumi_omp_libc_atoi(' calls
     expect 0 'define available_externally'
     expect 1 '^@fp = .*@kumi_omp_malloc'
