@@ -3,7 +3,9 @@
  * --openmp turns malloc, calloc, realloc, free, aligned_alloc,
  * posix_memalign, memalign, valloc, strdup and strndup into the
  * kumi_omp_ functions below, so every heap object is DSM memory that any
- * PE may use and free.
+ * PE may use and free -- but for a malloc or calloc whose pointer the
+ * translator proved never leaves the PE: kumi_omp_private_malloc/calloc,
+ * libc's heap.
  *
  * Every object has a 16-byte header right before the pointer the program
  * sees: its size, and how it was allocated.
@@ -25,7 +27,9 @@
  *    and up block-distributed over the PEs, so no one PE serves every miss
  *    of a big array), freed with kumi_dsm_free.
  * kumi_omp_free accepts pointers that are not DSM memory (from libc, from
- * code that was not translated) and gives them to libc's free.
+ * code that was not translated, from kumi_omp_private_malloc/calloc: the
+ * allocations the translator proved no other PE can reach) and gives them
+ * to libc's free.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -202,6 +206,20 @@ void *kumi_omp_calloc(size_t n, size_t size)
         return NULL;
     }
     return omp_alloc("calloc", n * size == 0 ? 1 : n * size, 16, 1);
+}
+
+/* An allocation whose pointer never leaves this PE (kumi-translate
+ * --openmp proved it: dsm/translate/omp.c, "private heap"): libc's heap,
+ * no DSM memory, no checks on its accesses. kumi_omp_free and
+ * kumi_omp_realloc take such pointers. */
+void *kumi_omp_private_malloc(size_t size)
+{
+    return malloc(size);
+}
+
+void *kumi_omp_private_calloc(size_t n, size_t size)
+{
+    return calloc(n, size);
 }
 
 void kumi_omp_free(void *p)

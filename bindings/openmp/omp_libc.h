@@ -41,6 +41,9 @@ void *kumi_omp_malloc(size_t size);
 void *kumi_omp_calloc(size_t n, size_t size);
 void *kumi_omp_realloc(void *p, size_t size);
 void  kumi_omp_free(void *p);
+/* libc's heap for what never leaves this PE (kumi-translate's proof) */
+void *kumi_omp_private_malloc(size_t size);
+void *kumi_omp_private_calloc(size_t n, size_t size);
 void *kumi_omp_aligned_alloc(size_t alignment, size_t size);
 int   kumi_omp_posix_memalign(void **memptr, size_t alignment, size_t size);
 void *kumi_omp_memalign(size_t alignment, size_t size);

@@ -455,6 +455,61 @@ static void rename_calls(struct kumi_tr_omp *x)
     }
 }
 
+/* ------------------------------------------------------------ private heap */
+/* A malloc or calloc whose result no other PE can ever reach comes from
+ * libc's heap instead of the DSM (kumi_omp_private_malloc/calloc,
+ * memory.c): its accesses need no check (privacy.c) and it costs no DSM
+ * allocation. The proof is the DSM stack's (escapes above): the pointer
+ * (through GEPs, casts, phis, selects) is only loaded through, stored
+ * through, compared, freed, or given to intrinsics, the runtime's and
+ * libc wrappers' private calls and arguments the callee does not capture;
+ * stored as a value, returned, turned into an integer or passed to any
+ * other call (__kmpc_fork_call, a task), it stays DSM memory. free and
+ * realloc of such a pointer reach kumi_omp_free/realloc, which take
+ * pointers that are not DSM memory. */
+static const char *const heap_keeps[] = {"strtok", "strtok_r", "strsep", "qsort", "bsearch", "setvbuf", "setbuf",
+                                         NULL};
+
+static enum kumi_tr_use heap_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRef *follow)
+{
+    const char *n = kumi_tr_callee_name(call);
+
+    if (n && strcmp(n, "free") == 0 && LLVMGetNumArgOperands(call) == 1 && LLVMGetOperand(call, 0) == v)
+        return KUMI_TR_USE_OK;
+    if (n && (kumi_tr_starts(n, "llvm.va_start") || kumi_tr_starts(n, "llvm.va_copy")))
+        return KUMI_TR_USE_ESCAPES;
+    /* wrapped libc calls that hand out pointers into the object later
+     * (strtok's next tokens) or to a callback (qsort's, bsearch's
+     * comparator), which the walk cannot follow */
+    if (n && kumi_tr_omp_in_list(heap_keeps, libc_base(n)))
+        return KUMI_TR_USE_ESCAPES;
+    return omp_call(call, v, follow);
+}
+
+static void private_heap(struct kumi_tr_omp *x)
+{
+    LLVMValueRef pm = NULL, pc = NULL;
+    for (LLVMValueRef f = LLVMGetFirstFunction(x->m); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
+                const char *n = LLVMIsACallInst(I) ? kumi_tr_callee_name(I) : NULL;
+                if (n == NULL || (strcmp(n, "malloc") != 0 && strcmp(n, "calloc") != 0)) continue;
+                LLVMValueRef callee = LLVMGetCalledValue(I);
+                if (!LLVMIsDeclaration(callee) || LLVMGetTypeKind(LLVMTypeOf(I)) != LLVMPointerTypeKind) continue;
+                if (kumi_tr_addr_walk(I, heap_call, 1, NULL)) continue;
+                int           cal = n[0] == 'c';
+                LLVMValueRef *to  = cal ? &pc : &pm;
+                if (*to == NULL) {
+                    const char *pn = cal ? "kumi_omp_private_calloc" : "kumi_omp_private_malloc";
+                    *to            = LLVMGetNamedFunction(x->m, pn);
+                    if (*to == NULL) *to = LLVMAddFunction(x->m, pn, LLVMGlobalGetValueType(callee));
+                }
+                LLVMSetOperand(I, (unsigned)LLVMGetNumArgOperands(I),
+                               LLVMConstBitCast(*to, LLVMTypeOf(callee)));
+                x->st.pheap++;
+            }
+}
+
 /* ------------------------------------------------------------ the pass */
 int kumi_tr_omp_pass(LLVMModuleRef m, const struct kumi_tr_omp_opts *o)
 {
@@ -481,14 +536,15 @@ int kumi_tr_omp_pass(LLVMModuleRef m, const struct kumi_tr_omp_opts *o)
         if (!LLVMIsDeclaration(f)) do_function(&x, f);
     kumi_tr_omp_globals(&x);
     byval_copies(&x);   /* after: a moved global's uses are rebased by now */
+    private_heap(&x);   /* before the renames: the walk reads the original names */
     rename_calls(&x);   /* last: the escape analysis reads the original names */
 
     if (o->stats)
         fprintf(stderr,
                 "kumi-translate: %s: openmp: globals data %lu bss %lu fixups %lu | uses rebased %lu foreign %lu | "
-                "dsm stack allocas %lu copyin %lu byval copies %lu | calls renamed %lu\n",
+                "dsm stack allocas %lu copyin %lu byval copies %lu | calls renamed %lu private heap %lu\n",
                 o->name ? o->name : "module", x.st.data, x.st.bss, x.st.fixups, x.st.uses, x.st.foreign,
-                x.st.allocas, x.st.copyin, x.st.byval, x.st.renamed);
+                x.st.allocas, x.st.copyin, x.st.byval, x.st.renamed, x.st.pheap);
     LLVMDisposeBuilder(x.b);
     LLVMDisposeTargetData(x.td);
     return x.err ? -1 : 0;

@@ -12,7 +12,9 @@
  * another module may have moved is rebased at run time. Such globals
  * (and any pointer computed from them) are treated as possibly shared, as
  * are the results of kumi_omp_* calls (DSM stack, heap: call results are
- * never private here).
+ * never private here), except kumi_omp_private_malloc/calloc: the pass
+ * gives them the allocations whose pointer never leaves this PE (libc's
+ * heap, omp.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,10 @@ int kumi_tr_is_private(struct kumi_tr *kt, LLVMValueRef p, int depth)
             if (LLVMGetParam(f, i) == p)
                 return LLVMGetEnumAttributeAtIndex(f, i + 1, kt->byval_kind) != NULL;
         return 0;
+    }
+    if (LLVMIsACallInst(p)) {   /* the OpenMP pass's private heap (omp.c) */
+        const char *n = kumi_tr_callee_name(p);
+        return n && (strcmp(n, "kumi_omp_private_malloc") == 0 || strcmp(n, "kumi_omp_private_calloc") == 0);
     }
     if (depth > 4)
         return 0;

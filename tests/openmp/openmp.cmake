@@ -106,6 +106,7 @@ kumi_omp_test(alloc)
 kumi_omp_test(nested)
 kumi_omp_test(teams)
 kumi_omp_test(loop_rotate)
+kumi_omp_test(private_heap QUICK_ONLY)   # per-thread malloc from libc's heap; published ones stay DSM
 kumi_omp_test(rows QUICK_ONLY)   # grids of malloc'ed rows (NPB MG), homed at several PEs
 
 # the coherence block of the OpenMP heap's small objects: the MG-shaped

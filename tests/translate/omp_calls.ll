@@ -5,6 +5,7 @@ target triple = "x86_64-pc-linux-gnu"
 
 @.str = private unnamed_addr constant [4 x i8] c"%d\0A\00", align 1
 @fp = dso_local global i8* (i64)* @malloc, align 8   ; a function pointer: renamed too
+@sink = dso_local global i8* null, align 8
 
 declare noalias i8* @malloc(i64)
 declare noalias i8* @calloc(i64, i64)
@@ -38,6 +39,7 @@ define i32 @calls(i8* %s, i8* %d) {
 entry:
   %m = call i8* @malloc(i64 16)
   %c = call i8* @calloc(i64 2, i64 8)
+  store i8* %c, i8** @sink, align 8               ; published: stays DSM memory
   %r = call i8* @realloc(i8* %m, i64 32)
   %u = call i8* @strdup(i8* %s)
   %p = alloca i8*, align 8
@@ -54,4 +56,48 @@ entry:
   %ai = call i32 @atoi(i8* %s)
   call void @exit(i32 3)
   unreachable
+}
+
+; the private heap: a buffer whose pointer never leaves the function but
+; for free gets libc's heap, and its accesses no check
+define double @scratch(i64 %n) {
+entry:
+  %b = call i8* @malloc(i64 64)
+  %d = bitcast i8* %b to double*
+  %e = getelementptr inbounds double, double* %d, i64 %n
+  store double 1.0, double* %e, align 8
+  %v = load double, double* %d, align 8
+  %z = call i8* @calloc(i64 4, i64 8)
+  %zd = bitcast i8* %z to double*
+  store double %v, double* %zd, align 8
+  call void @free(i8* %b)
+  call void @free(i8* %z)
+  ret double %v
+}
+
+; every way out keeps it DSM memory: returned, stored, as an integer,
+; given to a function that may keep it, through a phi that is stored
+define i8* @returned() {
+  %r = call i8* @malloc(i64 64)
+  ret i8* %r
+}
+define i64 @as_int(i1 %c, i8** %slot) {
+  %a = call i8* @malloc(i64 64)
+  %i = ptrtoint i8* %a to i64
+  %b = call i8* @malloc(i64 64)
+  %u = call i32 @unrelated(i8* %b)
+  %p = call i8* @malloc(i64 64)
+  %q = call i8* @calloc(i64 1, i64 64)
+  %s = select i1 %c, i8* %p, i8* %q
+  store i8* %s, i8** %slot, align 8
+  ret i64 %i
+}
+
+; strtok hands out pointers into its string on later calls: stays DSM
+declare i8* @strtok(i8*, i8*)
+define i8* @tokens(i8* %d) {
+  %t = call i8* @malloc(i64 64)
+  %a = call i8* @strtok(i8* %t, i8* %d)
+  %b = call i8* @strtok(i8* null, i8* %d)
+  ret i8* %b
 }

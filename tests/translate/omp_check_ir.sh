@@ -131,13 +131,25 @@ omp_stack)
     fn master | awk '/^[a-z.0-9]*:/ { b++ } /= alloca / && b > 1 { bad = 1 } END { exit bad }' ||
         { echo "FAIL: $name: an alloca of master's checked body is not in the entry block"; fail=1; } ;;
 omp_calls)
-    for f in malloc calloc realloc free strdup posix_memalign; do expect 1 "call .*@kumi_omp_$f(" calls; done
+    for f in calloc realloc free strdup posix_memalign; do expect 1 "call .*@kumi_omp_$f(" calls; done
+    expect 1 'call .*@kumi_omp_private_malloc(' calls   # only given to realloc, which does not keep it
     for f in printf strlen exit; do expect 1 "call .*@kumi_omp_libc_$f(" calls; done
     expect 1 'call void @kumi_omp___atomic_load(' calls
     expect 1 'call i1 @kumi_omp___atomic_compare_exchange_16(' calls
     expect 1 'call i32 @__atomic_fetch_add_4(' calls
     expect 1 'call i32 @strcmp(' calls                   # defined here: not renamed
     expect 1 'call i32 @unrelated(' calls
+    # the private heap: @scratch's buffers, unchecked; every other one DSM
+    stat 'private heap 3$'
+    expect 1 'call i8\* @kumi_omp_private_malloc(' scratch
+    expect 1 'call i8\* @kumi_omp_private_calloc(' scratch
+    expect 0 'kumi_dsm_g' scratch
+    expect 2 'call void @kumi_omp_free(' scratch
+    expect 1 'call i8\* @kumi_omp_malloc(' returned
+    expect 3 'call i8\* @kumi_omp_malloc(' as_int
+    expect 1 'call i8\* @kumi_omp_calloc(' as_int
+    expect 0 'kumi_omp_private' as_int
+    expect 1 'call i8\* @kumi_omp_malloc(' tokens
     expect 1 'call i32 @kumi_omp_libc_atoi(' calls
     expect 0 'define available_externally'
     expect 1 '^@fp = .*@kumi_omp_malloc'
