@@ -81,6 +81,12 @@ static const char *libc_base(const char *n)
 
 static int is_wrapped(const char *n) { return kumi_tr_omp_in_list(omp_wrap, libc_base(n)); }
 
+/* libc wrappers that keep a pointer into their argument past the call
+ * (strtok's next tokens, setvbuf's buffer) or hand it to a callback
+ * (qsort's, bsearch's comparator), which the escape walk cannot follow */
+static const char *const omp_keeps[] = {"strtok", "strtok_r", "strsep", "qsort", "bsearch", "setvbuf", "setbuf",
+                                        NULL};
+
 /* calls whose pointer arguments the callee only uses during the call, on
  * this PE: the runtime's loop bounds, the libc wrappers (they acquire
  * what they touch), the atomic libcalls */
@@ -88,7 +94,8 @@ static int private_ptr_call(const char *n)
 {
     return kumi_tr_starts(n, "__kmpc_for_static_init_") || kumi_tr_starts(n, "__kmpc_dispatch_next_") ||
            kumi_tr_starts(n, "__kmpc_dist_for_static_init_") || kumi_tr_starts(n, "__kmpc_team_static_init_") ||
-           kumi_tr_starts(n, "__kmpc_dist_dispatch_init_") || is_wrapped(n) || is_atomic_call(n);
+           kumi_tr_starts(n, "__kmpc_dist_dispatch_init_") ||
+           (is_wrapped(n) && !kumi_tr_omp_in_list(omp_keeps, libc_base(n))) || is_atomic_call(n);
 }
 
 int kumi_tr_omp_excluded(const char *n)
@@ -467,8 +474,6 @@ static void rename_calls(struct kumi_tr_omp *x)
  * other call (__kmpc_fork_call, a task), it stays DSM memory. free and
  * realloc of such a pointer reach kumi_omp_free/realloc, which take
  * pointers that are not DSM memory. */
-static const char *const heap_keeps[] = {"strtok", "strtok_r", "strsep", "qsort", "bsearch", "setvbuf", "setbuf",
-                                         NULL};
 
 static enum kumi_tr_use heap_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRef *follow)
 {
@@ -477,11 +482,6 @@ static enum kumi_tr_use heap_call(LLVMValueRef call, LLVMValueRef v, LLVMValueRe
     if (n && strcmp(n, "free") == 0 && LLVMGetNumArgOperands(call) == 1 && LLVMGetOperand(call, 0) == v)
         return KUMI_TR_USE_OK;
     if (n && (kumi_tr_starts(n, "llvm.va_start") || kumi_tr_starts(n, "llvm.va_copy")))
-        return KUMI_TR_USE_ESCAPES;
-    /* wrapped libc calls that hand out pointers into the object later
-     * (strtok's next tokens) or to a callback (qsort's, bsearch's
-     * comparator), which the walk cannot follow */
-    if (n && kumi_tr_omp_in_list(heap_keeps, libc_base(n)))
         return KUMI_TR_USE_ESCAPES;
     return omp_call(call, v, follow);
 }

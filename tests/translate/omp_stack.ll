@@ -70,6 +70,18 @@ entry:
   ret i32 %r
 }
 
+; strtok keeps a pointer into its string for its next calls, whose tokens
+; point into it where the walk cannot follow: escapes
+declare i8* @strtok(i8*, i8*)
+define i8* @libc_keeps(i8* %d) {
+entry:
+  %s = alloca [16 x i8], align 16
+  %p = getelementptr inbounds [16 x i8], [16 x i8]* %s, i64 0, i64 0
+  %a = call i8* @strtok(i8* %p, i8* %d)
+  %b = call i8* @strtok(i8* null, i8* %d)
+  ret i8* %b
+}
+
 ; stored as a value: escapes
 define void @stored(i32** %out) {
 entry:
