@@ -410,13 +410,45 @@ int kumi_msg_poll(const char *call)
     return rc;
 }
 
+/* The wait loop's test for one receive from a given source (from_wait):
+ * done already, else that source's queue alone (progress_from), and the
+ * layer's whole progress only when that ran a handler without completing
+ * the receive (a message queued for the inbox, another tag, ...). The
+ * loop itself still serves everything every progress_mask + 1 spins
+ * (transport, every layer, this one's credits and queues, the failure
+ * word), as for any wait. */
+static int from_ready_wait(void *p)
+{
+    struct wait_arg *a = p;
+    int              n;
+
+    if (kumi_msg_req_done_now(a->reqs[0]))
+        return 1;
+    n = kumi_tp_progress_from(&kumi_rt.tp, a->reqs[0]->peer);
+    if (n == 0)
+        return 0;
+    return kumi_msg_req_done_now(a->reqs[0]) || any_ready(p);
+}
+
+/* Wait for r by polling its source alone? A receive still posted, from
+ * one source, where the transport polls one source's messages apart
+ * (shm): its message can only come from that queue, and the arrival is
+ * noticed within a few instructions instead of within a pass over every
+ * source's queue and the layer's progress. */
+static inline int from_wait(const struct kumi_request *r)
+{
+    return r->kind == KUMI_MSG_RECV && r->peer != KUMI_ANY_SOURCE
+           && __atomic_load_n(&r->state, __ATOMIC_RELAXED) == KUMI_MSG_POSTED
+           && kumi_tp_has_progress_from(&kumi_rt.tp);
+}
+
 static int req_wait_slow(const char *call, kumi_request_t r)
 {
     struct wait_arg a = { call, &r, 1, -1 };
 
     if (any_ready(&a))
         return KUMI_OK;
-    return kumi_rt_wait_pred(call, any_ready_wait, &a);
+    return kumi_rt_wait_pred(call, from_wait(r) ? from_ready_wait : any_ready_wait, &a);
 }
 
 static inline int req_wait(const char *call, kumi_request_t r)
