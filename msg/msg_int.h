@@ -54,6 +54,8 @@ _Static_assert(sizeof(struct kumi_msg_hdr) == 48, "the header is 48 bytes");
 _Static_assert(offsetof(struct kumi_msg_hdr, size) == 16, "EAGER sends a 16-byte header");
 #define KUMI_MSG_CHUNK      (KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)  /* DATA payload */
 #define KUMI_MSG_LAZY_WAITS 16   /* waits on done requests per progress pass */
+#define KUMI_MSG_FROM_LOOKS 16   /* a receive from one source: looks at its queue
+                                    per round of the wait loop (api.c) */
 #define KUMI_MSG_CHARGE(n)  ((uint64_t)(n) + 64)   /* credit an EAGER/RTS costs */
 
 /* A message the handler queued for the main thread (every type but DATA,
