@@ -105,8 +105,7 @@ isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi
      * the rest by kumi_msg_start_send */
     struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
     int                   rc;
-    if (__builtin_expect(bytes <= kumi_msg.eager && !r->sync && p->q_head == NULL
-                         && p->avail >= (int64_t)KUMI_MSG_CHARGE(bytes), 1))
+    if (__builtin_expect(!r->sync && kumi_msg_eager_now(p, bytes), 1))
         rc = kumi_msg_send_eager(call, r, p);   /* (r->rdv is 0) */
     else
         rc = kumi_msg_start_send(call, r);
@@ -127,6 +126,14 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
 int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
                       kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
 {
+    int                   peer = team->pes[pe];
+    struct kumi_msg_peer *p    = &kumi_msg.peer[peer];
+
+    /* eager at once: no request (kumi_msg_send_eager_buf) */
+    if (__builtin_expect((flags & KUMI_MSG_SYNC) == 0 && kumi_msg_eager_now(p, bytes), 1)) {
+        int rc = kumi_msg_send_eager_buf(call, peer, p, ctx, team->slot, tag, buf, bytes);
+        return rc == KUMI_OK ? 1 : rc;
+    }
     int rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
 
     if (__builtin_expect(rc != KUMI_OK, 0))
@@ -706,12 +713,30 @@ int kumi_cancel(kumi_request_t *req)
 
 int kumi_send(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team)
 {
-    kumi_request_t r;
-    int            rc = isend("kumi_send", buf, bytes, pe, tag, team, &r);
+    static const char call[] = "kumi_send";
+    kumi_request_t    r;
+    int               rc = check_common(call, team, buf, bytes);
 
+    if (rc == KUMI_OK)
+        rc = check_peer(call, team, pe, tag, 0);
     if (rc != KUMI_OK)
         return rc;
-    return wait_one("kumi_send", &r, NULL);
+    int                   peer = team->pes[pe];
+    struct kumi_msg_peer *p    = &kumi_msg.peer[peer];
+    if (__builtin_expect(kumi_msg_eager_now(p, bytes), 1)) {
+        /* no request (kumi_msg_send_eager_buf); every
+         * KUMI_MSG_LAZY_WAITS-th makes a progress pass after it, as the
+         * wait for a done request does (req_wait) */
+        rc = kumi_msg_send_eager_buf(call, peer, p, KUMI_MSG_CTX_USER, team->slot, tag, buf,
+                                     bytes);
+        if (rc == KUMI_OK && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS == 0)
+            kumi_msg_progress(call, 1);
+        return rc;
+    }
+    rc = isend_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, 0, &r);
+    if (rc != KUMI_OK)
+        return rc;
+    return wait_one(call, &r, NULL);
 }
 
 int kumi_recv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
