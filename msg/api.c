@@ -105,7 +105,8 @@ isend_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi
      * the rest by kumi_msg_start_send */
     struct kumi_msg_peer *p = &kumi_msg.peer[r->peer];
     int                   rc;
-    if (__builtin_expect(!r->sync && kumi_msg_eager_now(p, bytes), 1))
+    if (__builtin_expect(bytes <= kumi_msg.eager && !r->sync && p->q_head == NULL
+                         && p->avail >= (int64_t)KUMI_MSG_CHARGE(bytes), 1))
         rc = kumi_msg_send_eager(call, r, p);   /* (r->rdv is 0) */
     else
         rc = kumi_msg_start_send(call, r);
