@@ -235,8 +235,9 @@ struct kumi_tp_ops {
     int  (*available)(const struct kumi_tp_params *p, char *why, size_t len);
     /* optional (NULL: not offered, and never stubbed): progress() for the
      * active messages from pe alone, in order, handlers run as progress()
-     * runs them; returns how many were handled (>= 0) or a negative
-     * status. For a waiter that expects its next message from one PE
+     * runs them, at least the first waiting one (shm: only that one);
+     * returns how many were handled (>= 0) or a negative status. For a
+     * waiter that expects its next message from one PE
      * (msg/'s receive from a given source): polling one queue notices a
      * message sooner than a pass over every source's. The caller still
      * calls progress() regularly for everything else (the runtime's waits

@@ -812,10 +812,11 @@ static int kumi_shm_am_send(struct kumi_tp *tp, int pe, unsigned handler, const 
     return kumi_shm_am_sendv(tp, pe, handler, NULL, 0, payload, len);
 }
 
-/* Serves src's queue q: at most one queue's worth of records, in order.
- * Returns how many handlers ran, or a negative status (corrupt queue). */
+/* Serves src's queue q: at most one queue's worth of records, in order,
+ * and at most max handlers (-1: no limit). Returns how many handlers ran,
+ * or a negative status (corrupt queue). */
 static inline __attribute__((always_inline)) int
-kumi_shm_serve(struct kumi_tp *tp, struct kumi_shm *s, struct kumi_shm_amq *q, int src)
+kumi_shm_serve(struct kumi_tp *tp, struct kumi_shm *s, struct kumi_shm_amq *q, int src, int max)
 {
     size_t   cap = s->amq_data;
     uint64_t head = q->head, end = head + cap;   /* one queue's worth */
@@ -846,6 +847,8 @@ kumi_shm_serve(struct kumi_tp *tp, struct kumi_shm *s, struct kumi_shm_amq *q, i
         }
         head += KUMI_SHM_REC + kumi_shm_round(len, 8);
         __atomic_store_n(&q->head, head, __ATOMIC_RELEASE);
+        if (handled == max)
+            break;
     }
     return handled;
 }
@@ -891,7 +894,7 @@ static int kumi_shm_progress(struct kumi_tp *tp)
     int src = (int)s->next_src;
     for (int i = 0; i < tp->size; i++, src = src + 1 == tp->size ? 0 : src + 1) {
         struct kumi_shm_amq *q = (struct kumi_shm_amq *)(qbase + s->hdr->amq_bytes * (size_t)src);
-        if ((rc = kumi_shm_serve(tp, s, q, src)) < 0)
+        if ((rc = kumi_shm_serve(tp, s, q, src, -1)) < 0)
             break;
         handled += rc;
     }
@@ -902,7 +905,14 @@ static int kumi_shm_progress(struct kumi_tp *tp)
 
 /* progress() for pe's queue alone (msg/'s receive from one source spins
  * here): the empty case is one load of the word where pe's next record
- * lands, no pass over the other queues. */
+ * lands, no pass over the other queues. One message per call: after a
+ * record that ends its line, looking for the next one reads the next
+ * line, which the sender owns (it cleared that line's first word ahead,
+ * kumi_shm_am_sendv), and in a ping-pong that miss came before the
+ * reply's publish (stores commit after older loads): the waiter calls
+ * again if the message it wants was not the one (2 PEs, 8 bytes, 25
+ * turns each: kumi_recv's half round trip 0.111 -> 0.102 us, MPI_Recv's
+ * 0.114 -> 0.102, 2026-11-28). */
 static int kumi_shm_progress_from(struct kumi_tp *tp, int pe)
 {
     struct kumi_shm *s = kumi_tp_shm(tp);
@@ -918,7 +928,7 @@ static int kumi_shm_progress_from(struct kumi_tp *tp, int pe)
                         __ATOMIC_RELAXED) == 0
         || !kumi_shm_enter(s))
         return 0;
-    int rc = kumi_shm_serve(tp, s, q, pe);
+    int rc = kumi_shm_serve(tp, s, q, pe, 1);
     kumi_shm_leave(s);
     return rc;
 }
