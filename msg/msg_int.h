@@ -54,6 +54,8 @@ _Static_assert(sizeof(struct kumi_msg_hdr) == 48, "the header is 48 bytes");
 _Static_assert(offsetof(struct kumi_msg_hdr, size) == 16, "EAGER sends a 16-byte header");
 #define KUMI_MSG_CHUNK      (KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)  /* DATA payload */
 #define KUMI_MSG_LAZY_WAITS 16   /* waits on done requests per progress pass */
+#define KUMI_MSG_FROM_LOOKS 16   /* a receive from one source: looks at its queue
+                                    per round of the wait loop (api.c) */
 #define KUMI_MSG_CHARGE(n)  ((uint64_t)(n) + 64)   /* credit an EAGER/RTS costs */
 
 /* A message the handler queued for the main thread (every type but DATA,
@@ -306,6 +308,32 @@ kumi_msg_send_eager(const char *call, struct kumi_request *r, struct kumi_msg_pe
     r->err = rc;
     kumi_msg_req_complete(r);
     return rc;
+}
+/* A blocking send that can go eager now (kumi_msg_eager_now) needs no
+ * request: nobody waits for it, cancels it or reads its status. The
+ * message is sent as kumi_msg_send_eager sends it, without writing the
+ * request's fields first: on a ping-pong's critical path (the reply's
+ * send, right after the receive returned) those stores came before the
+ * one that publishes the message. */
+static inline __attribute__((always_inline)) int
+kumi_msg_eager_now(const struct kumi_msg_peer *p, size_t bytes)
+{
+    return bytes <= kumi_msg.eager && p->q_head == NULL
+           && p->avail >= (int64_t)KUMI_MSG_CHARGE(bytes);
+}
+static inline __attribute__((always_inline)) int
+kumi_msg_send_eager_buf(const char *call, int peer, struct kumi_msg_peer *p, unsigned ctx,
+                        int team_slot, int tag, const void *buf, size_t bytes)
+{
+    struct kumi_msg_hdr h;
+
+    h.type = KUMI_MSG_EAGER;
+    h.ctx  = (uint8_t)ctx;
+    h.team = (uint16_t)team_slot;
+    h.tag  = tag;
+    h.seq  = p->seq_out++;
+    p->avail -= (int64_t)KUMI_MSG_CHARGE(bytes);
+    return kumi_msg_send_am_inline(call, peer, &h, buf, bytes);
 }
 uint64_t kumi_msg_rdv_put(struct kumi_request *r);        /* r's new id, 0: no memory */
 struct kumi_request *kumi_msg_rdv_get(uint64_t id);       /* NULL: no such request */

@@ -19,6 +19,13 @@ kumi_pe_test(msg_reqs.nocma msg_reqs.c NPES 2 ARGS 64 64 SHM_ONLY ENV KUMI_MSG_C
 # copies of transport/shm and msg/ that do without memcpy)
 kumi_pe_test(msg_small msg_small.c NPES 1 2 3)
 
+# a receive's wait for one source (shm: polls that source's queue alone)
+# still serves the others (a rendezvous from a third PE it depends on) and
+# queues the source's other messages as unexpected, in order; policy spin
+# (what kumirun picks on a quiet machine): a yielding wait serves
+# everything at every turn and would hide a wait that does not
+kumi_pe_test(msg_from msg_from.c NPES 2 3 ENV KUMI_WAIT=spin)
+
 # unexpected-message floods: bounded memory (INTERNAL: reads the layer's
 # own count), order, no deadlock when everyone sends before receiving;
 # small credits (16k) so the credit path runs often. 8 PEs on 2 cores:

@@ -233,6 +233,16 @@ struct kumi_tp_ops {
     /* optional (NULL: always): can this job use the transport? 0, or
      * KUMI_ERR_UNSUPPORTED with the reason in why (one phrase) */
     int  (*available)(const struct kumi_tp_params *p, char *why, size_t len);
+    /* optional (NULL: not offered, and never stubbed): progress() for the
+     * active messages from pe alone, in order, handlers run as progress()
+     * runs them, at least the first waiting one (shm: only that one);
+     * returns how many were handled (>= 0) or a negative status. For a
+     * waiter that expects its next message from one PE
+     * (msg/'s receive from a given source): polling one queue notices a
+     * message sooner than a pass over every source's. The caller still
+     * calls progress() regularly for everything else (the runtime's waits
+     * do every progress_mask + 1 iterations). */
+    int  (*progress_from)(struct kumi_tp *tp, int pe);
 };
 
 /* reaches only PEs of one host (a launcher placing PEs on several hosts
@@ -342,6 +352,15 @@ static inline int kumi_tp_quiet(struct kumi_tp *tp)
 static inline int kumi_tp_progress(struct kumi_tp *tp)
 {
     return tp->ops->progress(tp);
+}
+/* Does the transport offer progress_from? */
+static inline int kumi_tp_has_progress_from(const struct kumi_tp *tp)
+{
+    return tp->ops->progress_from != NULL;
+}
+static inline int kumi_tp_progress_from(struct kumi_tp *tp, int pe)
+{
+    return tp->ops->progress_from(tp, pe);
 }
 static inline void *kumi_tp_peer_ptr(struct kumi_tp *tp, int pe, enum kumi_seg seg, size_t off)
 {
