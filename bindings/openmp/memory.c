@@ -25,7 +25,9 @@
  *  - Larger objects are DSM allocations of their own (kumi_dsm_malloc_fit:
  *    the block sized to the object up to 4 KiB; at KUMI_DSM_DIST_MIN bytes
  *    and up block-distributed over the PEs, so no one PE serves every miss
- *    of a big array), freed with kumi_dsm_free.
+ *    of a big array), freed with kumi_dsm_free. A block-distributed object
+ *    starts on a block boundary, its header alone in the block before: a
+ *    row or a static chunk of a big array then has blocks of its own.
  * kumi_omp_free accepts pointers that are not DSM memory (from libc, from
  * code that was not translated, from kumi_omp_private_malloc/calloc: the
  * allocations the translator proved no other PE can reach) and gives them
