@@ -25,7 +25,9 @@
  *  - Larger objects are DSM allocations of their own (kumi_dsm_malloc_fit:
  *    the block sized to the object up to 4 KiB; at KUMI_DSM_DIST_MIN bytes
  *    and up block-distributed over the PEs, so no one PE serves every miss
- *    of a big array), freed with kumi_dsm_free.
+ *    of a big array), freed with kumi_dsm_free. A block-distributed object
+ *    starts on a block boundary, its header alone in the block before: a
+ *    row or a static chunk of a big array then has blocks of its own.
  * kumi_omp_free accepts pointers that are not DSM memory (from libc, from
  * code that was not translated, from kumi_omp_private_malloc/calloc: the
  * allocations the translator proved no other PE can reach) and gives them
@@ -141,6 +143,13 @@ static void *small_alloc(const char *call, size_t size, int c)
  * two >= 16). */
 static void *big_alloc(const char *call, size_t size, size_t alignment, int zero)
 {
+    /* A block-distributed object starts on a block boundary, not 16 bytes
+     * after one: else every block of a row-major array holds the end of
+     * one row and the start of the next, and the PEs that own neighbouring
+     * rows or columns fight over it (fft at 2 PEs: 1.5x the misses). */
+    if (kumi_rt.cfg.dsm_dist_min != 0 && size >= kumi_rt.cfg.dsm_dist_min
+        && alignment < kumi_rt.cfg.dsm_dist_block)
+        alignment = (size_t)kumi_rt.cfg.dsm_dist_block;
     size_t lead = alignment > KUMI_OMP_HDR ? alignment : KUMI_OMP_HDR;
     if (size > SIZE_MAX - 2 * lead) {
         errno = ENOMEM;

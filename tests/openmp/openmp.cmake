@@ -122,6 +122,16 @@ set_tests_properties(omp.rows.msgs PROPERTIES LABELS openmp
 set_tests_properties(omp.rows.msgs_line PROPERTIES LABELS openmp-full
   FIXTURES_REQUIRED omp_rows TIMEOUT 150 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
+# fft's pattern (rows, then column chunks, of one malloc'ed array): a
+# block-distributed heap object starts on a block boundary, so at 2 PEs an
+# iteration moves each block of the other half twice (1024 protocol
+# messages measured); 16 bytes off the boundary (before the fix) 1528
+kumi_omp_test(halves QUICK_ONLY)
+add_test(NAME omp.halves.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/halves_msgs.sh
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/halves 1200)
+set_tests_properties(omp.halves.msgs PROPERTIES LABELS openmp
+  FIXTURES_REQUIRED omp_halves TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+
 # NPB SP's shape: sequential loops around `omp for`s whose threads write
 # interleaved parts of one block, 1-D work arrays read across the
 # threads' boundary (bindings/openmp/README.md, "SP, 2026-11-27")
