@@ -548,6 +548,14 @@ int kumi_waitall(int n, kumi_request_t reqs[], kumi_status_t statuses[])
         return rc;
     if (n < 0 || (n > 0 && reqs == NULL))
         return kumi_rt_error(KUMI_ERR_INVALID, call, "%d requests at %p", n, (void *)reqs);
+    /* One pass in order: a done request is finished at once, one that is
+     * not is waited for (which serves all of them). Only when every one
+     * was done already does the call make a progress pass of its own, and
+     * then one for every KUMI_MSG_LAZY_WAITS done requests at most once a
+     * call, as kumi_wait's done case (a window of done sends made one per
+     * 16 requests before, a fifth of the reaping's instructions). */
+    unsigned done = 0;
+    int      waited = 0;
     for (int i = 0; i < n; i++) {
         kumi_status_t *st = statuses != KUMI_STATUSES_IGNORE ? &statuses[i] : NULL;
         if (reqs[i] == KUMI_REQUEST_NULL) {
@@ -555,11 +563,27 @@ int kumi_waitall(int n, kumi_request_t reqs[], kumi_status_t statuses[])
                 *st = empty_status;
             continue;
         }
-        rc = wait_one(call, &reqs[i], st);
-        if (rc == KUMI_ERR_PEER)
-            return rc;
+        if (kumi_msg_req_done_now(reqs[i])) {
+            done++;
+        } else {
+            waited = 1;
+            if ((rc = req_wait_slow(call, reqs[i])) != KUMI_OK) {
+                if (rc == KUMI_ERR_PEER)
+                    return rc;
+                if (first == KUMI_OK)
+                    first = rc;
+                continue;
+            }
+        }
+        rc = finish(call, &reqs[i], st);
         if (rc != KUMI_OK && first == KUMI_OK)
             first = rc;
+    }
+    if (!waited && done != 0) {
+        unsigned before = kumi_msg.lazy_waits;
+        kumi_msg.lazy_waits += done;
+        if (kumi_msg.lazy_waits / KUMI_MSG_LAZY_WAITS != before / KUMI_MSG_LAZY_WAITS)
+            kumi_msg_progress(call, 1);
     }
     return first;
 }

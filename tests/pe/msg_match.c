@@ -288,6 +288,27 @@ static void part_trunc(void)
     CHECK(strstr(out, "kumi_recv: message of 100 bytes") != NULL
           && strstr(out, "receive buffer (10 bytes)") != NULL, "message: %s", out);
     OK(kumi_waitall(2, r, KUMI_STATUSES_IGNORE));
+
+    /* kumi_waitall with a truncated receive among others: its error
+     * returned, every request finished, each status its own */
+    kumi_request_t rr[3];
+    kumi_status_t  sts[3];
+    uint64_t       in[3] = { 0 }, v = 0x0102030405060708ull;
+    OK(kumi_irecv(&in[0], 8, src, 3, world, &rr[0]));
+    OK(kumi_irecv(&in[1], 4, src, 3, world, &rr[1]));
+    OK(kumi_irecv(&in[2], 8, src, 3, world, &rr[2]));
+    for (int i = 0; i < 3; i++)
+        OK(kumi_send(&v, 8, dst, 3, world));
+    capture_begin();
+    int rc3 = kumi_waitall(3, rr, sts);
+    out = capture_end();
+    CHECK(rc3 == KUMI_ERR_TRUNCATE, "waitall: rc %d", rc3);
+    for (int i = 0; i < 3; i++)
+        CHECK(rr[i] == KUMI_REQUEST_NULL && sts[i].bytes == 8 && sts[i].tag == 3
+                  && sts[i].error == (i == 1 ? KUMI_ERR_TRUNCATE : KUMI_OK)
+                  && (i == 1 || in[i] == v),
+              "waitall request %d: bytes %zu error %d", i, sts[i].bytes, sts[i].error);
+    CHECK(strstr(out, "kumi_waitall: message of 8 bytes") != NULL, "message: %s", out);
     free(big), free(small);
     BARRIER();
 }
