@@ -113,10 +113,10 @@ kumi_omp_test(rows QUICK_ONLY)   # grids of malloc'ed rows (NPB MG), homed at se
 # rows.c at 2 PEs must move a row in one message (<= 1024 protocol messages
 # per iteration; 512 measured), and 64-byte blocks (the negative control,
 # slower: openmp-full) cost more (2560)
-add_test(NAME omp.rows.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rows_msgs.sh
-  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows 1024)
-add_test(NAME omp.rows.msgs_line COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/rows_msgs.sh
-  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows ">1024" KUMI_OMP_HEAP_BLOCK=line)
+add_test(NAME omp.rows.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/omp_msgs.sh rows
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows 1024 "34 %i 0")
+add_test(NAME omp.rows.msgs_line COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/omp_msgs.sh rows
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/rows ">1024" "34 %i 0" KUMI_OMP_HEAP_BLOCK=line)
 set_tests_properties(omp.rows.msgs PROPERTIES LABELS openmp
   FIXTURES_REQUIRED omp_rows TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 set_tests_properties(omp.rows.msgs_line PROPERTIES LABELS openmp-full
@@ -127,8 +127,8 @@ set_tests_properties(omp.rows.msgs_line PROPERTIES LABELS openmp-full
 # iteration moves each block of the other half twice (1024 protocol
 # messages measured); 16 bytes off the boundary (before the fix) 1528
 kumi_omp_test(halves QUICK_ONLY)
-add_test(NAME omp.halves.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/halves_msgs.sh
-  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/halves 1200)
+add_test(NAME omp.halves.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/omp_msgs.sh halves
+  ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/halves 1200 "%i")
 set_tests_properties(omp.halves.msgs PROPERTIES LABELS openmp
   FIXTURES_REQUIRED omp_halves TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
