@@ -52,7 +52,47 @@ int kmpi_win_error(struct kmpi_win *w, int code, const char *call, const char *f
     va_end(ap);
     if (w == NULL)
         return kmpi_error(MPI_COMM_WORLD, code, call, "%s", what);
+    if (w->defer > 0) {
+        if (w->d_code == MPI_SUCCESS) {
+            w->d_code = code;
+            w->d_krc  = KUMI_OK;
+            w->d_call = call;
+            memcpy(w->d_what, what, sizeof what);
+        }
+        return code;
+    }
     return kmpi_errh_raise(w->errh, w->id, code, call, what);
+}
+
+int kmpi_win_error_kumi(struct kmpi_win *w, int kumi_rc, const char *call, const char *what)
+{
+    if (w->defer > 0) {
+        if (w->d_code == MPI_SUCCESS) {
+            w->d_code = kmpi_from_kumi(kumi_rc);
+            w->d_krc  = kumi_rc;
+            w->d_call = call;
+            snprintf(w->d_what, sizeof w->d_what, "%s", what);
+        }
+        return kmpi_from_kumi(kumi_rc);
+    }
+    return kmpi_error_kumi(w->comm, kumi_rc, call, what);
+}
+
+void kmpi_win_defer(struct kmpi_win *w)
+{
+    if (w->defer++ == 0)
+        w->d_code = MPI_SUCCESS;
+}
+
+int kmpi_win_undefer(struct kmpi_win *w)
+{
+    if (--w->defer > 0 || w->d_code == MPI_SUCCESS)
+        return w->d_code;
+    int code = w->d_code;
+    w->d_code = MPI_SUCCESS;
+    if (w->d_krc != KUMI_OK)
+        return kmpi_error_kumi(w->comm, w->d_krc, w->d_call, w->d_what);
+    return kmpi_errh_raise(w->errh, w->id, code, w->d_call, w->d_what);
 }
 
 struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc)

@@ -148,6 +148,12 @@ struct kmpi_win {
     int       nstart;
     int      *posts;              /* [size]: posts received from each rank not used yet */
     int       tgt_err;            /* an error an answer reported (dynamic windows) */
+    /* errors held back while a call cleans up (kmpi_win_defer): the first
+     * one, raised by the kmpi_win_undefer that ends the nesting */
+    int       defer;
+    int       d_code, d_krc;      /* MPI class; the kumi code behind it or KUMI_OK */
+    const char *d_call;
+    char      d_what[512];
 
     /* target side */
     int       lock_excl;          /* the rank holding the exclusive lock, -1 */
@@ -162,9 +168,20 @@ struct kmpi_win {
 struct kmpi_win *kmpi_win_get(MPI_Win w);
 /* the same by id for the target side (messages for unknown ids dropped) */
 struct kmpi_win *kmpi_win_by_id(int id);
-/* reports code through w's error handler (MPI_COMM_WORLD's when w is NULL) */
+/* reports code through w's error handler (MPI_COMM_WORLD's when w is NULL);
+ * while w defers its errors, only notes the first one */
 int kmpi_win_error(struct kmpi_win *w, int code, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* a kumi failure (kmpi_error_kumi through w's communicator), noted only
+ * while w defers its errors */
+int kmpi_win_error_kumi(struct kmpi_win *w, int kumi_rc, const char *call, const char *what);
+/* Errors of w raised in between are only noted (the first one, returned as
+ * usual): a call that must clean up (wait for what it sent, give back what
+ * was granted) before the user's error handler runs or it returns.
+ * Nests; the undefer that ends the nesting raises the noted error through
+ * the handler it was meant for and returns its code (MPI_SUCCESS: none). */
+void kmpi_win_defer(struct kmpi_win *w);
+int  kmpi_win_undefer(struct kmpi_win *w);
 /* the checks every window call starts with: live, w valid; NULL with *rc */
 struct kmpi_win *kmpi_win_check(const char *call, MPI_Win win, int *rc);
 /* the same, then an argument: !ok is MPI_ERR_ARG "<what> is NULL" */

@@ -99,7 +99,7 @@ int kmpi_win_expect(const char *call, struct kmpi_win *w, int target, int tag, v
                              KMPI_CTX_RMA_REPLY, &p->kr);
     if (krc != KUMI_OK) {
         p->done = 1;
-        return kmpi_error_kumi(w->comm, krc, call, "posting the receive of an answer");
+        return kmpi_win_error_kumi(w, krc, call, "posting the receive of an answer");
     }
     *out = p;
     return MPI_SUCCESS;
@@ -130,7 +130,7 @@ int kmpi_win_send(const char *call, struct kmpi_win *w, int target, struct kmpi_
                              0, &p->kr);
     if (krc != KUMI_OK) {
         p->done = 1;
-        return kmpi_error_kumi(w->comm, krc, call, "sending a one-sided request");
+        return kmpi_win_error_kumi(w, krc, call, "sending a one-sided request");
     }
     return MPI_SUCCESS;
 }
@@ -160,11 +160,16 @@ int kmpi_win_wait_local(const char *call, struct kmpi_win *w, int target)
     int              krc = kmpi_wait_until(call, local_ready, &a);
 
     if (krc != KUMI_OK)
-        return kmpi_error_kumi(w->comm, krc, call, "waiting for one-sided operations");
+        return kmpi_win_error_kumi(w, krc, call, "waiting for one-sided operations");
     pend_sweep(w);
     return MPI_SUCCESS;
 }
 
+/* Every request sent, then one wait for all answers. A failure part-way
+ * (no memory, the transport refusing a send) stops the sending but not the
+ * wait: what was sent is answered (a lock may be granted, which the caller
+ * gives back, ok[] says where), and the error reaches the handler only
+ * after the wait. */
 int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets, int n,
                         int kind, int aux, uint8_t *ok)
 {
@@ -173,6 +178,7 @@ int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets
 
     if (ps == NULL)
         return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
+    kmpi_win_defer(w);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         struct kmpi_win_hdr h   = { 0 };
         int32_t            *ans = malloc(sizeof *ans);
@@ -188,13 +194,23 @@ int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets
             break;
         ps[i]->held   = 1;
         ps[i]->status = 1;
-        rc = kmpi_win_send(call, w, targets[i], &h, NULL, 0, NULL, 0);
+        if ((rc = kmpi_win_send(call, w, targets[i], &h, NULL, 0, NULL, 0)) != MPI_SUCCESS) {
+            /* never sent: no answer comes; the receive is taken back */
+            struct kmpi_win_pend *p = ps[i];
+            ps[i]     = NULL;
+            p->status = 0;
+            p->held   = 0;
+            if (kumi_msg_req_cancel(p->kr))
+                pend_try(p);
+        }
     }
-    if (rc == MPI_SUCCESS) {
-        struct local_arg a = { w, -1, NULL };
-        int krc = kmpi_wait_until(call, local_ready, &a);
-        if (krc != KUMI_OK)
-            rc = kmpi_error_kumi(w->comm, krc, call, "waiting for answers");
+    /* every answer to what was sent, after a failure too */
+    struct local_arg a   = { w, -1, NULL };
+    int              krc = kmpi_wait_until(call, local_ready, &a);
+    if (krc != KUMI_OK) {
+        int wrc = kmpi_win_error_kumi(w, krc, call, "waiting for answers");
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
     }
     for (int i = 0; i < n; i++) {
         if (ok != NULL)
@@ -213,7 +229,8 @@ int kmpi_win_roundtrips(const char *call, struct kmpi_win *w, const int *targets
         rc = kmpi_win_error(w, err, call, "an operation at rank %d failed there (%s)", bad,
                             err == MPI_ERR_RMA_RANGE ? "its target memory is not attached to "
                                                        "the window" : "see its class");
-    return rc;
+    int drc = kmpi_win_undefer(w);
+    return rc != MPI_SUCCESS ? rc : drc;
 }
 
 int kmpi_win_roundtrip(const char *call, struct kmpi_win *w, int target, int kind, int aux)

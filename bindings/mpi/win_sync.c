@@ -565,13 +565,16 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     }
     /* message windows: every lock request sent, then one wait for the
      * grants (each target queues its own in arrival order). When a target
-     * answers with an error, those that granted theirs release it again:
-     * no epoch began. */
+     * answers with an error, or a request could not be sent (the requests
+     * already sent are answered all the same), those that granted theirs
+     * release it again: no epoch began. The error reaches the user's
+     * handler only then (kmpi_win_defer). */
     uint8_t *ok;
     if ((r = all_ranks(w)) == NULL || (ok = malloc((size_t)w->size)) == NULL) {
         free(r);
         return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory");
     }
+    kmpi_win_defer(w);
     rc = kmpi_win_roundtrips(call, w, r, w->size, KW_LOCK, LK_SHARED, ok);
     if (rc == MPI_SUCCESS) {
         w->lock_all = 1;
@@ -584,7 +587,8 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     }
     free(ok);
     free(r);
-    return rc;
+    int drc = kmpi_win_undefer(w);
+    return rc != MPI_SUCCESS ? rc : drc;
 }
 
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all

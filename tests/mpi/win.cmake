@@ -26,3 +26,8 @@ kumi_mpi_test(win_lockall win_lockall.c PES 2 3 4 QUICK 2 3)
 # fail there): the error returned, the granted shared locks released
 # (a lock left held makes it hang: the short time limit)
 kumi_mpi_test(win_lockall_fail win_lockall_fail.c PES 3 4 QUICK 3 TIMEOUT 30)
+# MPI_Win_lock_all whose origin cannot send a request part-way (a malloc
+# made to fail there, after rank 0's request went out): rank 0's answer
+# waited for and its shared lock given back before the call returns and
+# before the window's handler function runs (it takes every exclusive lock)
+kumi_mpi_test(win_lockall_sendfail win_lockall_sendfail.c PES 2 3 4 QUICK 2 3 TIMEOUT 30)
