@@ -48,6 +48,15 @@ void     kumi_dsm_memmove(void *dst, const void *src, size_t n);
  * 64-byte line), or block-distributed from KUMI_DSM_DIST_MIN bytes as
  * kumi_dsm_malloc; zeroed when zero. For the OpenMP heap (not in kumi.h). */
 void    *kumi_dsm_malloc_fit(size_t size, int zero);
+/* kumi_dsm_malloc_fit (fit) or kumi_dsm_malloc/calloc (zero) of size bytes
+ * holding an object of obj_size bytes that starts at the allocation's start
+ * + hdr rounded up to obj_align (the OpenMP heap's header before it): when
+ * the allocation is block-distributed, its parts are counted from the
+ * object's first block, part k of P its blocks [k*nb/P, (k+1)*nb/P) (part 0
+ * also the header's block, the last part the slack after the object), as
+ * the static schedule gives thread k the k-th P-th of the object. */
+void    *kumi_dsm_malloc_obj(size_t size, size_t hdr, size_t obj_align, size_t obj_size, int fit,
+                             int zero);
 /* 1 when every line of [lo, hi) is readable now (write: exclusive), or the
  * range lies wholly outside the region; 0 otherwise, also when the range
  * straddles the region's edge. Serves nothing and changes nothing. The

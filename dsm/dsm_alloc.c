@@ -172,10 +172,13 @@ static void apply_remote_frees(const char *call)
 }
 
 /* ------------------------------------------------ distributed allocations
- * An allocation of len bytes (block size 1 << bshift) is cut into P parts
- * of part = ceil(len / P) bytes rounded up to the block; part k is homed at
- * PE k (absolute: OpenMP's static schedule gives thread k the k-th part of
- * the iterations). The address range comes from the allocating PE's slice
+ * An allocation of len bytes (block size 1 << bshift) holding an object of
+ * nb blocks from off + lead (the OpenMP heap's header before it; lead 0
+ * for the others) is cut into P parts: part k is the object's blocks
+ * [k*nb/P, (k+1)*nb/P) (floors), part 0 also the lead, part P-1 also what
+ * follows the object; part k is homed at PE k (absolute: OpenMP's static
+ * schedule gives thread k the k-th P-th of the iterations, so a loop over
+ * the object finds its own share homed here). The address range comes from the allocating PE's slice
  * (first fit, 4 KiB aligned). The allocator sends DIST_ADD to every PE
  * (itself included) and returns when all answered, so the table is the same
  * everywhere before anyone can know the address: each PE notes the entry,
@@ -210,8 +213,14 @@ int kumi_dsm_dist_home(uint64_t off, int s)
     if (i < 0)
         return s;
     const struct kumi_dsm_dist *d = &kumi_dsm.dist[i];
-    uint64_t                    k = (off - d->off) / d->part;
-    return k < (uint64_t)kumi_dsm.npes ? (int)k : kumi_dsm.npes - 1;
+    uint64_t                    p = (uint64_t)kumi_dsm.npes;
+    if (off - d->off < d->lead)
+        return 0;
+    uint64_t b = (off - d->off - d->lead) >> d->bshift;   /* the object's block */
+    if (b >= d->nb)
+        return (int)p - 1;
+    /* the k with k*nb/P <= b < (k+1)*nb/P (floors): k*nb < (b+1)*P <= (k+1)*nb */
+    return (int)(((b + 1) * p - 1) / d->nb);
 }
 
 int kumi_dsm_home(const void *p)
@@ -221,15 +230,23 @@ int kumi_dsm_home(const void *p)
     return kumi_dsm_home_of((uint64_t)((uintptr_t)p - kumi_dsm_g.base));
 }
 
+/* Where part k of d starts (k = P: its end). */
+static uint64_t dist_cut(const struct kumi_dsm_dist *d, uint64_t k)
+{
+    uint64_t p = (uint64_t)kumi_dsm.npes;
+
+    if (k == 0)
+        return d->off;
+    if (k >= p)
+        return d->off + d->len;
+    return d->off + d->lead + ((k * d->nb / p) << d->bshift);
+}
+
 /* Part k of d: [*lo, *hi), empty when *lo >= *hi. */
 static void dist_part(const struct kumi_dsm_dist *d, int k, uint64_t *lo, uint64_t *hi)
 {
-    uint64_t end = d->off + d->len;
-
-    *lo = d->off + (uint64_t)k * d->part;
-    if (*lo > end)
-        *lo = end;
-    *hi = *lo + d->part < end ? *lo + d->part : end;
+    *lo = dist_cut(d, (uint64_t)k);
+    *hi = dist_cut(d, (uint64_t)k + 1);
 }
 
 /* The line at off holds the flag pattern afterwards; a page that holds it
@@ -300,9 +317,10 @@ void kumi_dsm_dist_add_msg(const struct kumi_dsm_node *n)
         kumi_dsm_violation("DIST_ADD of the wrong length", n->src, n->msg.off, KUMI_DSM_DIR, 0,
                            n->msg.type);
     memcpy(&a, n->data, sizeof a);
-    struct kumi_dsm_dist d = { n->msg.off, a.len, a.part, n->msg.bshift };
-    if (d.bshift < KUMI_DSM_MIN_BSHIFT || d.bshift > KUMI_DSM_MAX_BSHIFT || d.part == 0
-        || d.part * (uint64_t)kumi_dsm.npes < d.len || d.off + d.len > kumi_dsm.size
+    struct kumi_dsm_dist d = { n->msg.off, a.len, a.lead, a.nb, n->msg.bshift };
+    if (d.bshift < KUMI_DSM_MIN_BSHIFT || d.bshift > KUMI_DSM_MAX_BSHIFT || d.nb == 0
+        || d.nb > (d.len >> d.bshift) || (d.lead & (((uint64_t)1 << d.bshift) - 1)) != 0
+        || d.lead + (d.nb << d.bshift) > d.len || d.off + d.len > kumi_dsm.size
         || dist_index(d.off) >= 0 || dist_index(d.off + d.len - 1) >= 0)
         kumi_dsm_violation("bad DIST_ADD", n->src, n->msg.off, KUMI_DSM_DIR, 0, n->msg.type);
     dist_insert(&d);
@@ -412,7 +430,11 @@ static int dist_all(const char *call, int type, uint64_t off, unsigned bshift, c
 
 /* ------------------------------------------------------- malloc and free */
 
-static void *dsm_alloc(const char *call, size_t size, unsigned bshift, int dist, int zero)
+/* size bytes; when distributed, the object that is split among the PEs
+ * starts at start + hdr rounded up to obj_align and has obj_size bytes
+ * (0: size) */
+static void *dsm_alloc_obj(const char *call, size_t size, unsigned bshift, int dist, int zero,
+                           size_t hdr, size_t obj_align, size_t obj_size)
 {
     uint64_t bsz   = (uint64_t)1 << bshift;
     uint64_t align = dist && bsz < 4096 ? 4096 : bsz;
@@ -455,9 +477,18 @@ static void *dsm_alloc(const char *call, size_t size, unsigned bshift, int dist,
         }
         live_insert(start, len, bshift, dist);
         if (dist) {
-            uint64_t                 p    = (uint64_t)kumi_dsm.npes;
-            uint64_t                 part = ((len + p - 1) / p + bsz - 1) & ~(bsz - 1);
-            struct kumi_dsm_dist_msg a    = { .len = len, .part = part, .zero = zero != 0 };
+            /* the object: from the block of start + hdr rounded up to
+             * obj_align (the caller's header before it) to its end */
+            uint64_t o    = obj_align > 1 ? (start + hdr + obj_align - 1) / obj_align * obj_align
+                                          : start + hdr;
+            uint64_t lead = (o - start) & ~(bsz - 1);
+            uint64_t end  = o + (obj_size != 0 ? obj_size : size);
+            uint64_t nb   = (end - start - lead + bsz - 1) >> bshift;
+            if (nb == 0 || lead + (nb << bshift) > len) {   /* the caller's sizes do not fit */
+                lead = 0;
+                nb   = len >> bshift;
+            }
+            struct kumi_dsm_dist_msg a = { .len = len, .lead = lead, .nb = nb, .zero = zero != 0 };
             if (dist_all(call, KUMI_DSM_MSG_DIST_ADD, start, bshift, &a, sizeof a) != KUMI_OK)
                 return NULL;   /* a peer died: the job is failing */
             return kumi_dsm.base + start;
@@ -499,6 +530,11 @@ static int dist_wanted(size_t size)
     return kumi_dsm.dist_min != 0 && size >= kumi_dsm.dist_min;
 }
 
+static void *dsm_alloc(const char *call, size_t size, unsigned bshift, int dist, int zero)
+{
+    return dsm_alloc_obj(call, size, bshift, dist, zero, 0, 1, 0);
+}
+
 /* The coherence block of a new malloc/calloc allocation:
  * KUMI_DSM_DIST_BLOCK when it is distributed, else the line. */
 static unsigned default_bshift(int dist)
@@ -523,6 +559,16 @@ void *kumi_dsm_malloc_fit(size_t size, int zero)
 
     return dsm_alloc(zero ? "kumi_dsm_calloc" : "kumi_dsm_malloc", size,
                      dist ? default_bshift(1) : fit_bshift(size), dist, zero);
+}
+
+void *kumi_dsm_malloc_obj(size_t size, size_t hdr, size_t obj_align, size_t obj_size, int fit,
+                          int zero)
+{
+    int dist = dist_wanted(size);
+
+    return dsm_alloc_obj(zero ? "kumi_dsm_calloc" : "kumi_dsm_malloc", size,
+                         dist || !fit ? default_bshift(dist) : fit_bshift(size), dist, zero, hdr,
+                         obj_align, obj_size);
 }
 
 void *kumi_dsm_malloc_block(size_t size, size_t block_bytes)

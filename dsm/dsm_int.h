@@ -34,9 +34,10 @@ enum {
 };
 
 /* DIST_ADD's data: the allocation [off, off+len) (msg.off = off, msg.bshift
- * its block size) in parts of part bytes, part k homed at PE k. */
+ * its block size) holding an object of nb blocks from off + lead (lead a
+ * multiple of the block): part k homed at PE k (struct kumi_dsm_dist). */
 struct kumi_dsm_dist_msg {
-    uint64_t len, part;
+    uint64_t len, lead, nb;
     uint32_t zero;       /* kumi_dsm_calloc: each home zeroes its part */
     uint32_t pad;
 };
@@ -45,7 +46,10 @@ struct kumi_dsm_dist_msg {
  * holds the same table (an allocation returns only after every PE noted
  * it), so any PE finds the home of any address without a message. */
 struct kumi_dsm_dist {
-    uint64_t off, len, part;
+    uint64_t off, len;
+    uint64_t lead, nb;   /* the object: nb blocks from off + lead; part k
+                            of P is its blocks [k*nb/P, (k+1)*nb/P), part 0
+                            also the lead, part P-1 also what follows it */
     unsigned bshift;
 };
 

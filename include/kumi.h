@@ -464,9 +464,11 @@ void *kumi_dsm_calloc(size_t n, size_t size);
  * structure choose). Never distributed: the caller is always the home. */
 void *kumi_dsm_malloc_block(size_t size, size_t block_bytes);
 /* Block-distributed whatever the size: the allocation (4 KiB aligned) is
- * cut into P contiguous parts of ceil(size / P) bytes rounded up to the
- * coherence block, KUMI_DSM_DIST_BLOCK (default 4 KiB: one miss moves
- * 64 lines, as a row of a big array is usually read whole), and part k is homed at PE k (absolute: PE 0 homes the
+ * cut into P contiguous parts at boundaries of its coherence block,
+ * KUMI_DSM_DIST_BLOCK (default 4 KiB: one miss moves
+ * 64 lines, as a row of a big array is usually read whole): of its nb
+ * blocks part k holds [k*nb/P, (k+1)*nb/P), as a static schedule splits a
+ * loop over it, and part k is homed at PE k (absolute: PE 0 homes the
  * first part whoever allocates), so the PE that works on part k finds its
  * misses served locally. Not collective, but it returns only after every
  * PE has noted the allocation (each serves that in its next kumi call that

@@ -27,7 +27,10 @@
  *    and up block-distributed over the PEs, so no one PE serves every miss
  *    of a big array), freed with kumi_dsm_free. A block-distributed object
  *    starts on a block boundary, its header alone in the block before: a
- *    row or a static chunk of a big array then has blocks of its own.
+ *    row or a static chunk of a big array then has blocks of its own. Its
+ *    parts are counted from the object (kumi_dsm_malloc_obj): part k is
+ *    its blocks [k*nb/P, (k+1)*nb/P), homed at PE k, what thread k's
+ *    static share of a loop over it touches.
  * kumi_omp_free accepts pointers that are not DSM memory (from libc, from
  * code that was not translated, from kumi_omp_private_malloc/calloc: the
  * allocations the translator proved no other PE can reach) and gives them
@@ -157,10 +160,11 @@ static void *big_alloc(const char *call, size_t size, size_t alignment, int zero
     }
     /* DSM allocations are 64-byte aligned at least: room to align beyond */
     size_t total = lead + size + (alignment > 64 ? alignment : 0);
-    /* kumi_dsm_calloc zeroes a distributed allocation at each part's
-     * home, without moving its lines here */
-    char  *base  = heap.mode == 1 ? kumi_dsm_malloc_fit(total, zero)
-                   : zero ? kumi_dsm_calloc(1, total) : kumi_dsm_malloc(total);
+    /* calloc zeroes a distributed allocation at each part's home, without
+     * moving its lines here; its parts are counted from the object, not
+     * from base (at 3 and 4 PEs a block per boundary was homed at the
+     * neighbour of the thread whose static share it is) */
+    char  *base  = kumi_dsm_malloc_obj(total, KUMI_OMP_HDR, alignment, size, heap.mode == 1, zero);
     if (base == NULL) {
         errno = ENOMEM;   /* kumi_dsm_malloc reported why */
         return NULL;

@@ -5,10 +5,10 @@
  *
  *   dsm_place [PART [N]]  PART: all (default: every part below but
  *                      exhaust), homes, calloc, stencil, free, realloc,
- *                      exhaust; N: the stencil's doubles per array (2^17)
+ *                      object, exhaust; N: the stencil's doubles per array (2^17)
  *
  *   homes    kumi_dsm_malloc_dist on PE 0 and on the last PE: 4 KiB
- *            aligned, part k (ceil(len / P) rounded to 64 bytes) homed at
+ *            aligned, part k (blocks [k*nb/P, (k+1)*nb/P)) homed at
  *            PE k on every PE (kumi_dsm_home, a local query); below the
  *            threshold, and kumi_dsm_malloc_block, the allocator is the
  *            home; at the threshold kumi_dsm_malloc distributes (unless
@@ -40,6 +40,13 @@
  *            kept, the new one distributed), a local allocation of PE 1
  *            grown by PE 0 (it asks PE 1 the size), shrinking in place,
  *            realloc(NULL, n) and realloc(p, 0).
+ *   object   the OpenMP heap's big object (bindings/openmp/memory.c,
+ *            big_alloc): 384 KiB from a block boundary after a header
+ *            block, with alignment slack after it (kumi_dsm_malloc_obj).
+ *            The object's blocks [k*nb/P, (k+1)*nb/P) are homed at PE k
+ *            (counted from the object, not from the allocation), and each
+ *            PE's first touch of its static-schedule share of the doubles
+ *            (bindings/openmp/loop.c: balanced blocks) misses nowhere.
  *   exhaust  (KUMI_DSM_SIZE=8m) PE 0 fills its share with distributed 64 KiB
  *            allocations: NULL and a message naming KUMI_DSM_SIZE; a too
  *            big one likewise; the last PE frees them all and PE 0's share
@@ -82,26 +89,35 @@ static uint64_t dist_block(void)
     return b;
 }
 
-static uint64_t part_of(uint64_t size)
+/* Where part k of a distributed allocation of size bytes starts (k = P:
+ * its end): its nb blocks [k*nb/P, (k+1)*nb/P) */
+static uint64_t part_lo(uint64_t size, uint64_t k)
 {
-    uint64_t b   = dist_block();
-    uint64_t len = (size + 63) / 64 * 64;
-    return ((len + (uint64_t)npes - 1) / (uint64_t)npes + b - 1) / b * b;
+    uint64_t b  = dist_block();
+    uint64_t nb = (size + b - 1) / b;
+    return k >= (uint64_t)npes ? size : k * nb / (uint64_t)npes * b;
+}
+
+static int part_home(uint64_t size, uint64_t i)
+{
+    int k = 0;
+
+    while (k + 1 < npes && part_lo(size, (uint64_t)k + 1) <= i)
+        k++;
+    return k;
 }
 
 /* Every PE: p (size bytes, distributed) has part k homed at PE k. */
 static void check_dist_homes(const char *what, const uint8_t *p, uint64_t size)
 {
-    uint64_t part = part_of(size);
-
     CHECK(((uintptr_t)p & 4095) == 0, "%s: %p not 4 KiB aligned", what, (const void *)p);
     for (uint64_t i = 0; i < size; i += 64) {
-        int want = (int)(i / part);
+        int want = part_home(size, i);
         int got  = kumi_dsm_home(p + i);
-        CHECK(got == want, "%s: home of +%llu is %d, want %d (part %llu)", what,
-              (unsigned long long)i, got, want, (unsigned long long)part);
+        CHECK(got == want, "%s: home of +%llu is %d, want %d", what, (unsigned long long)i, got,
+              want);
     }
-    CHECK(kumi_dsm_home(p + size - 1) == (int)((size - 1) / part), "%s: last byte", what);
+    CHECK(kumi_dsm_home(p + size - 1) == part_home(size, size - 1), "%s: last byte", what);
 }
 
 static void check_local_home(const char *what, const uint8_t *p, uint64_t size, int home)
@@ -125,8 +141,8 @@ static uint64_t misses(void)
  * the whole allocation. */
 static void write_parts_read_all(const char *what, uint64_t *p, uint64_t size, uint64_t tag)
 {
-    uint64_t part = part_of(size), words = size / 8;
-    uint64_t lo = (uint64_t)me * part / 8, hi = ((uint64_t)me + 1) * part / 8;
+    uint64_t words = size / 8;
+    uint64_t lo = part_lo(size, (uint64_t)me) / 8, hi = part_lo(size, (uint64_t)me + 1) / 8;
 
     if (hi > words)
         hi = words;
@@ -222,8 +238,8 @@ static void part_calloc(void)
     CHECK(z == a, "the freed range is reused: %p vs %p", (void *)z, (void *)a);
     check_dist_homes("calloc(320 KiB)", (uint8_t *)z, size);
     /* my own part: zero, exclusive here (no miss) */
-    uint64_t part = part_of(size), m0 = misses();
-    for (uint64_t w = (uint64_t)me * part / 8; w < ((uint64_t)me + 1) * part / 8 && w < words; w++)
+    uint64_t m0 = misses();
+    for (uint64_t w = part_lo(size, (uint64_t)me) / 8; w < part_lo(size, (uint64_t)me + 1) / 8 && w < words; w++)
         CHECK(kumi_dsm_ld64(&z[w]) == 0, "calloc: word %llu is %llx", (unsigned long long)w,
               (unsigned long long)kumi_dsm_ld64(&z[w]));
     CHECK(misses() == m0, "calloc: PE %d's reads of its own part missed", me);
@@ -450,6 +466,41 @@ static void part_free(void)
         printf("free: from any PE, range reused without stale data, bad frees refused\n");
 }
 
+static void part_object(void)
+{
+    uint64_t b = dist_block(), size = 384 << 10, n = size / 8;
+    uint8_t *base = me == 0 ? kumi_dsm_malloc_obj(b + size + b, 16, b, size, 1, 0) : NULL;
+
+    base = bcast_ptr(base, 0);
+    CHECK(base != NULL, "object: kumi_dsm_malloc_obj failed");
+    CHECK(((uintptr_t)base & (b - 1)) == 0, "object: %p not block aligned", (void *)base);
+    uint8_t *obj = base + b;   /* as big_alloc: the header's block, then the object */
+    for (uint64_t i = 0; i < size; i += b)
+        CHECK(kumi_dsm_home(obj + i) == part_home(size, i), "object: home of +%llu is %d, want %d",
+              (unsigned long long)i, kumi_dsm_home(obj + i), part_home(size, i));
+    CHECK(kumi_dsm_home(base) == 0, "object: the header's block is homed at %d",
+          kumi_dsm_home(base));
+    /* the static schedule's share of thread me (balanced: the first n % P
+     * get one more) */
+    uint64_t small = n / (uint64_t)npes, extras = n % (uint64_t)npes, u = (uint64_t)me;
+    uint64_t first = u * small + (u < extras ? u : extras), mine = small + (u < extras);
+    uint64_t *a = (uint64_t *)obj, m0 = misses();
+    for (uint64_t w = first; w < first + mine; w++)
+        kumi_dsm_st64(&a[w], sig(11, w));
+    CHECK(misses() == m0, "object: PE %d's first touch of its share [%llu, %llu) missed %llu "
+          "times", me, (unsigned long long)first, (unsigned long long)(first + mine),
+          (unsigned long long)(misses() - m0));
+    BARRIER();
+    for (uint64_t w = 0; w < n; w += 509)
+        CHECK(kumi_dsm_ld64(&a[w]) == sig(11, w), "object: word %llu", (unsigned long long)w);
+    BARRIER();
+    if (me == 0) {
+        kumi_dsm_free(base);
+        printf("object: parts counted from the object, each share touched without a miss\n");
+    }
+    BARRIER();
+}
+
 static void part_realloc(void)
 {
     uint64_t  size = 300 << 10, words = size / 8;
@@ -578,6 +629,8 @@ int main(int argc, char **argv)
         part_free();
     if (all || strcmp(part, "realloc") == 0)
         part_realloc();
+    if (all || strcmp(part, "object") == 0)
+        part_object();
     if (strcmp(part, "exhaust") == 0)
         part_exhaust();
     OK(kumi_finalize());
