@@ -178,8 +178,8 @@ static void apply_remote_frees(const char *call)
  * [k*nb/P, (k+1)*nb/P) (floors), part 0 also the lead, part P-1 also what
  * follows the object; part k is homed at PE k (absolute: OpenMP's static
  * schedule gives thread k the k-th P-th of the iterations, so a loop over
- * the object finds its own share homed here). The address range comes from the allocating PE's slice
- * (first fit, 4 KiB aligned). The allocator sends DIST_ADD to every PE
+ * the object finds its own share homed here). The address range comes from
+ * the allocating PE's slice (first fit, 4 KiB aligned). The allocator sends DIST_ADD to every PE
  * (itself included) and returns when all answered, so the table is the same
  * everywhere before anyone can know the address: each PE notes the entry,
  * the home of part k sets up its part's directory (EXCL_HOME, its copy E,
@@ -477,10 +477,11 @@ static void *dsm_alloc_obj(const char *call, size_t size, unsigned bshift, int d
         }
         live_insert(start, len, bshift, dist);
         if (dist) {
-            /* the object: from the block of start + hdr rounded up to
-             * obj_align (the caller's header before it) to its end */
-            uint64_t o    = obj_align > 1 ? (start + hdr + obj_align - 1) / obj_align * obj_align
-                                          : start + hdr;
+            /* the object: from the block of the address start + hdr
+             * rounded up to obj_align (the caller's header before it) to
+             * its end */
+            uint64_t a0   = (uint64_t)(uintptr_t)kumi_dsm.base;
+            uint64_t o    = (a0 + start + hdr + obj_align - 1) / obj_align * obj_align - a0;
             uint64_t lead = (o - start) & ~(bsz - 1);
             uint64_t end  = o + (obj_size != 0 ? obj_size : size);
             uint64_t nb   = (end - start - lead + bsz - 1) >> bshift;
@@ -532,7 +533,7 @@ static int dist_wanted(size_t size)
 
 static void *dsm_alloc(const char *call, size_t size, unsigned bshift, int dist, int zero)
 {
-    return dsm_alloc_obj(call, size, bshift, dist, zero, 0, 1, 0);
+    return dsm_alloc_obj(call, size, bshift, dist, zero, 0, 1, 0);   /* the object: all of it */
 }
 
 /* The coherence block of a new malloc/calloc allocation:
