@@ -22,14 +22,14 @@
  *    allocations reuse: no message, whoever allocated it. (kumi_dsm_malloc
  *    per object would cost a search of the PE's free extents each time:
  *    40000 list nodes took 0.8 s.)
- *  - Larger objects are DSM allocations of their own (kumi_dsm_malloc_fit:
- *    the block sized to the object up to 4 KiB; at KUMI_DSM_DIST_MIN bytes
- *    and up block-distributed over the PEs, so no one PE serves every miss
- *    of a big array), freed with kumi_dsm_free. A block-distributed object
- *    starts on a block boundary, its header alone in the block before: a
- *    row or a static chunk of a big array then has blocks of its own. Its
- *    parts are counted from the object (kumi_dsm_malloc_obj): part k is
- *    its blocks [k*nb/P, (k+1)*nb/P), homed at PE k, what thread k's
+ *  - Larger objects are DSM allocations of their own (kumi_dsm_malloc_obj, as
+ *    kumi_dsm_malloc_fit: the block sized to the object up to 4 KiB; at
+ *    KUMI_DSM_DIST_MIN bytes and up block-distributed over the PEs, so no one
+ *    PE serves every miss of a big array), freed with kumi_dsm_free. A
+ *    block-distributed object starts on a block boundary, its header alone
+ *    in the block before: a row or a static chunk of a big array then has
+ *    blocks of its own. Its parts are counted from the object (kumi_dsm_malloc_obj):
+ *    part k is its blocks [k*nb/P, (k+1)*nb/P), homed at PE k, what thread k's
  *    static share of a loop over it touches.
  * kumi_omp_free accepts pointers that are not DSM memory (from libc, from
  * code that was not translated, from kumi_omp_private_malloc/calloc: the

@@ -132,6 +132,17 @@ add_test(NAME omp.halves.msgs COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/omp_msgs.sh h
 set_tests_properties(omp.halves.msgs PROPERTIES LABELS openmp
   FIXTURES_REQUIRED omp_halves TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
 
+# a big malloc'ed array first written by a static loop: each PE's share is
+# the part homed there (the parts counted from the object, not from its
+# header's block): no write miss at 3 and 4 PEs (1 to 3 per PE before)
+kumi_omp_test(first_touch QUICK_ONLY)
+foreach(n 3 4)
+  add_test(NAME omp.first_touch.misses.n${n} COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/first_touch.sh
+    ${KUMI_OMP_KUMIRUN} ${KUMI_OMP_TEST_DIR}/first_touch ${n})
+  set_tests_properties(omp.first_touch.misses.n${n} PROPERTIES LABELS openmp
+    FIXTURES_REQUIRED omp_first_touch TIMEOUT 90 ENVIRONMENT "${KUMI_OMP_TEST_ENV}")
+endforeach()
+
 # NPB SP's shape: sequential loops around `omp for`s whose threads write
 # interleaved parts of one block, 1-D work arrays read across the
 # threads' boundary (bindings/openmp/README.md, "SP, 2026-11-27")
