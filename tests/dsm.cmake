@@ -67,7 +67,9 @@ dsm_fail_test(mutex      kumi_mutex_lock NPES 2)
 # Placement (dsm_place.c): block-distributed allocations homed part k at
 # PE k, free/realloc from any PE, the stencil's misses and messages per PE
 # homed at PE 0 vs distributed (printed); KUMI_DSM_DIST_MIN=0 leaves
-# kumi_dsm_malloc local; a full share (KUMI_DSM_SIZE=8m). tcp: the
+# kumi_dsm_malloc local; the OpenMP heap's big object (after its header's
+# block) in parts counted from the object, each PE's static share written
+# without a miss; a full share (KUMI_DSM_SIZE=8m). tcp: the
 # stencil's arrays are 256 KiB, not 1 MiB (homed at PE 0 they cost a
 # socket round trip per line)
 kumi_pe_test(dsm_place dsm_place.c NPES 1 2 3 4 TCP_NPES 2 3 4 INTERNAL
