@@ -163,6 +163,15 @@ int main(void)
     for (int i = 0; i < N; i++) bump(&es, i);
     check("escaping", (double)es, N * (N - 1) / 2);
 
+    /* repeated in one region: the same copy and slot, three reduce calls */
+    long rs = 0;
+#pragma omp parallel
+    for (int r = 0; r < 3; r++) {
+#pragma omp for reduction(+ : rs)
+        for (int i = 0; i < N; i++) rs += i;
+    }
+    check("repeated in a region", (double)rs, 3.0 * N * (N - 1) / 2);
+
     /* a global, repeated: the slots are reused */
     for (int r = 0; r < 3; r++) {
 #pragma omp parallel for reduction(+ : gsum)
