@@ -297,17 +297,161 @@ static void copyprivate_tls(struct kumi_tr_omp *x, LLVMValueRef call)
     }
 }
 
+/* ------------------------------------------------------------ reductions */
+/* A reduction's private copy (clang's outlined code: an alloca the loop
+ * updates) escapes only because its address is stored into the reduce
+ * list handed to __kmpc_reduce(_nowait), whose tree (bindings/openmp,
+ * sync.c) combines the children's values through those pointers on
+ * another PE. Such a copy stays a private alloca (its accesses unchecked,
+ * in registers): the list gets a DSM stack slot in its place, filled
+ * from the copy right before each reduce call and copied back right
+ * after it (thread 0's combined value, which clang's case-1 code reads
+ * from the copy). Only for the exact shape: an entry-block alloca of
+ * constant size stored as itself (through casts and zero GEPs) into a
+ * list that is only stored into and passed as the reduce call's list;
+ * anything else (a VLA section, an address that escapes elsewhere, task
+ * reductions) stays on the DSM stack. */
+enum { RED_MAX = 16 };
+
+struct red_priv {
+    LLVMValueRef a;
+    LLVMValueRef st[RED_MAX];    /* the stores of a into reduce lists */
+    LLVMValueRef call[RED_MAX];  /* the reduce calls those lists go to */
+    unsigned     nst, ncall;
+};
+
+static int is_reduce_call(LLVMValueRef I)
+{
+    return is_call_to(I, "__kmpc_reduce") || is_call_to(I, "__kmpc_reduce_nowait");
+}
+
+/* v (the list alloca or a cast/GEP of it) is only stored into, given to
+ * lifetime markers, and passed as the reduce list (argument 4) of
+ * reduce calls, which go to r->call */
+static int list_uses(LLVMValueRef v, struct red_priv *r, int depth)
+{
+    if (depth > 4) return 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef us = LLVMGetUser(u);
+        if (LLVMIsABitCastInst(us) || LLVMIsAGetElementPtrInst(us)) {
+            if (LLVMGetOperand(us, 0) != v || !list_uses(us, r, depth + 1)) return 0;
+        } else if (LLVMIsAStoreInst(us)) {
+            if (LLVMGetOperand(us, 0) == v) return 0;   /* the list's address stored */
+        } else if (is_reduce_call(us)) {
+            unsigned na = (unsigned)LLVMGetNumArgOperands(us);
+            for (unsigned i = 0; i < na; i++)
+                if (LLVMGetOperand(us, i) == v && i != 4) return 0;
+            unsigned k = 0;
+            while (k < r->ncall && r->call[k] != us) k++;
+            if (k == r->ncall) {
+                if (r->ncall == RED_MAX) return 0;
+                r->call[r->ncall++] = us;
+            }
+        } else if (!(LLVMIsACallInst(us) && kumi_tr_callee_name(us) &&
+                     kumi_tr_starts(kumi_tr_callee_name(us), "llvm.lifetime."))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the stores of v (a or a bitcast / all-zero GEP of it) as a value into
+ * reduce lists, into r; 0 if one of them is into anything else that is
+ * not a list (the general walk decides on the other uses) */
+static int list_stores(LLVMValueRef v, struct red_priv *r, int depth)
+{
+    if (depth > 4) return 1;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef us = LLVMGetUser(u);
+        if (LLVMIsABitCastInst(us)) {
+            if (!list_stores(us, r, depth + 1)) return 0;
+        } else if (LLVMIsAGetElementPtrInst(us) && LLVMGetOperand(us, 0) == v) {
+            unsigned n = LLVMGetNumOperands(us), z = 1;
+            for (unsigned i = 1; i < n; i++) {
+                LLVMValueRef k = LLVMGetOperand(us, i);
+                if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != 0) z = 0;
+            }
+            if (z && !list_stores(us, r, depth + 1)) return 0;
+        } else if (LLVMIsAStoreInst(us) && LLVMGetOperand(us, 0) == v) {
+            LLVMValueRef l = kumi_tr_strip_casts(LLVMGetOperand(us, 1));
+            if (!LLVMIsAAllocaInst(l) || !list_uses(l, r, 0) || r->nst == RED_MAX) return 0;
+            r->st[r->nst++] = us;
+        }
+    }
+    return 1;
+}
+
+/* whether the escaping alloca a is a reduction's private copy (above) */
+static int red_private(LLVMValueRef a, LLVMBasicBlockRef entry, struct red_priv *r)
+{
+    memset(r, 0, sizeof *r);
+    r->a = a;
+    if (LLVMGetInstructionParent(a) != entry || !LLVMIsAConstantInt(LLVMGetOperand(a, 0)))
+        return 0;
+    if (!list_stores(a, r, 0) || r->nst == 0 || r->ncall == 0)
+        return 0;
+    /* a dominates every reduce call (in the entry block: comes before it) */
+    for (unsigned i = 0; i < r->ncall; i++) {
+        if (LLVMGetInstructionParent(r->call[i]) != entry) continue;
+        LLVMValueRef I = a;
+        while (I && I != r->call[i]) I = LLVMGetNextInstruction(I);
+        if (I == NULL) return 0;
+    }
+    /* without the list stores, a must not escape */
+    LLVMValueRef old[RED_MAX];
+    for (unsigned i = 0; i < r->nst; i++) {
+        old[i] = LLVMGetOperand(r->st[i], 0);
+        LLVMSetOperand(r->st[i], 0, LLVMGetUndef(LLVMTypeOf(old[i])));
+    }
+    int esc = escapes(a);
+    for (unsigned i = 0; i < r->nst; i++)
+        LLVMSetOperand(r->st[i], 0, old[i]);
+    return !esc;
+}
+
+static LLVMValueRef stack_push(struct kumi_tr_omp *x, LLVMValueRef size, unsigned align);
+
+/* the list gets a DSM stack slot for a (pushed where a is), a's bytes go
+ * to it before each reduce call and come back after it */
+static void red_slot(struct kumi_tr_omp *x, struct red_priv *r)
+{
+    LLVMValueRef a  = r->a;
+    LLVMTypeRef  ty = LLVMGetAllocatedType(a);
+    unsigned long long n = LLVMConstIntGetZExtValue(LLVMGetOperand(a, 0));
+    LLVMValueRef sz = LLVMConstInt(x->t64, LLVMABISizeOfType(x->td, ty) * n, 0);
+    unsigned     al = LLVMGetAlignment(a);
+    if (al == 0) al = LLVMABIAlignmentOfType(x->td, ty);
+    LLVMPositionBuilderBefore(x->b, a);
+    LLVMValueRef slot = stack_push(x, sz, al);
+    for (unsigned i = 0; i < r->nst; i++) {
+        LLVMValueRef v = LLVMGetOperand(r->st[i], 0);
+        LLVMPositionBuilderBefore(x->b, r->st[i]);
+        LLVMSetOperand(r->st[i], 0, LLVMBuildPointerCast(x->b, slot, LLVMTypeOf(v), ""));
+    }
+    for (unsigned i = 0; i < r->ncall; i++) {
+        LLVMPositionBuilderBefore(x->b, r->call[i]);
+        LLVMBuildMemCpy(x->b, slot, al, LLVMBuildPointerCast(x->b, a, x->tp8, ""), al, sz);
+        LLVMPositionBuilderBefore(x->b, LLVMGetNextInstruction(r->call[i]));
+        LLVMBuildMemCpy(x->b, LLVMBuildPointerCast(x->b, a, x->tp8, ""), al, slot, al, sz);
+    }
+    x->st.redcopy++;
+}
+
 static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
 {
     LLVMValueRef *esc = NULL, *cin = NULL, *cpv = NULL;
     unsigned     *cidx = NULL;
-    size_t        ne = 0, nc = 0, ncp = 0;
+    struct red_priv *red = NULL, r;
+    size_t        ne = 0, nc = 0, ncp = 0, nr = 0;
     int           dynamic = 0;
     if (kumi_tr_starts(kumi_tr_omp_name(fn), "kumi_")) return;
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
     for (LLVMBasicBlockRef bb = entry; bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
-            if (LLVMIsAAllocaInst(I) && escapes(I)) {
+            if (LLVMIsAAllocaInst(I) && escapes(I) && red_private(I, entry, &r)) {
+                red = kumi_tr_realloc(red, (nr + 1) * sizeof *red);
+                red[nr++] = r;
+            } else if (LLVMIsAAllocaInst(I) && escapes(I)) {
                 esc = kumi_tr_realloc(esc, (ne + 1) * sizeof *esc);
                 esc[ne++] = I;
                 if (bb != entry || !LLVMIsAConstantInt(LLVMGetOperand(I, 0))) dynamic = 1;
@@ -326,7 +470,7 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
                 cpv[ncp++] = I;
             }
         }
-    if (ne + nc + ncp == 0) return;
+    if (ne + nc + ncp + nr == 0) return;
 
     LLVMValueRef first = LLVMGetFirstInstruction(entry);
     LLVMPositionBuilderBefore(x->b, first);
@@ -347,6 +491,8 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
         LLVMInstructionEraseFromParent(a);
         x->st.allocas++;
     }
+    for (size_t i = 0; i < nr; i++)
+        red_slot(x, &red[i]);
     for (size_t i = 0; i < nc; i++) {   /* copyin: a DSM copy of the master's bytes */
         if (i == 0 || cin[i] != cin[i - 1]) {
             /* the copies live while the region runs (the fork returns after
@@ -383,6 +529,7 @@ static void do_function(struct kumi_tr_omp *x, LLVMValueRef fn)
     free(cin);
     free(cidx);
     free(cpv);
+    free(red);
 }
 
 /* ------------------------------------------------------------ byval */
@@ -542,9 +689,9 @@ int kumi_tr_omp_pass(LLVMModuleRef m, const struct kumi_tr_omp_opts *o)
     if (o->stats)
         fprintf(stderr,
                 "kumi-translate: %s: openmp: globals data %lu bss %lu fixups %lu | uses rebased %lu foreign %lu | "
-                "dsm stack allocas %lu copyin %lu byval copies %lu | calls renamed %lu private heap %lu\n",
+                "dsm stack allocas %lu copyin %lu byval copies %lu reduction slots %lu | calls renamed %lu private heap %lu\n",
                 o->name ? o->name : "module", x.st.data, x.st.bss, x.st.fixups, x.st.uses, x.st.foreign,
-                x.st.allocas, x.st.copyin, x.st.byval, x.st.renamed, x.st.pheap);
+                x.st.allocas, x.st.copyin, x.st.byval, x.st.redcopy, x.st.renamed, x.st.pheap);
     LLVMDisposeBuilder(x.b);
     LLVMDisposeTargetData(x.td);
     return x.err ? -1 : 0;

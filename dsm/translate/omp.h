@@ -48,6 +48,16 @@
  * get private pointers and must not hand them to another PE). The allocas
  * left are private: the checks skip them.
  *
+ * Reductions. A reduction's private copy (an entry-block alloca of
+ * constant size) whose address only escapes by being stored, as itself,
+ * into the list handed to __kmpc_reduce / __kmpc_reduce_nowait (a list
+ * used for nothing else) stays a private alloca: the list gets a DSM stack
+ * slot in its place, filled from the copy right before each reduce call
+ * and copied back right after it (the runtime's tree combines through the
+ * slots; thread 0's clang case-1 code reads the copy). Anything else (a
+ * VLA section, an address that also escapes elsewhere, task reductions)
+ * is an escaping local as above.
+ *
  * Calls. malloc calloc realloc free aligned_alloc posix_memalign memalign
  * valloc strdup strndup become kumi_omp_<name>; the functions of
  * bindings/openmp/libc_wrap.def (glibc's __isoc99_ names map to theirs)

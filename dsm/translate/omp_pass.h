@@ -31,7 +31,7 @@ struct kumi_tr_omp {
     /* omp.c: the DSM stack's entry points (declared on first use) */
     struct kumi_tr_rt push, mark, release;
 
-    struct { unsigned long data, bss, fixups, uses, foreign, allocas, copyin, byval, renamed, pheap; } st;
+    struct { unsigned long data, bss, fixups, uses, foreign, allocas, copyin, byval, renamed, pheap, redcopy; } st;
 };
 
 /* omp.c */

@@ -2,7 +2,7 @@
 # included from translate.cmake. Label "translate" and "openmp".
 #   translate.omp.NAME   tests/translate/NAME.ll through the pass,
 #                        expectations (grep, readelf) in omp_check_ir.sh
-foreach(t omp_globals omp_stack omp_calls)
+foreach(t omp_globals omp_stack omp_calls omp_reduce)
   add_test(NAME translate.omp.${t}
     COMMAND sh ${_tdir}/omp_check_ir.sh $<TARGET_FILE:kumi-translate> ${_tdir} ${t}
             ${CMAKE_CURRENT_BINARY_DIR}/ir)

@@ -131,6 +131,29 @@ omp_stack)
     # the checked body's allocas stay static: in the entry block, before the test
     fn master | awk '/^[a-z.0-9]*:/ { b++ } /= alloca / && b > 1 { bad = 1 } END { exit bad }' ||
         { echo "FAIL: $name: an alloca of master's checked body is not in the entry block"; fail=1; } ;;
+omp_reduce)
+    # the private copies stay allocas; the list gets their DSM stack slots
+    stat 'dsm stack allocas 10 copyin 0 byval copies 0 reduction slots 3 '
+    expect 1 '%s = alloca double, align 8' nowait
+    expect 1 '%a = alloca \[4 x i64\], align 16' nowait
+    expect 3 'call i8\* @kumi_omp_stack_push(' nowait   # two slots, the list
+    expect 0 'store double\* %s, ' nowait
+    expect 0 'store \[4 x i64\]\* %a, ' nowait
+    expect 2 'call void @llvm.memcpy.p0i8.p0i8.i64(i8\* align [0-9]* %kumi.stk[12], i8\* align' nowait
+    expect 2 'call void @llvm.memcpy.p0i8.p0i8.i64(i8\* align [0-9]* %[0-9]*, i8\* align [0-9]* %kumi.stk[12],' nowait
+    expect 1 '%s = alloca i64, align 8' blocking
+    expect 1 'store i8\* %kumi.stk1, i8\*\* %l0' blocking
+    # copy -> slot right before the reduce call, slot -> copy after it,
+    # before case 1 reads the copy
+    fn blocking | awk '/memcpy.*\(i8\* align 8 %kumi.stk1, / { a = NR } /call i32 @__kmpc_reduce\(/ { c = NR }
+                       /memcpy.*, i8\* align 8 %kumi.stk1, / { d = NR } /load i64, i64\* %s/ { l = NR }
+                       END { exit !(a && c && d && l && a < c && c < d && d < l) }' ||
+        { echo "FAIL: $name: the copies are not around the reduce call"; fail=1; }
+    for f in escapes vla taskred listread; do   # the old handling
+        expect 0 '%s = alloca' $f
+        expect 0 'llvm.memcpy' $f
+        expect 2 'call i8\* @kumi_omp_stack_push(' $f
+    done ;;
 omp_calls)
     for f in calloc realloc free strdup posix_memalign; do expect 1 "call .*@kumi_omp_$f(" calls; done
     expect 1 'call .*@kumi_omp_private_malloc(' calls   # only given to realloc, which does not keep it
