@@ -360,9 +360,9 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, KMPI_MODE_BUFFERED);
 }
 
-#pragma weak MPI_Recv = PMPI_Recv
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
+static __attribute__((noinline)) int
+recv_general(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
 {
     static const char       call[] = "MPI_Recv";
     struct kmpi_comm       *c;
@@ -381,6 +381,52 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     if ((rc = recv_start(call, buf, count, t, source, tag, comm, c, &q)) != 0)
         return rc;
     return finish_local(call, &q, status);
+}
+
+/* the usual MPI_Recv that failed (krc from kumi_msg_recv_ctx): the
+ * receive's own error (ks->error, a truncated message) described and
+ * raised as finish_local does, else the start's or the wait's */
+static __attribute__((noinline)) int recv_rest(const char *call, int krc, const kumi_status_t *ks,
+                                               size_t cap, MPI_Comm comm, MPI_Status *status)
+{
+    struct kmpi_req q;
+
+    if (ks->error != krc)
+        return kmpi_error_kumi(comm, krc, call, "receiving");
+    local_init(&q);
+    q.kind = KMPI_REQ_RECV;
+    q.comm = comm;
+    q.cap  = cap;
+    kmpi_req_settle_ks(&q, ks, krc);
+    return finish_local(call, &q, status);
+}
+
+/* The usual call (p2p_usual, no non-blocking collective to progress
+ * meanwhile): posted, waited for and finished in one call of the layer
+ * (kumi_msg_recv_ctx), which sees the message complete the receive in its
+ * own loop; the rest (wildcards, PROC_NULL, derived types, errors) is
+ * recv_general's. */
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    static const char       call[] = "MPI_Recv";
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+
+    if (__builtin_expect(!p2p_usual(buf, count, datatype, source, tag, comm, &c, &t)
+                         || kmpi_nbc_active != 0, 0))
+        return recv_general(buf, count, datatype, source, tag, comm, status);
+    kumi_status_t ks;
+    size_t        cap = (size_t)count * t->size;
+    ks.error = KUMI_OK;
+    int krc = kumi_msg_recv_ctx(call, at(buf, t->lb), cap, source, tag, c->team,
+                                KUMI_MSG_CTX_USER, &ks);
+    if (__builtin_expect(krc != KUMI_OK, 0))
+        return recv_rest(call, krc, &ks, cap, comm, status);
+    if (status != MPI_STATUS_IGNORE)
+        kmpi_status_from(status, &ks);
+    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ non-blocking */
