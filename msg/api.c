@@ -125,9 +125,10 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
 }
 
 /* A blocking send that can go eager now (kumi_msg_eager_now) needs no
- * request (kumi_msg_send_eager_buf): 1 sent, 0 not now (the caller makes
- * a request), < 0 the error (reported). kumi_send's and
- * kumi_msg_send_ctx's. */
+ * request (kumi_msg_send_eager_buf): KUMI_OK sent, < 0 the error
+ * (reported), SEND_LATER not now (the caller makes a request).
+ * kumi_send's and kumi_msg_send_ctx's. */
+enum { SEND_LATER = 1 };
 static inline __attribute__((always_inline)) int
 send_now(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
          unsigned ctx)
@@ -136,9 +137,8 @@ send_now(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi_
     struct kumi_msg_peer *p    = &kumi_msg.peer[peer];
 
     if (__builtin_expect(!kumi_msg_eager_now(p, bytes), 0))
-        return 0;
-    int rc = kumi_msg_send_eager_buf(call, peer, p, ctx, team->slot, tag, buf, bytes);
-    return rc == KUMI_OK ? 1 : rc;
+        return SEND_LATER;
+    return kumi_msg_send_eager_buf(call, peer, p, ctx, team->slot, tag, buf, bytes);
 }
 
 int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
@@ -148,8 +148,8 @@ int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, i
 
     /* eager at once: no request */
     if (__builtin_expect((flags & KUMI_MSG_SYNC) == 0, 1)
-        && (rc = send_now(call, buf, bytes, pe, tag, team, ctx)) != 0)
-        return rc;
+        && (rc = send_now(call, buf, bytes, pe, tag, team, ctx)) != SEND_LATER)
+        return rc == KUMI_OK ? 1 : rc;
     rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
     if (__builtin_expect(rc != KUMI_OK, 0))
         return rc;
@@ -477,7 +477,7 @@ static inline int from_wait(const struct kumi_request *r)
  * everything, checking the failure word). A message seen here returns
  * through one frame, not through the wait loop's test and frames, and
  * the spin pays no indirect call of the test per round. 1: r is done. */
-static int from_spin(struct wait_arg *a)
+static __attribute__((noinline)) int from_spin(struct wait_arg *a)
 {
     struct kumi_request *r    = a->reqs[0];
     const int            peer = r->peer;
@@ -794,13 +794,11 @@ int kumi_send(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team)
     /* no request (send_now); every KUMI_MSG_LAZY_WAITS-th makes a
      * progress pass after it, as the wait for a done request does
      * (req_wait) */
-    if (__builtin_expect((rc = send_now(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER)) != 0,
-                         1)) {
-        if (rc < 0)
-            return rc;
-        if (++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS == 0)
+    rc = send_now(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER);
+    if (__builtin_expect(rc != SEND_LATER, 1)) {
+        if (rc == KUMI_OK && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS == 0)
             kumi_msg_progress(call, 1);
-        return KUMI_OK;
+        return rc;
     }
     rc = isend_ctx(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER, 0, &r);
     if (rc != KUMI_OK)
