@@ -522,26 +522,44 @@ isend_general(const void *buf, int count, MPI_Datatype datatype, int dest, int t
                             KMPI_MODE_STANDARD, request);
 }
 
-#pragma weak MPI_Isend = PMPI_Isend
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request)
+static __attribute__((noinline)) int
+irecv_general(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+
+/* MPI_Isend's and MPI_Irecv's usual call (p2p_usual, a request pointer):
+ * the layer's handle id is the MPI_Request; the rest is the general
+ * path's (send: a constant in each caller). */
+static inline __attribute__((always_inline)) int
+start_usual(const char *call, int send, const void *buf, int count, MPI_Datatype datatype,
+            int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    static const char       call[] = "MPI_Isend";
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
 
-    if (__builtin_expect(!p2p_usual(buf, count, datatype, dest, tag, comm, &c, &t)
+    if (__builtin_expect(!p2p_usual(buf, count, datatype, peer, tag, comm, &c, &t)
                          || request == NULL, 0))
-        return isend_general(buf, count, datatype, dest, tag, comm, request);
+        return send ? isend_general(buf, count, datatype, peer, tag, comm, request)
+                    : irecv_general(at(buf, 0), count, datatype, peer, tag, comm, request);
     size_t         bytes = (size_t)count * t->size;
     kumi_request_t kr;
-    int hid = kumi_msg_isend_hid(call, at(buf, t->lb), bytes, dest, tag, c->team,
-                                 KUMI_MSG_CTX_USER, KMPI_MODE_STANDARD, (unsigned)comm, &kr);
+    int hid = send ? kumi_msg_isend_hid(call, at(buf, t->lb), bytes, peer, tag, c->team,
+                                        KUMI_MSG_CTX_USER, KMPI_MODE_STANDARD, (unsigned)comm,
+                                        &kr)
+                   : kumi_msg_irecv_hid(call, at(buf, t->lb), bytes, peer, tag, c->team,
+                                        KUMI_MSG_CTX_USER, (unsigned)comm, &kr);
     if (__builtin_expect(hid > 0, 1)) {
         *request = hid | KMPI_REQ_HID;
         return MPI_SUCCESS;
     }
-    return start_hid_rare(call, hid, kr, KMPI_REQ_SEND, comm, bytes, request);
+    return start_hid_rare(call, hid, kr, send ? KMPI_REQ_SEND : KMPI_REQ_RECV, comm, bytes,
+                          request);
+}
+
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return start_usual("MPI_Isend", 1, buf, count, datatype, dest, tag, comm, request);
 }
 
 #pragma weak MPI_Issend = PMPI_Issend
@@ -568,30 +586,11 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
                             KMPI_MODE_BUFFERED, request);
 }
 
-static __attribute__((noinline)) int
-irecv_general(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Request *request);
-
 #pragma weak MPI_Irecv = PMPI_Irecv
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    static const char       call[] = "MPI_Irecv";
-    struct kmpi_comm       *c;
-    const struct kmpi_type *t;
-
-    if (__builtin_expect(!p2p_usual(buf, count, datatype, source, tag, comm, &c, &t)
-                         || request == NULL, 0))
-        return irecv_general(buf, count, datatype, source, tag, comm, request);
-    size_t         cap = (size_t)count * t->size;
-    kumi_request_t kr;
-    int hid = kumi_msg_irecv_hid(call, at(buf, t->lb), cap, source, tag, c->team,
-                                 KUMI_MSG_CTX_USER, (unsigned)comm, &kr);
-    if (__builtin_expect(hid > 0, 1)) {
-        *request = hid | KMPI_REQ_HID;
-        return MPI_SUCCESS;
-    }
-    return start_hid_rare(call, hid, kr, KMPI_REQ_RECV, comm, cap, request);
+    return start_usual("MPI_Irecv", 0, buf, count, datatype, source, tag, comm, request);
 }
 
 static __attribute__((noinline)) int
