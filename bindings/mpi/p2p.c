@@ -9,6 +9,7 @@
  * user's buffer, and nothing is allocated: MPI_Isend/MPI_Irecv hand out the
  * layer's handle id as the MPI_Request (no slot: mpi_int.h, KMPI_REQ_HID),
  * MPI_Send finishes an eager send in the same call (kumi_msg_send_ctx),
+ * MPI_Recv posts, waits and finishes in one (kumi_msg_recv_ctx),
  * the rest keep the layer's request as their slot's kr. A non-contiguous datatype is packed into a temporary buffer
  * and sent as bytes, or received into one and unpacked at completion.
  *
@@ -281,9 +282,9 @@ send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatyp
 
 /* The usual call's case (a live binding, a basic committed contiguous
  * type, a rank of comm, a tag >= 0, a buffer), checked with no call
- * before the layer's: what else PMPI_Send, PMPI_Isend and PMPI_Irecv do
- * is out of line (send_general, isend_general, irecv_general: the same
- * checks again, and the rest), so the usual call saves and restores
+ * before the layer's: what else PMPI_Send, PMPI_Recv, PMPI_Isend and
+ * PMPI_Irecv do is out of line (send_general, recv_general, isend_general,
+ * irecv_general: the same checks again, and the rest), so the usual call saves and restores
  * fewer registers (83 -> 71 instructions an MPI_Isend, msg/README.md). */
 static inline int p2p_usual(const void *buf, int count, MPI_Datatype datatype, int peer,
                             int tag, MPI_Comm comm, struct kmpi_comm **cp,
