@@ -124,19 +124,33 @@ int kumi_msg_isend_ctx(const char *call, const void *buf, size_t bytes, int pe, 
     return isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
 }
 
-int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
-                      kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
+/* A blocking send that can go eager now (kumi_msg_eager_now) needs no
+ * request (kumi_msg_send_eager_buf): KUMI_OK sent, < 0 the error
+ * (reported), SEND_LATER not now (the caller makes a request).
+ * kumi_send's and kumi_msg_send_ctx's. */
+enum { SEND_LATER = 1 };
+static inline __attribute__((always_inline)) int
+send_now(const char *call, const void *buf, size_t bytes, int pe, int tag, kumi_team_t team,
+         unsigned ctx)
 {
     int                   peer = team->pes[pe];
     struct kumi_msg_peer *p    = &kumi_msg.peer[peer];
 
-    /* eager at once: no request (kumi_msg_send_eager_buf) */
-    if (__builtin_expect((flags & KUMI_MSG_SYNC) == 0 && kumi_msg_eager_now(p, bytes), 1)) {
-        int rc = kumi_msg_send_eager_buf(call, peer, p, ctx, team->slot, tag, buf, bytes);
-        return rc == KUMI_OK ? 1 : rc;
-    }
-    int rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
+    if (__builtin_expect(!kumi_msg_eager_now(p, bytes), 0))
+        return SEND_LATER;
+    return kumi_msg_send_eager_buf(call, peer, p, ctx, team->slot, tag, buf, bytes);
+}
 
+int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
+                      kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req)
+{
+    int rc;
+
+    /* eager at once: no request */
+    if (__builtin_expect((flags & KUMI_MSG_SYNC) == 0, 1)
+        && (rc = send_now(call, buf, bytes, pe, tag, team, ctx)) != SEND_LATER)
+        return rc == KUMI_OK ? 1 : rc;
+    rc = isend_ctx(call, buf, bytes, pe, tag, team, ctx, flags, req);
     if (__builtin_expect(rc != KUMI_OK, 0))
         return rc;
     struct kumi_request *r = *req;
@@ -455,13 +469,45 @@ static inline int from_wait(const struct kumi_request *r)
            && kumi_tp_has_progress_from(&kumi_rt.tp);
 }
 
+/* The wait for one receive from a given source (from_wait) under policy
+ * spin, in a loop of its own before the wait loop's: the looks as
+ * from_ready_wait makes them (KUMI_MSG_FROM_LOOKS, then a pause), for as
+ * many rounds as the wait loop makes between two full serves
+ * (progress_mask + 1), after which the wait loop takes over (serving
+ * everything, checking the failure word). A message seen here returns
+ * through one frame, not through the wait loop's test and frames, and
+ * the spin pays no indirect call of the test per round. 1: r is done. */
+static __attribute__((noinline)) int from_spin(struct wait_arg *a)
+{
+    struct kumi_request *r    = a->reqs[0];
+    const int            peer = r->peer;
+
+    for (unsigned round = 0; round <= kumi_rt.tp.progress_mask; round++) {
+        for (int i = 0; i < KUMI_MSG_FROM_LOOKS; i++) {
+            int n = kumi_tp_progress_from(&kumi_rt.tp, peer);
+            if (__builtin_expect(n != 0, 0)) {
+                if (kumi_msg_req_done_now(r) || any_ready(a))
+                    return 1;
+                if (n < 0)
+                    return 0;
+            }
+        }
+        kumi_rt_relax();
+    }
+    return 0;
+}
+
 static int req_wait_slow(const char *call, kumi_request_t r)
 {
     struct wait_arg a = { call, &r, 1, -1 };
 
     if (any_ready(&a))
         return KUMI_OK;
-    return kumi_rt_wait_pred(call, from_wait(r) ? from_ready_wait : any_ready_wait, &a);
+    if (!from_wait(r))
+        return kumi_rt_wait_pred(call, any_ready_wait, &a);
+    if (kumi_rt.wait_policy == KUMI_WAIT_SPIN && !kumi_rt_threads() && from_spin(&a))
+        return KUMI_OK;
+    return kumi_rt_wait_pred(call, from_ready_wait, &a);
 }
 
 static inline int req_wait(const char *call, kumi_request_t r)
@@ -745,14 +791,11 @@ int kumi_send(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team)
         rc = check_peer(call, team, pe, tag, 0);
     if (rc != KUMI_OK)
         return rc;
-    int                   peer = team->pes[pe];
-    struct kumi_msg_peer *p    = &kumi_msg.peer[peer];
-    if (__builtin_expect(kumi_msg_eager_now(p, bytes), 1)) {
-        /* no request (kumi_msg_send_eager_buf); every
-         * KUMI_MSG_LAZY_WAITS-th makes a progress pass after it, as the
-         * wait for a done request does (req_wait) */
-        rc = kumi_msg_send_eager_buf(call, peer, p, KUMI_MSG_CTX_USER, team->slot, tag, buf,
-                                     bytes);
+    /* no request (send_now); every KUMI_MSG_LAZY_WAITS-th makes a
+     * progress pass after it, as the wait for a done request does
+     * (req_wait) */
+    rc = send_now(call, buf, bytes, pe, tag, team, KUMI_MSG_CTX_USER);
+    if (__builtin_expect(rc != SEND_LATER, 1)) {
         if (rc == KUMI_OK && ++kumi_msg.lazy_waits % KUMI_MSG_LAZY_WAITS == 0)
             kumi_msg_progress(call, 1);
         return rc;
@@ -761,6 +804,17 @@ int kumi_send(const void *buf, size_t bytes, int pe, int tag, kumi_team_t team)
     if (rc != KUMI_OK)
         return rc;
     return wait_one(call, &r, NULL);
+}
+
+int kumi_msg_recv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
+                      kumi_team_t team, unsigned ctx, kumi_status_t *status)
+{
+    kumi_request_t r;
+    int            rc = irecv_ctx(call, buf, bytes, pe, tag, team, ctx, &r);
+
+    if (__builtin_expect(rc != KUMI_OK, 0) || (rc = req_wait(call, r)) != KUMI_OK)
+        return rc;
+    return req_finish(r, status);
 }
 
 int kumi_recv(void *buf, size_t bytes, int pe, int tag, kumi_team_t team,

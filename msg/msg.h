@@ -45,6 +45,12 @@ int kumi_msg_irecv_ctx(const char *call, void *buf, size_t bytes, int pe, int ta
  * made and nothing waited for. */
 int kumi_msg_send_ctx(const char *call, const void *buf, size_t bytes, int pe, int tag,
                       kumi_team_t team, unsigned ctx, unsigned flags, kumi_request_t *req);
+/* kumi_msg_irecv_ctx, the wait and kumi_msg_req_finish in one call (a
+ * blocking receive): KUMI_OK or the request's error (KUMI_ERR_TRUNCATE:
+ * not reported, *status, unless KUMI_STATUS_IGNORE, says what came), or
+ * the start's or the wait's error (reported). */
+int kumi_msg_recv_ctx(const char *call, void *buf, size_t bytes, int pe, int tag,
+                      kumi_team_t team, unsigned ctx, kumi_status_t *status);
 /* kumi_iprobe (wait 0) or kumi_probe (wait 1) in context ctx; flag may be
  * NULL when wait is 1. */
 int kumi_msg_probe_ctx(const char *call, int pe, int tag, kumi_team_t team, unsigned ctx,

@@ -7,12 +7,14 @@
  * so start-up cancels) and time it under load (the best window: one the
  * load preempted is never the best).
  *
- *   kumi-selfloop [--windows N] [--timed] [--unexp] [--lat]
+ *   kumi-selfloop [--windows N] [--timed] [--unexp] [--lat | --recv]
  *     default     windows of 64: 64 receives posted, 64 sends, one waitall
  *     --unexp     the 64 sends first, a probe (which progresses: every
  *                 message waits as unexpected), then the receives
  *     --lat       per message a receive, a blocking send and a wait (the
  *                 latency path); 64 messages count as one window
+ *     --recv      per message a blocking send, then a blocking receive
+ *                 (kumi_send + kumi_recv, MPI_Send + MPI_Recv)
  *     --timed     print the best window's nanoseconds per message
  *
  *   KUMI_WAIT=spin valgrind --tool=callgrind ./kumi-selfloop --windows 200
@@ -64,8 +66,11 @@ int main(int argc, char **argv)
             unexp = 1;
         else if (strcmp(argv[i], "--lat") == 0)
             lat = 1;
+        else if (strcmp(argv[i], "--recv") == 0)
+            lat = 2;
         else {
-            fprintf(stderr, "usage: %s [--windows N] [--timed] [--unexp] [--lat]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--windows N] [--timed] [--unexp] [--lat | --recv]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -74,7 +79,12 @@ int main(int argc, char **argv)
     for (int w = 0; w < windows; w++) {
         double t0 = timed ? now_ns() : 0;
 #ifdef SELFLOOP_MPI
-        if (lat) {
+        if (lat == 2) {
+            for (int i = 0; i < W; i++) {
+                MPI_Send(&sb[i], 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+                MPI_Recv(&rb[i], 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else if (lat) {
             for (int i = 0; i < W; i++) {
                 MPI_Irecv(&rb[i], 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, &rq[0]);
                 MPI_Send(&sb[i], 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
@@ -95,7 +105,12 @@ int main(int argc, char **argv)
             MPI_Waitall(2 * W, rq, MPI_STATUSES_IGNORE);
         }
 #else
-        if (lat) {
+        if (lat == 2) {
+            for (int i = 0; i < W; i++) {
+                kumi_send(&sb[i], 8, 0, 1, t);
+                kumi_recv(&rb[i], 8, 0, 1, t, KUMI_STATUS_IGNORE);
+            }
+        } else if (lat) {
             for (int i = 0; i < W; i++) {
                 kumi_irecv(&rb[i], 8, 0, 1, t, &rq[0]);
                 kumi_send(&sb[i], 8, 0, 1, t);
@@ -128,7 +143,7 @@ int main(int argc, char **argv)
     }
     if (timed)
         printf("%s%s: best window %.1f ns a message\n", NAME,
-               lat ? ", latency path" : unexp ? ", all unexpected" : "", best / W);
+               lat == 2 ? ", blocking send and receive" : lat ? ", latency path" : unexp ? ", all unexpected" : "", best / W);
 #ifdef SELFLOOP_MPI
     MPI_Finalize();
 #else

@@ -9,6 +9,7 @@
  * user's buffer, and nothing is allocated: MPI_Isend/MPI_Irecv hand out the
  * layer's handle id as the MPI_Request (no slot: mpi_int.h, KMPI_REQ_HID),
  * MPI_Send finishes an eager send in the same call (kumi_msg_send_ctx),
+ * MPI_Recv posts, waits and finishes in one (kumi_msg_recv_ctx),
  * the rest keep the layer's request as their slot's kr. A non-contiguous datatype is packed into a temporary buffer
  * and sent as bytes, or received into one and unpacked at completion.
  *
@@ -281,9 +282,9 @@ send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatyp
 
 /* The usual call's case (a live binding, a basic committed contiguous
  * type, a rank of comm, a tag >= 0, a buffer), checked with no call
- * before the layer's: what else PMPI_Send, PMPI_Isend and PMPI_Irecv do
- * is out of line (send_general, isend_general, irecv_general: the same
- * checks again, and the rest), so the usual call saves and restores
+ * before the layer's: what else PMPI_Send, PMPI_Recv, PMPI_Isend and
+ * PMPI_Irecv do is out of line (send_general, recv_general, isend_general,
+ * irecv_general: the same checks again, and the rest), so the usual call saves and restores
  * fewer registers (83 -> 71 instructions an MPI_Isend, msg/README.md). */
 static inline int p2p_usual(const void *buf, int count, MPI_Datatype datatype, int peer,
                             int tag, MPI_Comm comm, struct kmpi_comm **cp,
@@ -360,9 +361,9 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, KMPI_MODE_BUFFERED);
 }
 
-#pragma weak MPI_Recv = PMPI_Recv
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
+static __attribute__((noinline)) int
+recv_general(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
 {
     static const char       call[] = "MPI_Recv";
     struct kmpi_comm       *c;
@@ -381,6 +382,52 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     if ((rc = recv_start(call, buf, count, t, source, tag, comm, c, &q)) != 0)
         return rc;
     return finish_local(call, &q, status);
+}
+
+/* the usual MPI_Recv that failed (krc from kumi_msg_recv_ctx): the
+ * receive's own error (ks->error, a truncated message) described and
+ * raised as finish_local does, else the start's or the wait's */
+static __attribute__((noinline)) int recv_rest(const char *call, int krc, const kumi_status_t *ks,
+                                               size_t cap, MPI_Comm comm, MPI_Status *status)
+{
+    struct kmpi_req q;
+
+    if (ks->error != krc)
+        return kmpi_error_kumi(comm, krc, call, "receiving");
+    local_init(&q);
+    q.kind = KMPI_REQ_RECV;
+    q.comm = comm;
+    q.cap  = cap;
+    kmpi_req_settle_ks(&q, ks, krc);
+    return finish_local(call, &q, status);
+}
+
+/* The usual call (p2p_usual, no non-blocking collective to progress
+ * meanwhile): posted, waited for and finished in one call of the layer
+ * (kumi_msg_recv_ctx), which sees the message complete the receive in its
+ * own loop; the rest (wildcards, PROC_NULL, derived types, errors) is
+ * recv_general's. */
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    static const char       call[] = "MPI_Recv";
+    struct kmpi_comm       *c;
+    const struct kmpi_type *t;
+
+    if (__builtin_expect(!p2p_usual(buf, count, datatype, source, tag, comm, &c, &t)
+                         || kmpi_nbc_active != 0, 0))
+        return recv_general(buf, count, datatype, source, tag, comm, status);
+    kumi_status_t ks;
+    size_t        cap = (size_t)count * t->size;
+    ks.error = KUMI_OK;
+    int krc = kumi_msg_recv_ctx(call, at(buf, t->lb), cap, source, tag, c->team,
+                                KUMI_MSG_CTX_USER, &ks);
+    if (__builtin_expect(krc != KUMI_OK, 0))
+        return recv_rest(call, krc, &ks, cap, comm, status);
+    if (status != MPI_STATUS_IGNORE)
+        kmpi_status_from(status, &ks);
+    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ non-blocking */
@@ -476,26 +523,44 @@ isend_general(const void *buf, int count, MPI_Datatype datatype, int dest, int t
                             KMPI_MODE_STANDARD, request);
 }
 
-#pragma weak MPI_Isend = PMPI_Isend
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request)
+static __attribute__((noinline)) int
+irecv_general(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+
+/* MPI_Isend's and MPI_Irecv's usual call (p2p_usual, a request pointer):
+ * the layer's handle id is the MPI_Request; the rest is the general
+ * path's (send: a constant in each caller). */
+static inline __attribute__((always_inline)) int
+start_usual(const char *call, int send, const void *buf, int count, MPI_Datatype datatype,
+            int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    static const char       call[] = "MPI_Isend";
     struct kmpi_comm       *c;
     const struct kmpi_type *t;
 
-    if (__builtin_expect(!p2p_usual(buf, count, datatype, dest, tag, comm, &c, &t)
+    if (__builtin_expect(!p2p_usual(buf, count, datatype, peer, tag, comm, &c, &t)
                          || request == NULL, 0))
-        return isend_general(buf, count, datatype, dest, tag, comm, request);
+        return send ? isend_general(buf, count, datatype, peer, tag, comm, request)
+                    : irecv_general(at(buf, 0), count, datatype, peer, tag, comm, request);
     size_t         bytes = (size_t)count * t->size;
     kumi_request_t kr;
-    int hid = kumi_msg_isend_hid(call, at(buf, t->lb), bytes, dest, tag, c->team,
-                                 KUMI_MSG_CTX_USER, KMPI_MODE_STANDARD, (unsigned)comm, &kr);
+    int hid = send ? kumi_msg_isend_hid(call, at(buf, t->lb), bytes, peer, tag, c->team,
+                                        KUMI_MSG_CTX_USER, KMPI_MODE_STANDARD, (unsigned)comm,
+                                        &kr)
+                   : kumi_msg_irecv_hid(call, at(buf, t->lb), bytes, peer, tag, c->team,
+                                        KUMI_MSG_CTX_USER, (unsigned)comm, &kr);
     if (__builtin_expect(hid > 0, 1)) {
         *request = hid | KMPI_REQ_HID;
         return MPI_SUCCESS;
     }
-    return start_hid_rare(call, hid, kr, KMPI_REQ_SEND, comm, bytes, request);
+    return start_hid_rare(call, hid, kr, send ? KMPI_REQ_SEND : KMPI_REQ_RECV, comm, bytes,
+                          request);
+}
+
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return start_usual("MPI_Isend", 1, buf, count, datatype, dest, tag, comm, request);
 }
 
 #pragma weak MPI_Issend = PMPI_Issend
@@ -522,30 +587,11 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
                             KMPI_MODE_BUFFERED, request);
 }
 
-static __attribute__((noinline)) int
-irecv_general(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Request *request);
-
 #pragma weak MPI_Irecv = PMPI_Irecv
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    static const char       call[] = "MPI_Irecv";
-    struct kmpi_comm       *c;
-    const struct kmpi_type *t;
-
-    if (__builtin_expect(!p2p_usual(buf, count, datatype, source, tag, comm, &c, &t)
-                         || request == NULL, 0))
-        return irecv_general(buf, count, datatype, source, tag, comm, request);
-    size_t         cap = (size_t)count * t->size;
-    kumi_request_t kr;
-    int hid = kumi_msg_irecv_hid(call, at(buf, t->lb), cap, source, tag, c->team,
-                                 KUMI_MSG_CTX_USER, (unsigned)comm, &kr);
-    if (__builtin_expect(hid > 0, 1)) {
-        *request = hid | KMPI_REQ_HID;
-        return MPI_SUCCESS;
-    }
-    return start_hid_rare(call, hid, kr, KMPI_REQ_RECV, comm, cap, request);
+    return start_usual("MPI_Irecv", 0, buf, count, datatype, source, tag, comm, request);
 }
 
 static __attribute__((noinline)) int

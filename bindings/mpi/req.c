@@ -502,8 +502,8 @@ struct kmpi_req *kmpi_req_lookup(const char *call, MPI_Request h, int *null, int
 
 /* ------------------------------------------------------------ single completion */
 
-#pragma weak MPI_Wait = PMPI_Wait
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* everything of MPI_Wait but the usual request's wait (PMPI_Wait) */
+static __attribute__((noinline)) int wait_general(MPI_Request *request, MPI_Status *status)
 {
     static const char call[] = "MPI_Wait";
     int               rc = kmpi_live(call), null;
@@ -554,6 +554,42 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     }
     kmpi_req_take(request, q, status);
     return MPI_SUCCESS;
+}
+
+/* the usual MPI_Wait's wait failed (a dead peer): raised on the request's
+ * communicator, as wait_general raises it */
+static __attribute__((noinline)) int wait_failed(const char *call, MPI_Request *request, int krc)
+{
+    struct kmpi_req *q = kmpi_req_get(*request);
+
+    return kmpi_error_kumi(q != NULL ? q->comm : MPI_COMM_WORLD, krc, call,
+                           "waiting for a request");
+}
+
+/* The usual request (a plain send or receive handed out by id, nothing in
+ * the background, no non-blocking collective to progress) checked and
+ * waited for with no call but the layer's, as MPI_Send's usual call
+ * (p2p.c, p2p_usual); everything else is wait_general's, which checks
+ * again. */
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char call[] = "MPI_Wait";
+
+    if (__builtin_expect(kmpi_state == 1 && request != NULL && kmpi_req_is_hid(*request)
+                         && (kmpi_req_bg_head | kmpi_bsend_active | kmpi_nbc_active) == 0, 1)) {
+        kumi_status_t ks;
+        int           krc;
+        int d = kumi_msg_wait_reap_hid(call, (unsigned)*request & ~(unsigned)KMPI_REQ_HID, &ks,
+                                       &krc);
+        if (__builtin_expect(d == 1, 1)) {
+            kmpi_req_hid_done(request, &ks, status, 0);
+            return MPI_SUCCESS;
+        }
+        if (d == 0)
+            return wait_failed(call, request, krc);
+    }
+    return wait_general(request, status);
 }
 
 #pragma weak MPI_Test = PMPI_Test

@@ -24,6 +24,11 @@
  *         synchronous one (0); kumi_msg_reap_hid_array reaps the done
  *         prefix of an array of ids (stops at one not done, at 0, at one
  *         without the strip bits)
+ *   recv  kumi_msg_recv_ctx (a blocking receive from one source) in the
+ *         collective context takes the collective message though a user
+ *         one with the same tag from the same source came first (which
+ *         kumi_recv takes after); a truncated one returns
+ *         KUMI_ERR_TRUNCATE with the full size and the sender in its status
  */
 #include <time.h>
 
@@ -229,6 +234,31 @@ static void part_hid(void)
     BARRIER();
 }
 
+static void part_recv(void)
+{
+    int            a = me, u = 100 + me, b = -1, d;
+    long           big[2] = { me, me };
+    kumi_status_t  st;
+    kumi_request_t s;
+
+    OK(kumi_send(&u, sizeof u, right, 50, world));
+    d = kumi_msg_send_ctx("test", &a, sizeof a, right, 50, world, KUMI_MSG_CTX_COLL, 0, &s);
+    CHECK(d == 1, "recv: an eager send not finished at once (%d)", d);
+    OK(kumi_msg_recv_ctx("test", &b, sizeof b, left, 50, world, KUMI_MSG_CTX_COLL, &st));
+    CHECK(b == left && st.source == left && st.tag == 50 && st.bytes == sizeof b,
+          "recv: %d from %d tag %d, %zu bytes", b, st.source, st.tag, st.bytes);
+    OK(kumi_recv(&b, sizeof b, left, 50, world, KUMI_STATUS_IGNORE));
+    CHECK(b == 100 + left, "recv: the user message %d", b);
+    d = kumi_msg_send_ctx("test", big, sizeof big, right, 51, world, KUMI_MSG_CTX_COLL, 0, &s);
+    CHECK(d == 1, "recv: an eager send not finished at once (%d)", d);
+    b = -1;
+    d = kumi_msg_recv_ctx("test", &b, sizeof b, left, 51, world, KUMI_MSG_CTX_COLL, &st);
+    CHECK(d == KUMI_ERR_TRUNCATE && st.error == KUMI_ERR_TRUNCATE && st.bytes == sizeof big
+              && st.source == left && st.tag == 51,
+          "recv: truncated: %d, status %d %zu bytes from %d", d, st.error, st.bytes, st.source);
+    BARRIER();
+}
+
 int main(void)
 {
     OK(kumi_init());
@@ -241,6 +271,7 @@ int main(void)
     part_sync();
     part_plain();
     part_hid();
+    part_recv();
     OK(kumi_finalize());
     if (me == 0)
         printf("msg_ctx: contexts, sync sends and the bindings' calls on %d PEs\n", npes);
