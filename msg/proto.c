@@ -275,10 +275,13 @@ static void msg_am(struct kumi_tp *tp, int src, const void *payload, size_t len,
             && (r->peer == KUMI_ANY_SOURCE || r->peer == src)
             && (r->tag == KUMI_ANY_TAG || r->tag == h.tag))
             break;
-    if (__builtin_expect(r == NULL, 0))
-        goto slow;
     p->avail += h.credit;
     p->seq_in = h.seq + 1;
+    if (__builtin_expect(r == NULL, 0)) {
+        /* unexpected: queued from here (no handler runs meanwhile) */
+        kumi_msg_arrive_unexp_rec(src, payload, len);
+        return;
+    }
     kumi_msg_posted_unlink(r, prev);
     /* kumi_msg_deliver_eager's; the world team's rank is the PE */
     size_t n = len - KUMI_MSG_EAGER_HDR, take = n < r->bytes ? n : r->bytes;
