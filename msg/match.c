@@ -186,6 +186,19 @@ void kumi_msg_arrive_unexp(int src, const struct kumi_msg_hdr *h, const void *da
     unexp_append(n);
 }
 
+/* The same from the handler's usual path (proto.c, msg_am), which found
+ * no posted receive: rec is the message as it arrived (the 16-byte EAGER
+ * header, then len - 16 bytes of data), its credit and sequence number
+ * taken already. */
+void kumi_msg_arrive_unexp_rec(int src, const void *rec, size_t len)
+{
+    struct kumi_msg_hdr h;
+
+    memcpy(&h, rec, KUMI_MSG_EAGER_HDR);
+    h.size = len - KUMI_MSG_EAGER_HDR;
+    kumi_msg_arrive_unexp(src, &h, (const char *)rec + KUMI_MSG_EAGER_HDR);
+}
+
 /* An EAGER or RTS arrived: the first posted receive it fits, or the
  * unexpected queue. */
 static int arrive(const char *call, struct kumi_msg_node *n)

@@ -407,6 +407,7 @@ kumi_msg_deliver_eager(struct kumi_request *r, int src, const struct kumi_msg_hd
     kumi_msg_req_complete(r);
 }
 void kumi_msg_arrive_unexp(int src, const struct kumi_msg_hdr *h, const void *data);
+void kumi_msg_arrive_unexp_rec(int src, const void *rec, size_t len);   /* msg_am's */
 /* The handler's EAGER fast path (main thread, outside the layer), inline
  * in the handler (proto.c's msg_am): matched and delivered with no call
  * in the usual case; else to the unexpected queue. h: its first 16 bytes

@@ -22,7 +22,10 @@
  *           buffer filled, status.bytes the full size (eager, rendezvous)
  *   team    on a team split from the world in reverse rank order, sources
  *           are team ranks, and a world message with the same tag between
- *           the same PEs is not taken by a receive on the team
+ *           the same PEs is not taken by a receive on the team; both
+ *           receives posted before the messages arrive (matched in the
+ *           handler), a team's message is not taken by the world's
+ *           receive posted first, and its status has the team rank
  *   errors  bad arguments: KUMI_ERR_INVALID and one line naming the call
  */
 #include <stdint.h>
@@ -333,6 +336,24 @@ static void part_team(void)
     OK(kumi_recv(&w, sizeof w, KUMI_ANY_SOURCE, 1, world, &st));
     CHECK(st.source == kumi_team_pe(t, left) && w == -1000 - st.source, "world message %d from %d",
           w, st.source);
+    /* the receives posted before the messages arrive (matched in the
+     * handler): a world receive posted first with the same tag does not
+     * take the team's message, whose status has the team rank */
+    kumi_request_t rq[2];
+    int            a = -1, b = -1;
+    OK(kumi_irecv(&a, sizeof a, KUMI_ANY_SOURCE, 2, world, &rq[0]));
+    OK(kumi_irecv(&b, sizeof b, KUMI_ANY_SOURCE, 2, t, &rq[1]));
+    BARRIER();
+    v = 5000 + me;   /* the team's message first, then the world's, to one PE */
+    OK(kumi_send(&v, sizeof v, right, 2, t));
+    v = 6000 + me;
+    OK(kumi_send(&v, sizeof v, kumi_team_pe(t, right), 2, world));
+    OK(kumi_wait(&rq[0], &st));
+    CHECK(st.source == kumi_team_pe(t, left) && a == 6000 + st.source,
+          "posted world receive: source %d value %d", st.source, a);
+    OK(kumi_wait(&rq[1], &st));
+    CHECK(st.source == left && b == 5000 + kumi_team_pe(t, left),
+          "posted team receive: source %d value %d (left %d)", st.source, b, left);
     OK(kumi_team_destroy(t));
     BARRIER();
 }

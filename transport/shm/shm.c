@@ -759,6 +759,14 @@ kumi_shm_am_sendv_slow(struct kumi_tp *tp, int pe, unsigned handler, const void 
     }
 }
 
+/* kumi_shm_ring, out of the straight path below (a call there made it
+ * save six registers for every message) */
+static __attribute__((noinline)) int kumi_shm_ring_ok(struct kumi_tp *tp, int pe)
+{
+    kumi_shm_ring(tp, pe);
+    return KUMI_OK;
+}
+
 /* One record of hdr (hlen bytes) then payload. The common small message
  * (msg/'s 16-byte EAGER header, at most 16 bytes of data, one thread, no
  * skip, room by the cached head) takes the straight path: no loop and no
@@ -768,39 +776,43 @@ kumi_shm_am_sendv_slow(struct kumi_tp *tp, int pe, unsigned handler, const void 
 static int kumi_shm_am_sendv(struct kumi_tp *tp, int pe, unsigned handler, const void *hdr,
                              size_t hlen, const void *payload, size_t plen)
 {
-    struct kumi_shm      *s  = kumi_tp_shm(tp);
-    struct kumi_shm_peer *pp = &s->peer[pe];
-    size_t                cap = s->amq_data;
+    struct kumi_shm *s = kumi_tp_shm(tp);
 
     /* threads first: out_tail is the lock's then */
     if (__builtin_expect(s->threads || hlen != 16 || plen > 16
                          || handler >= KUMI_TP_AM_MAX_HANDLERS, 0))
         return kumi_shm_am_sendv_slow(tp, pe, handler, hdr, hlen, payload, plen);
 
-    uint64_t tail = pp->out_tail;
-    size_t   pos  = tail & (cap - 1);
-    size_t   need = KUMI_SHM_REC + kumi_shm_round(plen, 8) + 16;
+    struct kumi_shm_peer *pp   = &s->peer[pe];
+    size_t                mask = s->amq_data - 1;
+    uint64_t              tail = pp->out_tail;
+    size_t                pos  = tail & mask;
+    size_t                need = KUMI_SHM_REC + kumi_shm_round(plen, 8) + 16;
 
     if (__builtin_expect(/* no skip: it ends before the line's end (so the
                           * next header word is in the queue too) */
                          pos % KUMI_SHM_LINE + need <= KUMI_SHM_LINE
-                         && tail + need + KUMI_SHM_REC - pp->out_head <= cap, 1)) {
-        struct kumi_shm_amq *q = pp->out;
-        uint8_t             *r = &q->data[pos];
-        kumi_shm_copy_small(r + KUMI_SHM_REC, hdr, payload, plen);
-        kumi_shm_publish(q, cap, pos, need, kumi_shm_rec_word(16 + plen, handler));
-        pp->out_tail = tail + need;
+                         && tail + need + KUMI_SHM_REC - pp->out_head <= mask + 1, 1)) {
+        uint8_t *d = pp->out->data;
+        kumi_shm_copy_small(d + pos + KUMI_SHM_REC, hdr, payload, plen);
+        /* kumi_shm_publish's, the record ending in its line: the next
+         * header's word is at (pos + need) & mask */
+        __atomic_store_n((uint64_t *)(void *)(d + ((pos + need) & mask)), 0, __ATOMIC_RELAXED);
+        __atomic_store_n((uint64_t *)(void *)(d + pos), kumi_shm_rec_word(16 + plen, handler),
+                         __ATOMIC_RELEASE);
+        tail += need;
+        pp->out_tail = tail;
         /* After the publish, the first word of the line after the next
          * header's is cleared ahead, where room allows: the record that
          * later ends at that line's start then clears a word this PE owns
          * already instead of fetching the line first, which would hold up
          * its own publish (stores commit in order) by a cache-line round
          * trip. Always a word in the free part of the queue. */
-        uint64_t ahead = ((tail + need) | (KUMI_SHM_LINE - 1)) + 1;
-        if (ahead + KUMI_SHM_REC - pp->out_head <= cap)
-            __atomic_store_n((uint64_t *)(void *)&q->data[ahead & (cap - 1)], 0,
-                             __ATOMIC_RELAXED);
-        kumi_shm_ring(tp, pe);
+        uint64_t ahead = (tail | (KUMI_SHM_LINE - 1)) + 1;
+        if (ahead + KUMI_SHM_REC - pp->out_head <= mask + 1)
+            __atomic_store_n((uint64_t *)(void *)(d + (ahead & mask)), 0, __ATOMIC_RELAXED);
+        if (__builtin_expect(tp->doorbells, 0))
+            return kumi_shm_ring_ok(tp, pe);
         return KUMI_OK;
     }
     return kumi_shm_am_sendv_slow(tp, pe, handler, hdr, hlen, payload, plen);
@@ -830,7 +842,7 @@ kumi_shm_serve(struct kumi_tp *tp, struct kumi_shm *s, struct kumi_shm_amq *q, i
 
         if (w == 0)
             break;
-        if ((w & ~(uint64_t)0xffffffffffff) != KUMI_SHM_AM_LIVE
+        if (w >> 48 != KUMI_SHM_AM_LIVE >> 48
             || len > cap - at - KUMI_SHM_REC) {
             kumi_tp_log(KUMI_TP_LOG_ERROR, "shm", "active-message queue from PE %d "
                         "corrupt at %zu (word %#llx)", src, at, (unsigned long long)w);
@@ -851,6 +863,12 @@ kumi_shm_serve(struct kumi_tp *tp, struct kumi_shm *s, struct kumi_shm_amq *q, i
             break;
     }
     return handled;
+}
+
+/* src's queue in my segment (progress and progress_from) */
+static inline struct kumi_shm_amq *kumi_shm_inq(const struct kumi_shm *s, int src)
+{
+    return (struct kumi_shm_amq *)(s->base + s->hdr->amq_off + s->hdr->amq_bytes * (size_t)src);
 }
 
 /* progress()'s guard: one thread serves at a time (the others find
@@ -883,18 +901,15 @@ static inline void kumi_shm_leave(struct kumi_shm *s)
 static int kumi_shm_progress(struct kumi_tp *tp)
 {
     struct kumi_shm *s = kumi_tp_shm(tp);
-    uint8_t         *qbase;
     int              handled = 0, rc = 0;
 
     if (!kumi_shm_enter(s))
         return 0;
-    qbase = s->base + s->hdr->amq_off;
     /* round robin from next_src, counted without a division (two per pass
      * at 2 PEs were most of an empty pass: the receiver's spin) */
     int src = (int)s->next_src;
     for (int i = 0; i < tp->size; i++, src = src + 1 == tp->size ? 0 : src + 1) {
-        struct kumi_shm_amq *q = (struct kumi_shm_amq *)(qbase + s->hdr->amq_bytes * (size_t)src);
-        if ((rc = kumi_shm_serve(tp, s, q, src, -1)) < 0)
+        if ((rc = kumi_shm_serve(tp, s, kumi_shm_inq(s, src), src, -1)) < 0)
             break;
         handled += rc;
     }
@@ -919,8 +934,7 @@ static int kumi_shm_progress_from(struct kumi_tp *tp, int pe)
 
     if ((unsigned)pe >= (unsigned)tp->size)
         return KUMI_ERR_INVALID;
-    struct kumi_shm_amq *q = (struct kumi_shm_amq *)(s->base + s->hdr->amq_off
-                                                     + s->hdr->amq_bytes * (size_t)pe);
+    struct kumi_shm_amq *q = kumi_shm_inq(s, pe);
     /* nothing there: no guard to take (the word is 0 until published; the
      * head is only read here, another thread may be serving) */
     uint64_t head = __atomic_load_n(&q->head, __ATOMIC_RELAXED);
