@@ -18,18 +18,10 @@
 
 #include "win_util.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NO_INJECT 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define NO_INJECT 1
-#endif
-#endif
-
 /* bindings/mpi/win_int.h's struct kmpi_win_waiter: four ints, a pointer */
 #define WAITER_BYTES (4 * sizeof(int) + sizeof(void *))
 
-#ifndef NO_INJECT
+#ifndef W_NO_INJECT
 extern void *__libc_malloc(size_t n);
 
 /* per thread: only the thread that armed it (the one that serves the
@@ -55,22 +47,15 @@ void *malloc(size_t n)
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
-#ifdef NO_INJECT
-    if (t_rank == 0)
-        printf("ok: skipped (a sanitizer's malloc: no failure can be injected)\n");
-    MPI_Finalize();
-    return 0;
+#ifdef W_NO_INJECT
+    return w_skip("a sanitizer's malloc: no failure can be injected");
 #else
     long    cbuf = 0;
     MPI_Win win;
     int     last = t_size - 1;
 
-    if (t_size < 3) {
-        if (t_rank == 0)
-            printf("ok: skipped (fewer than 3 ranks)\n");
-        MPI_Finalize();
-        return 0;
-    }
+    if (t_size < 3)
+        return w_skip("fewer than 3 ranks");
     MPI_OK(MPI_Win_create(&cbuf, sizeof cbuf, sizeof cbuf, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     /* armed once rank 0's lock is granted (its answer's send allocates
@@ -96,10 +81,7 @@ int main(int argc, char **argv)
     w_section("MPI_Win_lock_all returns a target's error");
     if (t_rank == 0) {
         MPI_OK(MPI_Win_unlock(1, win));
-        for (int r = 0; r < t_size; r++) {
-            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r, 0, win));
-            MPI_OK(MPI_Win_unlock(r, win));
-        }
+        w_lock_each(win);
     }
     w_section("every shared lock the failed MPI_Win_lock_all was granted is free again");
     if (t_rank == last) {

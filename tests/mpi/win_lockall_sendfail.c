@@ -28,20 +28,12 @@
 
 #include "win_util.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NO_INJECT 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define NO_INJECT 1
-#endif
-#endif
-
 /* bindings/mpi/win_int.h: struct kmpi_win_hdr (a request without data)
  * and an answer's status word */
 #define MSG_BYTES 48
 #define ANS_BYTES 4
 
-#ifndef NO_INJECT
+#ifndef W_NO_INJECT
 extern void *__libc_malloc(size_t n);
 
 /* per thread: only the caller's allocations count, not the tcp
@@ -60,16 +52,6 @@ void *malloc(size_t n)
 
 static int handled, handler_rc;
 
-/* every rank's exclusive lock in turn: waits forever where a shared lock
- * of this process is still held */
-static void lock_each(MPI_Win win)
-{
-    for (int r = 0; r < t_size; r++) {
-        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r, 0, win));
-        MPI_OK(MPI_Win_unlock(r, win));
-    }
-}
-
 static void on_error(MPI_Win *win, int *code, ...)
 {
     size_t w = watch;
@@ -77,7 +59,7 @@ static void on_error(MPI_Win *win, int *code, ...)
     watch = 0;
     handled++;
     handler_rc = *code;
-    lock_each(*win);
+    w_lock_each(*win);
     watch = w;
 }
 
@@ -126,7 +108,7 @@ static int fail_once(MPI_Win win, size_t size, int with_handler, const char *wha
         return 0;
     }
     if (t_rank == 0)
-        lock_each(win);   /* no shared lock left anywhere */
+        w_lock_each(win);   /* no shared lock left anywhere */
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (t_rank == last) {   /* nothing left in flight either */
         MPI_OK(MPI_Win_lock_all(0, win));
@@ -140,22 +122,15 @@ static int fail_once(MPI_Win win, size_t size, int with_handler, const char *wha
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
-#ifdef NO_INJECT
-    if (t_rank == 0)
-        printf("ok: skipped (a sanitizer's malloc: no failure can be injected)\n");
-    MPI_Finalize();
-    return 0;
+#ifdef W_NO_INJECT
+    return w_skip("a sanitizer's malloc: no failure can be injected");
 #else
     long             cbuf = 0;
     MPI_Win          win;
     MPI_Errhandler   eh;
 
-    if (t_size < 2) {
-        if (t_rank == 0)
-            printf("ok: skipped (one rank)\n");
-        MPI_Finalize();
-        return 0;
-    }
+    if (t_size < 2)
+        return w_skip("one rank");
     MPI_OK(MPI_Win_create(&cbuf, sizeof cbuf, sizeof cbuf, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     if (fail_once(win, MSG_BYTES, 0, "return"))
