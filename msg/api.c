@@ -446,9 +446,8 @@ static int from_ready_wait(void *p)
 
     if (kumi_msg_req_done_now(r))
         return 1;
-    /* policy spin: several looks before the loop's pause (which is
-     * ~25 ns on this machine's CPU, as long as 16 looks: a message landing
-     * during it waited 12 ns on average before it was seen) */
+    /* policy spin: KUMI_MSG_FROM_LOOKS looks before the loop's pause
+     * (~20-25 ns on the VMs measured; msg_int.h says why one look) */
     for (int i = kumi_rt.wait_policy == KUMI_WAIT_SPIN ? KUMI_MSG_FROM_LOOKS : 1; i > 0 && n == 0;
          i--)
         n = kumi_tp_progress_from(&kumi_rt.tp, r->peer);

@@ -54,8 +54,18 @@ _Static_assert(sizeof(struct kumi_msg_hdr) == 48, "the header is 48 bytes");
 _Static_assert(offsetof(struct kumi_msg_hdr, size) == 16, "EAGER sends a 16-byte header");
 #define KUMI_MSG_CHUNK      (KUMI_TP_AM_MAX_PAYLOAD - KUMI_MSG_HDR)  /* DATA payload */
 #define KUMI_MSG_LAZY_WAITS 16   /* waits on done requests per progress pass */
-#define KUMI_MSG_FROM_LOOKS 16   /* a receive from one source: looks at its queue
-                                    per round of the wait loop (api.c) */
+/* A receive from one source: looks at its queue per round of the wait
+ * loop (api.c), each round ending in a pause. One: a core that reads the
+ * line the sender is about to store into, again and again, slows the
+ * sender's store (the line is taken from it each time); a pause between
+ * looks lets the store through. On a 2-vCPU AMD EPYC VM (2026-11-28) 8-byte
+ * send-lat went 0.283 -> 0.226 us against 16 looks a pause (msg/README.md,
+ * "Measurements"). A build may set another (-DKUMI_MSG_FROM_LOOKS=16) to
+ * compare. */
+#ifndef KUMI_MSG_FROM_LOOKS
+#define KUMI_MSG_FROM_LOOKS 1
+#endif
+_Static_assert(KUMI_MSG_FROM_LOOKS >= 1, "at least one look a round");
 #define KUMI_MSG_CHARGE(n)  ((uint64_t)(n) + 64)   /* credit an EAGER/RTS costs */
 
 /* A message the handler queued for the main thread (every type but DATA,
