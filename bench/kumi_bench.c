@@ -42,7 +42,7 @@ static const struct kb_op kb_ops[] = {
     { "send-lat",       kb_op_send_lat,  KB_LAT,   KB_REF_PIPELINE, 8,    0,    2,  0 },
     { "send-bw",        kb_op_send_bw,   KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  0 },
     { "send-bibw",      kb_op_send_bibw, KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  0 },
-    { "send-rate",      kb_op_send_rate, KB_RATE,  KB_REF_PIPELINE, 0,    0,    2,  0 },
+    { "send-rate",      kb_op_send_rate, KB_RATE,  KB_REF_RATE,     0,    0,    2,  0 },
     { "send-any",       kb_op_send_any,  KB_BW,    KB_REF_MEMCPY,   0,    0,    2,  0 },
     { "limit",          NULL,            KB_LIMIT, KB_REF_PIPELINE, 0,    0,    1,  0 },
     /* the software DSM (kumi_bench_dsm.c); not in `all`: see bench/README.md */

@@ -49,7 +49,12 @@ enum kb_kind {
 
 /* The bandwidth limit an op's large sizes are compared with: one copy per
  * byte (put/get: memcpy) or two (ring and collectives: through a buffer). */
-enum kb_bwref { KB_REF_PIPELINE, KB_REF_MEMCPY };
+/* What a sized op's x_limit is set against above KB_LAT_MAX_BYTES (KB_BW)
+ * or always (KB_RATE): the pipeline's or memcpy's MB/s; KB_REF_RATE
+ * (send-rate): up to KB_RATE_LIMIT_BYTES the message-rate floor (us per
+ * message / the limit's, times the floor), above it the pipeline. */
+enum kb_bwref { KB_REF_PIPELINE, KB_REF_MEMCPY, KB_REF_RATE };
+#define KB_RATE_LIMIT_BYTES 8
 
 /* What one PE measured for one op at one size; every PE puts it into its
  * slot of a symmetric table on PE 0 (not kumi_allreduce: the benchmark
@@ -112,7 +117,7 @@ enum kb_path {
     KB_PATH_TCP     /* peers not mapped (tcp): one loopback TCP socket    */
 };
 
-#define KB_LIMIT_ROWS 6
+#define KB_LIMIT_ROWS 7
 struct kb_limit {
     int            measured;
     enum kb_path   path;
@@ -123,6 +128,8 @@ struct kb_limit {
     struct kb_stat memcpy;    /* one 64 MiB copy, one core                */
     struct kb_stat pipeline;  /* shm: one 64 KiB block through a shared ring */
     struct kb_stat stream;    /* tcp: one 1 MiB message over the socket   */
+    struct kb_stat rate;      /* shm: one 8-byte message of a window of 64,
+                                 16-byte records in the receiver's ring     */
 };
 
 /* The job, set up once by main. */

@@ -14,6 +14,14 @@
  *             counter. Two copies, two cores, as in kumi's ring (which pushes
  *             and pops one reused 64 KiB buffer, as this does): the floor
  *             under the ring and the collectives.
+ *   rate      PE 0 writes windows of 64 8-byte messages into a 64 KiB ring
+ *             in PE 1's symmetric memory, each a 16-byte record (a nonzero
+ *             word published by a release store after the payload, four
+ *             to a line, the next record's word cleared first), and waits
+ *             for PE 1's acknowledgement of the window in a line of its
+ *             own; PE 1 polls each record's word, checks its payload and
+ *             releases its head. The floor under an 8-byte message rate
+ *             (send-rate) with any record format.
  * Where peers are not mapped (tcp), one-way and pipeline cannot be taken;
  * kumi_bench_tcp.c measures the socket path instead (one-way, stream).
  * Each figure is the best of several trials: a limit is what the machine
@@ -186,6 +194,85 @@ static void kb_limit_barrier(struct kb_stat *st, uint64_t *line, int trials, lon
     kb_trials(st, trials, rounds, 1, kb_barrier_trial, &b);
 }
 
+/* ------------------------------------------------------------------- rate */
+
+#define KB_RATE_WINDOW 64                 /* send-rate's window          */
+#define KB_RATE_REC    16                 /* word + 8 bytes of payload   */
+#define KB_RATE_RING   ((size_t)64 << 10)
+#define KB_RATE_LIVE   ((uint64_t)1 << 48)
+
+struct kb_rate {
+    volatile uint64_t *head;   /* PE 1's, released per record (PE 1's memory) */
+    volatile uint64_t *ack;    /* windows PE 1 has taken (PE 0's memory)      */
+    uint8_t           *ring;   /* KB_RATE_RING bytes in PE 1's memory         */
+    uint64_t           pos;    /* bytes written (PE 0) or read (PE 1)         */
+    uint64_t           seen;   /* PE 0: the head as last read                 */
+    uint64_t           w;      /* windows so far                              */
+};
+
+static void kb_rate_trial(void *arg, long n)
+{
+    struct kb_rate *r    = arg;
+    const size_t    mask = KB_RATE_RING - 1;
+    uint64_t        pos  = r->pos, w = r->w;
+
+    for (long i = 0; i < n; i++, w++) {
+        for (uint64_t m = w * KB_RATE_WINDOW; m < (w + 1) * KB_RATE_WINDOW; m++) {
+            uint64_t *rec = (uint64_t *)(void *)(r->ring + (pos & mask));
+            if (kb.me == 0) {
+                /* room for this record and the next one's word */
+                while (pos + 2 * KB_RATE_REC - r->seen > KB_RATE_RING)
+                    r->seen = __atomic_load_n(r->head, __ATOMIC_ACQUIRE);
+                rec[1] = m;
+                __atomic_store_n((uint64_t *)(void *)(r->ring + ((pos + KB_RATE_REC) & mask)), 0,
+                                 __ATOMIC_RELAXED);
+                __atomic_store_n(&rec[0], m | KB_RATE_LIVE, __ATOMIC_RELEASE);
+            } else {
+                unsigned spins = 0;
+                uint64_t word;
+                while ((word = __atomic_load_n(&rec[0], __ATOMIC_ACQUIRE)) == 0)
+                    if (++spins == KB_SPIN_YIELD) {
+                        spins = 0;
+                        sched_yield();
+                    }
+                if (word != (m | KB_RATE_LIVE) || rec[1] != m) {
+                    fprintf(stderr, "kumi-bench[1]: limit: rate message %llu arrived as "
+                            "%#llx / %llu\n", (unsigned long long)m, (unsigned long long)word,
+                            (unsigned long long)rec[1]);
+                    exit(1);
+                }
+                __atomic_store_n(r->head, pos + KB_RATE_REC, __ATOMIC_RELEASE);
+            }
+            pos += KB_RATE_REC;
+        }
+        if (kb.me == 0)
+            kb_spin_ge(r->ack, w + 1);
+        else
+            __atomic_store_n(r->ack, w + 1, __ATOMIC_RELEASE);
+    }
+    r->pos = pos;
+    r->w   = w;
+}
+
+/* ack: one zeroed line of PE 0's (symmetric); ring: 4096 + KB_RATE_RING
+ * symmetric bytes, PE 1's used (zeroed here) */
+static void kb_limit_rate(struct kb_stat *st, uint64_t *ack, uint8_t *ring, int trials,
+                          long windows)
+{
+    uint8_t       *base = kb.me == 1 ? ring : kb.me == 0 ? kumi_ptr(ring, 1) : NULL;
+    struct kb_rate r    = { 0 };
+
+    st->bytes = 8;
+    if (kb.me < 2) {
+        r.head = (volatile uint64_t *)(void *)base;
+        r.ack  = kb.me == 0 ? ack : kumi_ptr(ack, 0);
+        r.ring = base + 4096;
+        if (kb.me == 1)   /* a published word is never 0; PE 0 waits for the barrier */
+            memset(base, 0, 4096 + KB_RATE_RING);
+    }
+    kb_trials(st, trials, windows, KB_RATE_WINDOW, kb_rate_trial, &r);
+}
+
 /* ----------------------------------------------------------------- memcpy */
 
 /* The copy buffers, faulted in by the kernel (MAP_POPULATE): in a VM,
@@ -298,18 +385,18 @@ static void kb_limit_pipeline(struct kb_stat *st, uint8_t *ring, int trials, lon
 
 void kb_limit_measure(struct kb_limit *lim, int full, long rounds)
 {
-    uint64_t *word = NULL;   /* lines: one-way, kick (2), barrier */
+    uint64_t *word = NULL;   /* lines: one-way, kick (2), barrier, rate's ack */
     uint8_t  *ring = NULL;
     int       rc   = KUMI_ERR_UNSUPPORTED;
 
     memset(lim, 0, sizeof *lim);
     lim->measured = 1;
     if (kb.n >= 2) {
-        word = kumi_align(KB_LINE, 4 * KB_LINE);
+        word = kumi_align(KB_LINE, 5 * KB_LINE);
         ring = kumi_align(4096, 4096 + KB_SLOTS * KB_BLOCK);
         if (word == NULL || ring == NULL)
             kb_die("limit", "kumi_align", KUMI_ERR_NOMEM);
-        memset(word, 0, 4 * KB_LINE);   /* before the trials' first barrier */
+        memset(word, 0, 5 * KB_LINE);   /* before the trials' first barrier */
         /* plain loads and stores need the peer's memory mapped here */
         int mapped = kb.me == 0 ? kumi_ptr(ring, 1) != NULL
                    : kb.me == 1 ? kumi_ptr(word, 0) != NULL : 1;
@@ -324,8 +411,12 @@ void kb_limit_measure(struct kb_limit *lim, int full, long rounds)
         kb_limit_barrier(&lim->barrier, word + 3 * KB_LINE / 8, trials, n);
     }
     kb_limit_memcpy(&lim->memcpy, full ? 10 : 3);
-    if (lim->path == KB_PATH_SHM)
+    if (lim->path == KB_PATH_SHM) {
         kb_limit_pipeline(&lim->pipeline, ring, full ? 10 : 3, full ? 1024 : 256);
+        /* the ring again, now for records (the pipeline's trials ended in
+         * a barrier; PE 1 zeroes it before the rate's first) */
+        kb_limit_rate(&lim->rate, word + 4 * KB_LINE / 8, ring, full ? 10 : 5, full ? 1000 : 200);
+    }
     if (kb.n >= 2) {
         kumi_free(ring);
         kumi_free(word);
@@ -342,7 +433,7 @@ const struct kb_stat *kb_limit_bw(const struct kb_limit *lim, enum kb_bwref bwre
 {
     if (lim->path == KB_PATH_TCP)
         return &lim->stream;
-    return bwref == KB_REF_MEMCPY ? &lim->memcpy : &lim->pipeline;
+    return bwref == KB_REF_MEMCPY ? &lim->memcpy : &lim->pipeline;   /* KB_REF_RATE too */
 }
 
 const char *kb_limit_bw_name(const struct kb_limit *lim, enum kb_bwref bwref)
@@ -388,6 +479,9 @@ double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op, const 
     case KB_BW:
         return row->bytes <= KB_LAT_MAX_BYTES ? row->avg_us / oneway : row->mb_per_s / bw;
     case KB_RATE:
+        /* the rate floor where it was measured (shm), else the bandwidth's */
+        if (op->bwref == KB_REF_RATE && row->bytes <= KB_RATE_LIMIT_BYTES && lim->rate.iters > 0)
+            return 1e6 / row->msgs_per_s / lim->rate.best_us;
         return row->mb_per_s / bw;
     default:
         return NAN;
@@ -395,17 +489,18 @@ double kb_limit_ratio(const struct kb_limit *lim, const struct kb_op *op, const 
 }
 
 /* The limits as output rows (op limit-oneway, limit-kick, limit-barrier,
- * limit-memcpy, limit-pipeline, limit-stream); returns how many were
+ * limit-memcpy, limit-pipeline, limit-stream, limit-rate); returns how many were
  * measured. The kick and barrier rows' ratio is their best over the
  * one-way's: what the pattern itself costs above one line transfer. */
 int kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[KB_LIMIT_ROWS])
 {
     static const char *const names[KB_LIMIT_ROWS] = { "limit-oneway", "limit-kick",
                                                       "limit-barrier", "limit-memcpy",
-                                                      "limit-pipeline", "limit-stream" };
+                                                      "limit-pipeline", "limit-stream",
+                                                      "limit-rate" };
     const struct kb_stat    *stats[KB_LIMIT_ROWS] = { &lim->oneway, &lim->kick, &lim->barrier,
                                                       &lim->memcpy, &lim->pipeline,
-                                                      &lim->stream };
+                                                      &lim->stream, &lim->rate };
     int                      n = 0;
 
     for (int i = 0; i < KB_LIMIT_ROWS; i++) {
@@ -416,7 +511,8 @@ int kb_limit_rows(const struct kb_limit *lim, struct kb_row rows[KB_LIMIT_ROWS])
         rows[n] = (struct kb_row){
             .op = names[i], .bytes = s->bytes, .iters = s->iters,
             .avg_us = s->avg_us, .min_us = s->best_us, .max_us = s->worst_us,
-            .msgs_per_s = NAN, .mb_per_s = i == 0 || pattern ? NAN : kb_stat_mbs(s),
+            .msgs_per_s = s == &lim->rate ? 1e6 / s->best_us : NAN,
+            .mb_per_s = i == 0 || pattern ? NAN : kb_stat_mbs(s),
             .ratio = pattern ? s->best_us / lim->oneway.best_us : 1, .minflt = -1,
         };
         n++;

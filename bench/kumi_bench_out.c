@@ -125,6 +125,12 @@ void kb_out_header(const struct kb_out *o, const char *op, const struct kb_limit
         /* the contract's five latency columns first, the bandwidth last */
         fprintf(o->text, "# %-10s %11s %11s %11s %9s %10s\n", "bytes", "avg_us", "min_us",
                 "max_us", "x_limit", "mb_per_s");
+    } else if (bwref == KB_REF_RATE && lim->rate.iters > 0) {
+        kb_out_note(o, "x_limit = us per message / the message-rate floor (limit-rate: %s us, "
+                    "8-byte records in windows of %d, no runtime) up to %d bytes, lower is "
+                    "better; above, mb_per_s / %s MB/s", kb_num(a, sizeof a, lim->rate.best_us, 4),
+                    64, KB_RATE_LIMIT_BYTES, bwname);
+        fprintf(o->text, "# %-10s %12s %10s %9s\n", "bytes", "msgs_per_s", "mb_per_s", "x_limit");
     } else {
         kb_out_note(o, "x_limit = mb_per_s / %s MB/s", bwname);
         fprintf(o->text, "# %-10s %12s %10s %9s\n", "bytes", "msgs_per_s", "mb_per_s", "x_limit");

@@ -6,7 +6,8 @@
 Runs `limit` and the latency ops barrier and pingpong at 2 PEs on the
 given transport and checks what the rows must say: every limit of the
 path is there and positive (on shm the one-way, the two patterns kick and
-barrier, memcpy and pipeline; on tcp one-way, memcpy and stream); latency
+barrier, memcpy, pipeline and the message-rate floor; on tcp one-way, memcpy
+and stream); send-rate's 8-byte row has a rate and an x_limit; latency
 rows carry a finite positive limit_ratio and the one-way figure it was taken
 against (limit_oneway_us); on shm they were measured in blocks paired with
 one-way measurements (limit_blocks), on tcp in one. Fails on a missing row or key,
@@ -45,13 +46,15 @@ def main():
 
     lim = {r["op"]: r for r in run(kumirun, bench, transport, "limit", "--iters", "2000")}
     want = ["limit-oneway", "limit-memcpy"]
-    want += ["limit-kick", "limit-barrier", "limit-pipeline"] if shm else ["limit-stream"]
+    want += ["limit-kick", "limit-barrier", "limit-pipeline", "limit-rate"] if shm \
+        else ["limit-stream"]
     for name in want:
         if name not in lim:
             sys.exit(f"FAIL: limit: no row {name} (rows: {sorted(lim)})")
         positive(lim[name], "min_us")
         positive(lim[name], "limit_ratio")
-    unexpected = {"limit-kick", "limit-barrier", "limit-pipeline"} & set(lim) if not shm else set()
+    unexpected = {"limit-kick", "limit-barrier", "limit-pipeline", "limit-rate"} & set(lim) \
+        if not shm else set()
     if unexpected:
         sys.exit(f"FAIL: limit on {transport}: rows of the mapped path {sorted(unexpected)}")
     if shm:
@@ -85,6 +88,19 @@ def main():
             sys.exit(f"FAIL: {op}: limit_ratio {ratio} out of any sane range")
         print(f"{op}: avg {r['avg_us']:.4f} us, x_limit {ratio:.3f} "
               f"(one-way {oneway:.4f} us)")
+    # send-rate: on shm its x_limit is times the message-rate floor (us per
+    # message over limit-rate's best, a run's own limit), so at least about 1;
+    # on tcp (no floor measured) a fraction of the stream's MB/s
+    rows = [x for x in run(kumirun, bench, transport, "send-rate", "--bytes", "8", "--iters", "200")
+            if x["op"] == "send-rate"]
+    if len(rows) != 1:
+        sys.exit(f"FAIL: send-rate: {len(rows)} rows of the op: {rows}")
+    r = rows[0]
+    rate = positive(r, "msgs_per_s")
+    ratio = positive(r, "limit_ratio")
+    if shm and not 0.3 < ratio < 1e4:
+        sys.exit(f"FAIL: send-rate: limit_ratio {ratio} is not a multiple of the rate floor")
+    print(f"send-rate: {rate:.0f} msgs/s, x_limit {ratio:.3f}")
     print(f"kumi-bench rows on {transport}: all present")
 
 
