@@ -263,6 +263,10 @@ static void kb_limit_rate(struct kb_stat *st, uint64_t *ack, uint8_t *ring, int 
     struct kb_rate r    = { 0 };
 
     st->bytes = 8;
+    /* The ring was the pipeline's, whose last trial PE 0 may still be
+     * ending (waiting for PE 1's final consumed count in the ring's first
+     * line): nobody touches it before every PE is here. */
+    kb_barrier("limit");
     if (kb.me < 2) {
         r.head = (volatile uint64_t *)(void *)base;
         r.ack  = kb.me == 0 ? ack : kumi_ptr(ack, 0);
@@ -413,8 +417,8 @@ void kb_limit_measure(struct kb_limit *lim, int full, long rounds)
     kb_limit_memcpy(&lim->memcpy, full ? 10 : 3);
     if (lim->path == KB_PATH_SHM) {
         kb_limit_pipeline(&lim->pipeline, ring, full ? 10 : 3, full ? 1024 : 256);
-        /* the ring again, now for records (the pipeline's trials ended in
-         * a barrier; PE 1 zeroes it before the rate's first) */
+        /* the ring again, now for records (after a barrier, PE 1 zeroes
+         * it before the rate's first trial) */
         kb_limit_rate(&lim->rate, word + 4 * KB_LINE / 8, ring, full ? 10 : 5, full ? 1000 : 200);
     }
     if (kb.n >= 2) {
