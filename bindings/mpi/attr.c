@@ -24,6 +24,7 @@ struct kmpi_keyval {
     MPI_Comm_delete_attr_function *del;
     void                          *extra;
     int                            refs;    /* values held + 1 until freed */
+    int                            freed;   /* the program freed it (values still hold it) */
 };
 
 struct kmpi_attr {
@@ -117,6 +118,7 @@ static int key_create(const char *call, int kind, MPI_Comm_copy_attr_function *c
     kv->del   = del != NULL ? del : kmpi_comm_null_delete_fn;
     kv->extra = extra_state;
     kv->refs  = 1;
+    kv->freed = 0;
     keys[i]   = kv;
     *comm_keyval = KEY_FIRST + i;
     return MPI_SUCCESS;
@@ -154,7 +156,15 @@ static int key_free(const char *call, int kind, int *comm_keyval)
                           : key_any(*comm_keyval) != NULL
                           ? (kind == KEY_COMM ? " (a datatype's key)" : " (a communicator's key)")
                           : " (freed?)");
-    key_unref(*comm_keyval);   /* values already set keep it until deleted */
+    /* Only the first free drops the program's reference: a key freed while
+     * values still hold it stays until they are deleted, and freeing it
+     * again through a copy of the handle (or from its own delete callback)
+     * must not take a value's reference and free the key under it (MPICH's
+     * attr/keyval_double_free does this). */
+    if (!key_of(*comm_keyval, kind)->freed) {
+        key_of(*comm_keyval, kind)->freed = 1;
+        key_unref(*comm_keyval);   /* values already set keep it until deleted */
+    }
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }

@@ -14,6 +14,9 @@ kumi_mpi_test(group_basic group_basic.c QUICK 2 3)
 kumi_mpi_test(comm_more comm_more.c QUICK 2 3)
 # strict: also where Open MPI strays from the standard (see the source)
 kumi_mpi_test(comm_more.strict comm_more.c ARGS strict PES 2 3 QUICK 3 TRANSPORTS shm)
+# a key freed twice (once from its delete callback) while MPI_COMM_SELF holds
+# a value: neither fails nor frees the key under the value
+kumi_mpi_test(attr_keyfree attr_keyfree.c PES 1 2 QUICK 1 2)
 kumi_mpi_test(nbc_err nbc_err.c PES 2 3 QUICK 2
   EXPECT_RC 1 EXPECT_REGEX "MPI_Wait: MPI_ERR_TRUNCATE")
 # graph topologies (MPI_Graph_create and queries, neighbor collectives on them)
