@@ -440,6 +440,45 @@ static long long elems_prefix(const struct kmpi_dt *t, size_t r)
     return -1;
 }
 
+/* the inverse of elems_prefix: the fewest bytes of one element's data
+ * that hold its first k basic entries (0 <= k < nelem), or -1 when no
+ * prefix holds exactly k. Walks the constructor tree once, so its cost
+ * is the tree's, not the type's size. */
+static long long elems_bytes(const struct kmpi_dt *t, size_t k)
+{
+    long long acc = 0, p;
+
+    if (k == 0)
+        return 0;
+    switch (t->kind) {
+    case KMPI_DT_BASIC:
+        return t->pair_vlen != 0 && k == 1 ? (long long)t->pair_vlen : -1;
+    case KMPI_DT_VECTOR:   /* the old type's copies follow each other in the data */
+        if (t->old->nelem == 0)
+            return -1;
+        p = elems_bytes(t->old, k % t->old->nelem);
+        return p < 0 ? -1 : (long long)(k / t->old->nelem * t->old->pub.size) + p;
+    case KMPI_DT_BLOCKS:
+        for (size_t i = 0; i < t->count; i++) {
+            const struct kmpi_dt *o = t->types != NULL ? t->types[i] : t->old;
+            size_t                e = t->blocklens[i] * o->nelem;
+
+            if (k >= e) {
+                acc += (long long)(t->blocklens[i] * o->pub.size);
+                k -= e;
+                continue;
+            }
+            p = elems_bytes(o, k % o->nelem);
+            return p < 0 ? -1 : acc + (long long)(k / o->nelem * o->pub.size) + p;
+        }
+        return k == 0 ? acc : -1;
+    case KMPI_DT_RESIZED:
+    case KMPI_DT_DUP:
+        return elems_bytes(t->old, k);
+    }
+    return -1;
+}
+
 /* the status and datatype of Get_count/Get_elements, or NULL with *rc set */
 static struct kmpi_dt *count_check(const char *call, const MPI_Status *status,
                                    MPI_Datatype datatype, const int *count, int *rc)
@@ -493,7 +532,10 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     }
     whole = bytes / (long long)t->pub.size;
     part = elems_prefix(t, (size_t)(bytes % (long long)t->pub.size));
-    if (part < 0 || whole > (INT_MAX - part) / (long long)(t->nelem ? t->nelem : 1))
+    /* MPI-3.1 4.1.11: MPI_UNDEFINED also when the count exceeds an int
+     * (part alone can, within one element of a type of over INT_MAX entries) */
+    if (part < 0 || part > INT_MAX
+        || whole > (INT_MAX - part) / (long long)(t->nelem ? t->nelem : 1))
         *count = MPI_UNDEFINED;
     else
         *count = (int)(whole * (long long)t->nelem + part);
@@ -531,8 +573,7 @@ static int status_set(const char *call, MPI_Status *status, MPI_Datatype datatyp
 {
     int             rc = kmpi_check_live(call);
     struct kmpi_dt *t;
-    long long       whole, rest;
-    size_t          p = 0;
+    long long       whole, rest, p = 0;
 
     if (rc != MPI_SUCCESS)
         return rc;
@@ -550,9 +591,9 @@ static int status_set(const char *call, MPI_Status *status, MPI_Datatype datatyp
     }
     whole = count / (long long)t->nelem;
     rest  = count % (long long)t->nelem;
-    while (rest > 0 && p < t->pub.size && elems_prefix(t, p) != rest)
-        p++;
-    status->kmpi_bytes = whole * (long long)t->pub.size + (long long)p;
+    if (rest > 0 && (p = elems_bytes(t, (size_t)rest)) < 0)
+        p = (long long)t->pub.size;   /* no prefix holds them: the whole element */
+    status->kmpi_bytes = whole * (long long)t->pub.size + p;
     return MPI_SUCCESS;
 }
 

@@ -2,7 +2,7 @@
 # typemap.c). The engine is local to a process, so most programs run on
 # one PE; type_p2p sends derived types between two. Each program prints
 # the same lines under Open MPI (tests/mpi/vs_openmpi.sh compares them).
-foreach(t extent pack count name err life random)
+foreach(t extent pack count setelem name err life random)
   kumi_mpi_test(type_${t} type_${t}.c PES 1 QUICK 1 TRANSPORTS shm)
 endforeach()
 kumi_mpi_test(type_p2p type_p2p.c PES 2 QUICK 2)
