@@ -80,9 +80,35 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 
     if (w == NULL)
         return rc;
-    if (w->info != MPI_INFO_NULL)
-        return PMPI_Info_dup(w->info, info_used);
-    return PMPI_Info_create(info_used);
+    /* MPI-3.1 11.2.7: "all hints actually used by the system": the
+     * window hints of 11.2.1 (and 11.2.3), as set or else their defaults;
+     * a key kumi does not know is ignored, so it is not returned */
+    static const char *const hints[][2] = {
+        { "no_locks", "false" },
+        { "accumulate_ordering", "rar,raw,war,waw" },
+        { "accumulate_ops", "same_op_no_op" },
+        { "same_size", "false" },
+        { "same_disp_unit", "false" },
+        { "alloc_shared_noncontig", NULL },   /* only when given */
+    };
+    MPI_Info out;
+    if ((rc = PMPI_Info_create(&out)) != MPI_SUCCESS)
+        return kmpi_win_error(w, rc, call, "no info object for the hints");
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        char        val[MPI_MAX_INFO_VAL + 1];
+        const char *v    = hints[i][1];
+        int         flag = 0;
+        if (w->info != MPI_INFO_NULL
+            && PMPI_Info_get(w->info, hints[i][0], MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS
+            && flag)
+            v = val;
+        if (v != NULL && (rc = PMPI_Info_set(out, hints[i][0], v)) != MPI_SUCCESS) {
+            PMPI_Info_free(&out);
+            return kmpi_win_error(w, rc, call, "no memory for the hints");
+        }
+    }
+    *info_used = out;
+    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ error handlers

@@ -502,7 +502,10 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
             return kmpi_win_error(w, MPI_ERR_OP, call, "%s: one-sided accumulates take "
                                   "predefined operations only", o ? "a user operation"
                                                                   : "no operation");
-        if (a->op != MPI_REPLACE && a->op != MPI_NO_OP) {
+        /* an accumulate of no data has no type signature to match
+         * (a zero count, or datatypes of size 0): it is valid and does
+         * nothing, as a zero-count send is */
+        if (a->op != MPI_REPLACE && a->op != MPI_NO_OP && tbytes > 0) {
             if (tt->basic == 0 || (ot != NULL && ot->basic != tt->basic))
                 return kmpi_win_error(w, MPI_ERR_TYPE, call, "an accumulate needs origin and "
                                       "target datatypes of one and the same predefined type");
@@ -516,6 +519,8 @@ static int rma(const char *call, MPI_Win win, struct rma_args *a)
                               "datatype");
     if ((rc = kmpi_win_epoch_check(call, w, a->target)) != MPI_SUCCESS)
         return rc;
+    if (tbytes == 0 && a->kind != KW_CAS)
+        return rma_done(call, w, a);   /* no data moves either way */
     /* the target range */
     struct kmpi_win_hdr h = { 0 };
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {

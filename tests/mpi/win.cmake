@@ -12,6 +12,9 @@ kumi_mpi_test(win_types win_types.c PES 1 2 3 4 8 QUICK 2 3)
 # accumulates under contention: tickets, vectors, CAS (a longer sweep in mpi-full)
 kumi_mpi_test(win_atomic win_atomic.c PES 2 3 4 8 QUICK 2 4)
 kumi_mpi_test(win_atomic.long win_atomic.c ARGS 3000 PES 4 8 QUICK "" LABELS mpi-sweep)
+# operations that move no data (count 0, datatypes of size 0, basic types
+# that differ): they succeed and change nothing, on every flavor
+kumi_mpi_test(win_zero win_zero.c PES 1 2 3 4 QUICK 2 3)
 # errors through the window's handler, names, info, group, attributes
 kumi_mpi_test(win_err win_err.c PES 1 2 3 4 QUICK 2 3)
 kumi_mpi_test(win_errfatal win_errfatal.c PES 1 2 QUICK 2

@@ -117,11 +117,21 @@ int main(int argc, char **argv)
     char     val[MPI_MAX_INFO_VAL];
     MPI_Info_create(&info);
     MPI_Info_set(info, "no_locks", "false");
+    MPI_Info_set(info, "accumulate_ops", "same_op");
+    MPI_Info_set(info, "no_such_window_hint", "true");
     MPI_OK(MPI_Win_set_info(win, info));
     MPI_Info_free(&info);
     MPI_OK(MPI_Win_get_info(win, &got));
     MPI_Info_get(got, "no_locks", MPI_MAX_INFO_VAL, val, &flag);
     CHECK(flag && strcmp(val, "false") == 0, "info no_locks");
+    MPI_Info_get(got, "accumulate_ops", MPI_MAX_INFO_VAL, val, &flag);
+    CHECK(flag && strcmp(val, "same_op") == 0, "info accumulate_ops");
+    /* the hints used (MPI-3.1 11.2.7): a key kumi ignores is not among them,
+     * a hint not set has its default */
+    MPI_Info_get(got, "no_such_window_hint", MPI_MAX_INFO_VAL, val, &flag);
+    CHECK(!flag, "an unknown hint returned by MPI_Win_get_info");
+    MPI_Info_get(got, "accumulate_ordering", MPI_MAX_INFO_VAL, val, &flag);
+    CHECK(flag && strcmp(val, "rar,raw,war,waw") == 0, "default accumulate_ordering");
     MPI_Info_free(&got);
     MPI_Group g1, g2;
     MPI_OK(MPI_Win_get_group(win, &g1));
