@@ -62,3 +62,4 @@ kumi_mpi_test(p2p_mprobe p2p_mprobe.c PES 1 2 3 4 QUICK 2 3)
 # complete normally (msg/cancel.c). CMA=0: receives matched by CTS streams.
 kumi_mpi_test(p2p_cancel p2p_cancel.c PES 1 2 3 4 QUICK 2 3)
 kumi_mpi_test(p2p_cancel.cts p2p_cancel.c PES 2 3 QUICK "" TRANSPORTS shm ENV KUMI_MSG_CMA=0)
+kumi_mpi_test(p2p_bsend_cancel p2p_bsend_cancel.c PES 1 2 3 4 QUICK 2 3)
