@@ -17,15 +17,23 @@
  * 16: n messages always fit in the sum of their sizes plus n *
  * MPI_BSEND_OVERHEAD (64). A block is free again once its send completed
  * (swept by the next buffered send and by every completion call). */
+struct kmpi_bcancel;
 struct kmpi_bblock {
-    struct kmpi_bblock *next;
-    size_t              len;
-    kumi_request_t      kr;
-    uint64_t            pad_;
+    struct kmpi_bblock  *next;
+    kumi_request_t       kr;
+    uint32_t             len;      /* the attached size is an int */
+    uint32_t             serial;   /* names it to its MPI request (kmpi_req.bserial) */
+    struct kmpi_bcancel *cancel;   /* MPI_Cancel'led: where its outcome goes, else NULL */
 };
 _Static_assert(sizeof(struct kmpi_bblock) == 32, "a buffered send's header is 32 bytes");
 _Static_assert(sizeof(struct kmpi_bblock) + 15 + 15 <= MPI_BSEND_OVERHEAD,
                "MPI_BSEND_OVERHEAD covers a header and two alignments");
+
+/* The state of a cancelled buffered send's request (a generic one): the
+ * sweep that releases the block says whether the message was withdrawn. */
+struct kmpi_bcancel {
+    int done, cancelled;
+};
 
 static struct {
     char               *user;   /* as attached */
@@ -34,13 +42,19 @@ static struct {
     struct kmpi_bblock *head;
 } kmpi_bbuf;
 int kmpi_bsend_active;
+static uint32_t kmpi_bserial;   /* the last block's serial */
 
 void kmpi_bsend_sweep(void)
 {
     for (struct kmpi_bblock **pp = &kmpi_bbuf.head; *pp != NULL;) {
         struct kmpi_bblock *b = *pp;
         if (kumi_msg_req_done(b->kr)) {
-            kumi_msg_req_finish(b->kr, NULL);   /* a send fails only with its peer */
+            kumi_status_t ks;
+            kumi_msg_req_finish(b->kr, &ks);   /* a send fails only with its peer */
+            if (b->cancel != NULL) {
+                b->cancel->cancelled = ks.cancelled != 0;
+                b->cancel->done      = 1;
+            }
             *pp = b->next;
             kmpi_bsend_active--;
         } else {
@@ -74,9 +88,13 @@ static struct kmpi_bblock *bsend_alloc(size_t need)
     if (b == NULL && (cur == NULL || (size_t)(kmpi_bbuf.end - cur) < need))
         return NULL;
     struct kmpi_bblock *nb = (struct kmpi_bblock *)(void *)cur;
-    nb->len  = need;
-    nb->kr   = NULL;
-    nb->next = *pp;
+    nb->len    = (uint32_t)need;
+    nb->kr     = NULL;
+    nb->cancel = NULL;
+    if (++kmpi_bserial == 0)   /* 0 names no block */
+        kmpi_bserial = 1;
+    nb->serial = kmpi_bserial;
+    nb->next   = *pp;
     *pp      = nb;
     return nb;
 }
@@ -91,7 +109,7 @@ static void bsend_unlink(struct kmpi_bblock *nb)
 }
 
 int kmpi_bsend_start(const char *call, const void *buf, int count, const struct kmpi_type *t,
-                       int dest, int tag, MPI_Comm comm, struct kmpi_comm *c)
+                       int dest, int tag, MPI_Comm comm, struct kmpi_comm *c, uint32_t *serial)
 {
     size_t bytes = (size_t)count * t->size;
     size_t need  = sizeof(struct kmpi_bblock) + ((bytes + 15) & ~(size_t)15);
@@ -120,6 +138,64 @@ int kmpi_bsend_start(const char *call, const void *buf, int count, const struct 
         return kmpi_error_kumi(comm, krc, call, "starting a buffered send");
     }
     kmpi_bsend_active++;
+    if (serial != NULL)
+        *serial = b->serial;
+    return MPI_SUCCESS;
+}
+
+static int bcancel_progress(void *state, MPI_Status *status)
+{
+    struct kmpi_bcancel *s = state;
+
+    if (!s->done) {
+        int krc = kumi_msg_poll("MPI_Wait");
+        if (krc < 0)
+            return -kmpi_from_kumi(krc);
+        kmpi_bsend_sweep();
+        if (!s->done)
+            return 0;
+    }
+    status->kmpi_cancelled = s->cancelled;
+    return 1;
+}
+
+static void bcancel_release(void *state)
+{
+    free(state);
+}
+
+static const struct kmpi_req_ops bcancel_ops = {
+    .progress = bcancel_progress,
+    .release  = bcancel_release,
+    .cancel   = NULL,
+    .is_recv  = 0,
+};
+
+int kmpi_bsend_cancel(const char *call, struct kmpi_req *q)
+{
+    struct kmpi_bblock *b = kmpi_bbuf.head;
+    uint32_t            serial = q->bserial;
+
+    q->bserial = 0;   /* one cancel: a second one finds the request under way */
+    while (b != NULL && b->serial != serial)
+        b = b->next;
+    if (b == NULL || b->cancel != NULL)
+        return MPI_SUCCESS;   /* released: the message was received, too late */
+    struct kmpi_bcancel *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return kmpi_error(q->comm, MPI_ERR_NO_MEM, call, "no memory to cancel a buffered send");
+    int krc = kumi_msg_req_cancel_send(b->kr);
+    if (krc < 0) {
+        free(s);
+        return kmpi_error_kumi(q->comm, krc, call, "taking back a buffered send");
+    }
+    /* the block stays until its send completes (cancelled or delivered);
+     * the request follows it */
+    b->cancel  = s;
+    q->kind    = KMPI_REQ_GENERIC;
+    q->ops     = &bcancel_ops;
+    q->state   = s;
+    q->settled = 0;
     return MPI_SUCCESS;
 }
 

@@ -201,6 +201,7 @@ struct kmpi_req {
     void        *tmp;         /* packed bytes of a non-contiguous datatype */
     void        *ubuf;        /* receive: the user's buffer; persistent: either */
     int          count;
+    uint32_t     bserial;     /* a buffered send: its block's serial (bsend.c), 0: none */
     struct kmpi_type *dt;     /* unpacking, persistent: the datatype, held
                                  (kmpi_type_hold) until the request ends */
     int          peer, tag;   /* persistent: the arguments */
@@ -407,8 +408,15 @@ void kmpi_status_proc_null(MPI_Status *st);
  * (detach, finalize) */
 extern int kmpi_bsend_active;   /* buffered sends not released yet */
 int  kmpi_bsend_start(const char *call, const void *buf, int count, const struct kmpi_type *t,
-                      int dest, int tag, MPI_Comm comm, struct kmpi_comm *c);
+                      int dest, int tag, MPI_Comm comm, struct kmpi_comm *c, uint32_t *serial);
 void kmpi_bsend_sweep(void);
+/* MPI_Cancel of a buffered send q (MPI_Ibsend, a started MPI_Bsend_init),
+ * settled when it started: while its message is still in the buffer it is
+ * taken back like any send (kumi_msg_req_cancel_send) and q becomes a
+ * generic request that completes when the answer comes, its status saying
+ * whether the message was withdrawn; q->bserial names its block (its
+ * serial, 0: none, e.g. the block went once its send completed) */
+int  kmpi_bsend_cancel(const char *call, struct kmpi_req *q);
 int  kmpi_bsend_wait_all(const char *call);
 
 /* Collective traffic on comm's own context: never matches a user's

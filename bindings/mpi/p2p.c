@@ -256,7 +256,7 @@ send_blocking(const char *call, const void *buf, int count, MPI_Datatype datatyp
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return rc;
     if (mode == KMPI_MODE_BUFFERED)
-        return kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
+        return kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c, NULL);
     struct kmpi_req q;
     if (__builtin_expect(t->contig, 1)) {
         /* contiguous: sent, and when it completed at once (eager)
@@ -487,8 +487,10 @@ send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype data
     if (__builtin_expect((q = kmpi_req_new_p2p(request, KMPI_REQ_SEND, comm)) == NULL, 0))
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for a request");
     if (dest == MPI_PROC_NULL || mode == KMPI_MODE_BUFFERED) {
+        q->bserial = 0;
         rc = dest == MPI_PROC_NULL ? MPI_SUCCESS
-                                   : kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c);
+                                   : kmpi_bsend_start(call, buf, count, t, dest, tag, comm, c,
+                                                      &q->bserial);
         q->settled = 1;   /* nothing to wait for: the data are away or copied */
         q->err     = MPI_SUCCESS;
         kmpi_status_empty(&q->st);
@@ -923,7 +925,9 @@ static int start_one(const char *call, MPI_Request *request)
     } else if (q->kind == KMPI_REQ_RECV) {
         rc = recv_start(call, q->ubuf, q->count, t, q->peer, q->tag, q->comm, c, q);
     } else if (q->mode == KMPI_MODE_BUFFERED) {
-        rc = kmpi_bsend_start(call, q->ubuf, q->count, t, q->peer, q->tag, q->comm, c);
+        q->kind = KMPI_REQ_SEND;   /* (generic while a cancel of its last start ran) */
+        rc = kmpi_bsend_start(call, q->ubuf, q->count, t, q->peer, q->tag, q->comm, c,
+                              &q->bserial);
         kmpi_status_empty(&q->st);
         q->settled = 1;
     } else {

@@ -87,6 +87,7 @@ struct kmpi_req *kmpi_req_new(MPI_Request *h)
     q->kr   = NULL;
     q->kind = q->settled = q->freed = q->unpack = q->persistent = q->active = q->mode = 0;
     q->comm = q->next = q->err = q->count = q->peer = q->tag = 0;
+    q->bserial = 0;
     q->tmp  = q->ubuf = q->state = NULL;
     q->dt   = NULL;
     q->cap  = 0;
@@ -185,6 +186,7 @@ static inline void req_release(struct kmpi_req *q)
     }
     q->kind    = KMPI_REQ_FREE;
     q->settled = q->freed = q->unpack = q->persistent = q->active = 0;
+    q->bserial = 0;
     q->tmp     = NULL;
     q->dt      = NULL;
     q->next    = kmpi_req_free_head;
@@ -303,6 +305,8 @@ int kmpi_req_settle(struct kmpi_req *q)
         q->ops->release(q->state);
         q->state   = NULL;
         q->settled = 1;
+        if (q->persistent)   /* a persistent buffered send whose cancel completed */
+            q->kind = KMPI_REQ_SEND;
         return 1;
     }
     kumi_status_t ks;
@@ -719,8 +723,9 @@ int PMPI_Cancel(MPI_Request *request)
     if (q->persistent && !q->active)
         return kmpi_error(q->comm, MPI_ERR_REQUEST, call, "request %d is an inactive "
                           "persistent request", *request);
-    if (q->settled)
-        return MPI_SUCCESS;
+    if (q->settled)   /* a buffered send's message may still be in the buffer */
+        return q->kind == KMPI_REQ_SEND && q->bserial != 0 ? kmpi_bsend_cancel(call, q)
+                                                           : MPI_SUCCESS;
     if (q->kind == KMPI_REQ_RECV)
         kumi_msg_req_cancel(q->kr);   /* too late: it completes normally */
     else if (q->kind == KMPI_REQ_GENERIC && q->ops->cancel != NULL)

@@ -400,6 +400,14 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
         if (krc != KUMI_OK)
             return kmpi_error_kumi(array_comm(incount, reqs), krc, call, "waiting for requests");
     }
+    /* every request complete by now, not only the first: array_first stops
+     * at it, and the poll or wait completes layer requests without
+     * settling them */
+    for (int i = 0; i < incount; i++) {
+        struct kmpi_req *q = kmpi_req_get(reqs[i]);
+        if (q != NULL && !(q->persistent && !q->active))
+            kmpi_req_settle(q);
+    }
     array_note(&f, incount, reqs);
     array_take(incount, reqs, sts, indices, outcount, 0);
     return f.index < 0 ? MPI_SUCCESS : array_raise(call, &f);

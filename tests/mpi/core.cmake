@@ -25,6 +25,7 @@ kumi_mpi_test(req_many.n8 req_many.c PES 8 QUICK "" ARGS 128)
 # handle values the user holds stay valid whatever the binding keeps behind
 # them (message-layer handle ids, a slot made on demand)
 kumi_mpi_test(req_hid req_hid.c PES 1 2 3 QUICK 2)
+kumi_mpi_test(req_some_all req_some_all.c PES 2 3 4 QUICK 2)
 # communicators: world/self, dup, split, churn, collectives' own context
 kumi_mpi_test(comm_split comm_split.c PES 1 2 3 4 8 QUICK 2 4)
 # (kumi only) the team limit: MPI_ERR_OTHER after 126 dups, all work after
@@ -62,3 +63,4 @@ kumi_mpi_test(p2p_mprobe p2p_mprobe.c PES 1 2 3 4 QUICK 2 3)
 # complete normally (msg/cancel.c). CMA=0: receives matched by CTS streams.
 kumi_mpi_test(p2p_cancel p2p_cancel.c PES 1 2 3 4 QUICK 2 3)
 kumi_mpi_test(p2p_cancel.cts p2p_cancel.c PES 2 3 QUICK "" TRANSPORTS shm ENV KUMI_MSG_CMA=0)
+kumi_mpi_test(p2p_bsend_cancel p2p_bsend_cancel.c PES 1 2 3 4 QUICK 2 3)
