@@ -49,6 +49,9 @@ foreach(case shm:2 shm:4 tcp:2 tcp:4 remote:4)
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/launcher/global_exit.sh ${KUMIRUN}
                      $<TARGET_FILE:pe_global_exit> ${tp} ${n} ${set})
     set_tests_properties(${name} PROPERTIES LABELS "${labels}" PROCESSORS ${n})
+    if(KUMI_SANITIZE)
+      set_tests_properties(${name} PROPERTIES ENVIRONMENT KUMI_TEST_TIME_SCALE=3)
+    endif()
   endforeach()
 endforeach()
 

@@ -3,7 +3,12 @@
 # job's failure or interruption does not touch the other.
 . "$(dirname "$0")/lib.sh" "$@"
 
-pe='echo "$KUMI_JOB_ID" >"$OUT.$KUMI_RANK"; sleep 1.5'
+# each PE stays until the test lets it go (or 10 s have passed), so job
+# B's PEs are still there to be counted however long A's end takes
+GO=$TMP/go
+pe='echo "$KUMI_JOB_ID" >"$OUT.$KUMI_RANK"; i=0
+    while [ ! -e "$GO" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done'
+export GO
 
 OUT=$TMP/a kr_bg -n 2 sh -c "$pe" 2>"$TMP/a.err"
 A=$KPID
@@ -32,6 +37,7 @@ expect_rc $RC 143 "job A interrupted"
 assert_gone $A 1
 [ "$(job_pids $B | wc -l)" -ge 2 ] || fail "job B lost PEs when job A was interrupted"
 [ -n "$(job_shm $B)" ] || fail "job B lost its segment when job A ended"
+touch "$GO"
 wait_exit $B 5
 expect_rc $RC 0 "job B"
 [ -s "$TMP/b.err" ] && fail "job B printed: $(cat "$TMP/b.err")"

@@ -9,7 +9,7 @@ add_test(NAME mpi.pmpi_names
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mpi/pmpi_names.sh ${CMAKE_C_COMPILER}
           ${PROJECT_SOURCE_DIR}/bindings/mpi $<TARGET_FILE:kumi_mpi>
           $<TARGET_FILE:kumi_mpi_static>)
-set_tests_properties(mpi.pmpi_names PROPERTIES LABELS mpi TIMEOUT 60)
+set_tests_properties(mpi.pmpi_names PROPERTIES LABELS mpi TIMEOUT 120)
 kumi_mpi_test(pmpi_wrap pmpi_wrap.c PES 1 2 3 4 QUICK 2 3)
 add_executable(mpi_pmpi_wrap_static ${CMAKE_CURRENT_SOURCE_DIR}/mpi/pmpi_wrap.c)
 target_link_libraries(mpi_pmpi_wrap_static PRIVATE kumi_mpi_static)

@@ -34,22 +34,25 @@ fi
 # symbol tables: NAME TYPE VALUE (the shared library's dynamic ones)
 nm -D --defined-only "$so" | awk 'NF == 3 { print $3, $2, $1 }' | sort > "$tmp/so.syms"
 nm --defined-only "$ar" 2>/dev/null | awk 'NF == 3 { print $3, $2, $1 }' | sort > "$tmp/a.syms"
+# one awk pass a library (a grep a name took minutes on a loaded machine)
+cut -d'|' -f1 "$tmp/mpi" > "$tmp/names"
 for lib in so a; do
-    cut -d'|' -f1 "$tmp/mpi" | while read -r name; do
-        p=$(grep "^P$name " "$tmp/$lib.syms" | head -n 1)
-        w=$(grep "^$name " "$tmp/$lib.syms" | head -n 1)
-        case "$p" in
-            *" T "*) ;;
-            *) echo "pmpi_names: $lib: P$name is not defined (T): '$p'"; echo x >> "$tmp/bad" ;;
-        esac
-        case "$w" in
-            *" W "*) ;;
-            *) echo "pmpi_names: $lib: $name is not a weak symbol (W): '$w'"; echo x >> "$tmp/bad" ;;
-        esac
-        # the weak name is an alias: same address as the PMPI_ name
-        [ "${p##* }" = "${w##* }" ] || { echo "pmpi_names: $lib: $name and P$name differ"; echo x >> "$tmp/bad"; }
-    done
+    awk -v lib="$lib" '
+        FNR == NR { if (!($1 in type)) { type[$1] = $2; addr[$1] = $3 }; next }
+        {
+            name = $1; p = "P" name
+            tp = (p in type) ? type[p] : "missing"
+            tw = (name in type) ? type[name] : "missing"
+            if (tp != "T")
+                printf "pmpi_names: %s: %s is not defined (T): %s\n", lib, p, tp
+            if (tw != "W")
+                printf "pmpi_names: %s: %s is not a weak symbol (W): %s\n", lib, name, tw
+            # the weak name is an alias: same address as the PMPI_ name
+            else if (addr[p] != addr[name])
+                printf "pmpi_names: %s: %s and %s differ\n", lib, name, p
+        }' "$tmp/$lib.syms" "$tmp/names" >> "$tmp/bad"
 done
+[ -s "$tmp/bad" ] && cat "$tmp/bad"
 [ -s "$tmp/bad" ] && fail=1
 [ $fail -eq 0 ] && echo "pmpi_names: $n MPI_ functions, each with its PMPI_ twin (shared and static)"
 exit $fail
