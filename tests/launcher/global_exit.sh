@@ -16,9 +16,9 @@ TEST="global_exit-$TP-n$N-$SET"
 [ -x "$PROG" ] || fail "$PROG is not an executable"
 out=$TMP/out err=$TMP/err
 # 2 s from the call to kumirun's exit; a sanitizer build's PEs take longer
-# to end (the leak check at every exit): KUMI_TEST_TIME_SCALE, set by the
+# to end (the leak check at every exit): TEST_TIME_SCALE, set by the
 # build for those, stretches the limit
-LIMIT_MS=$(( 2000 * ${KUMI_TEST_TIME_SCALE:-1} ))
+LIMIT_MS=$(( 2000 * ${TEST_TIME_SCALE:-1} ))
 
 # KUMI_BARRIER=auto times every barrier at the first one, which on a
 # loaded machine can take seconds: not what these tests are about
