@@ -93,4 +93,24 @@ static inline int t_count(const MPI_Status *st, MPI_Datatype t)
     return n;
 }
 
+/* MPI_Test_cancelled of a status */
+static inline int t_cancelled(const MPI_Status *st)
+{
+    int flag = -1;
+    MPI_OK(MPI_Test_cancelled(st, &flag));
+    return flag;
+}
+
+/* no message of tag from src is there (several progress rounds) */
+static inline void t_nothing_there(int src, int tag)
+{
+    for (int i = 0; i < 50; i++) {
+        int        flag = 1;
+        MPI_Status st;
+        MPI_OK(MPI_Iprobe(src, tag, MPI_COMM_WORLD, &flag, &st));
+        CHECK(!flag, "a cancelled message of tag %d from %d is there (%d bytes)", tag, src,
+              t_count(&st, MPI_BYTE));
+    }
+}
+
 #endif /* CORE_TEST_H */

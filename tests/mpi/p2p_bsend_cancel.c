@@ -25,23 +25,6 @@
 
 static int right, left;
 
-static int cancelled(const MPI_Status *st)
-{
-    int flag = -1;
-    MPI_OK(MPI_Test_cancelled(st, &flag));
-    return flag;
-}
-
-static void nothing_there(int tag)
-{
-    for (int i = 0; i < 50; i++) {
-        int        flag = 1;
-        MPI_Status st;
-        MPI_OK(MPI_Iprobe(left, tag, MPI_COMM_WORLD, &flag, &st));
-        CHECK(!flag, "a cancelled buffered message of tag %d is there", tag);
-    }
-}
-
 static void attach(int bytes)
 {
     void *b = malloc((size_t)bytes + MPI_BSEND_OVERHEAD);
@@ -66,11 +49,11 @@ static int ibsend_cancelled(unsigned char *s, int n, int tag)
     MPI_OK(MPI_Ibsend(s, n, MPI_BYTE, right, tag, MPI_COMM_WORLD, &r));
     MPI_OK(MPI_Cancel(&r));
     MPI_OK(MPI_Wait(&r, &st));
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 1 && r == MPI_REQUEST_NULL, "ibsend of %d bytes: cancelled %d", n, flag);
     detach();   /* at once: nothing is left in the buffer */
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    nothing_there(tag);
+    t_nothing_there(left, tag);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     return flag;
 }
@@ -85,16 +68,16 @@ static void part_persist(unsigned char *s, unsigned char *b)
     MPI_OK(MPI_Start(&p));
     MPI_OK(MPI_Cancel(&p));
     MPI_OK(MPI_Wait(&p, &st));
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 1 && p != MPI_REQUEST_NULL, "persist: cancelled %d", flag);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    nothing_there(3);
+    t_nothing_there(left, 3);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     t_fill(s, BIG, t_rank, right, 3, 2);
     MPI_OK(MPI_Irecv(b, BIG, MPI_BYTE, left, 3, MPI_COMM_WORLD, &rr));
     MPI_OK(MPI_Start(&p));
     MPI_OK(MPI_Wait(&p, &st));
-    CHECK(cancelled(&st) == 0, "persist: the restarted send cancelled");
+    CHECK(t_cancelled(&st) == 0, "persist: the restarted send cancelled");
     MPI_OK(MPI_Wait(&rr, &st));
     t_verify(b, BIG, left, t_rank, 3, 2);
     MPI_OK(MPI_Request_free(&p));
@@ -116,7 +99,7 @@ static void part_matched(unsigned char *s, unsigned char *b)
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));   /* every message is received */
     MPI_OK(MPI_Cancel(&r));
     MPI_OK(MPI_Wait(&r, &st));
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 0, "matched: cancelled %d", flag);
     detach();
     SAY("matched: cancelled %d, received\n", flag);

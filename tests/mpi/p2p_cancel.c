@@ -39,25 +39,6 @@
 
 static int right, left;
 
-static int cancelled(const MPI_Status *st)
-{
-    int flag = -1;
-    MPI_OK(MPI_Test_cancelled(st, &flag));
-    return flag;
-}
-
-/* no message of tag from left is there (several progress rounds) */
-static void nothing_there(int tag)
-{
-    for (int i = 0; i < 50; i++) {
-        int        flag = 1;
-        MPI_Status st;
-        MPI_OK(MPI_Iprobe(left, tag, MPI_COMM_WORLD, &flag, &st));
-        CHECK(!flag, "a cancelled message of tag %d is there (%d bytes)", tag,
-              t_count(&st, MPI_BYTE));
-    }
-}
-
 /* a send of n bytes to right is cancelled before anything receives it;
  * then a 4-byte marker of the same tag must be what the receiver gets */
 static void part_unmatched(const char *name, int n, int sync, int tag)
@@ -74,10 +55,10 @@ static void part_unmatched(const char *name, int n, int sync, int tag)
     MPI_OK(MPI_Cancel(&r));
     MPI_OK(MPI_Wait(&r, &st));
     CHECK(r == MPI_REQUEST_NULL, "request left");
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 1, "%s: cancelled %d", name, flag);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    nothing_there(tag);
+    t_nothing_there(left, tag);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     int marker = 7000 + t_rank, got = -1;
     MPI_OK(MPI_Irecv(b, BIG, MPI_BYTE, left, tag, MPI_COMM_WORLD, &r));
@@ -105,7 +86,7 @@ static void part_queued(void)
     MPI_OK(MPI_Isend(b, BIG, MPI_BYTE, right, 4, MPI_COMM_WORLD, &big));
     MPI_OK(MPI_Cancel(&big));
     MPI_OK(MPI_Wait(&big, &st));
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 1, "queued: cancelled %d", flag);
     MPI_OK(MPI_Waitall(NEAGER, r, MPI_STATUSES_IGNORE));
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -113,7 +94,7 @@ static void part_queued(void)
         MPI_OK(MPI_Recv(b, EAGER, MPI_BYTE, left, 3, MPI_COMM_WORLD, &st));
         t_verify(b, EAGER, left, t_rank, 3, i);
     }
-    nothing_there(4);
+    t_nothing_there(left, 4);
     free(e);
     free(b);
     SAY("queued: cancelled %d, %d eager messages received\n", flag, NEAGER);
@@ -134,7 +115,7 @@ static void part_matched(void)
     CHECK(t_count(&st, MPI_BYTE) == BIG, "matched: %d bytes", t_count(&st, MPI_BYTE));
     t_verify(b, BIG, left, t_rank, 5, 0);
     MPI_OK(MPI_Wait(&sr, &st));
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 0, "matched: cancelled %d", flag);
     free(s);
     free(b);
@@ -153,7 +134,7 @@ static void part_eagerm(void)
     MPI_OK(MPI_Cancel(&r));
     MPI_OK(MPI_Wait(&rr, MPI_STATUS_IGNORE));
     MPI_OK(MPI_Wait(&r, &st));
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 0, "eagerm: cancelled %d", flag);
     CHECK(got == 100 + left, "eagerm: got %d", got);
     SAY("eagerm: cancelled %d, received\n", flag);
@@ -170,10 +151,10 @@ static void part_persist(void)
     MPI_OK(MPI_Start(&p));
     MPI_OK(MPI_Cancel(&p));
     MPI_OK(MPI_Wait(&p, &st));
-    int flag = cancelled(&st);
+    int flag = t_cancelled(&st);
     CHECK(flag == 1 && p != MPI_REQUEST_NULL, "persist: cancelled %d", flag);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    nothing_there(8);
+    t_nothing_there(left, 8);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     t_fill(s, BIG, t_rank, right, 8, 2);
     MPI_OK(MPI_Irecv(b, BIG, MPI_BYTE, left, 8, MPI_COMM_WORLD, &rr));
@@ -181,7 +162,7 @@ static void part_persist(void)
     MPI_OK(MPI_Wait(&rr, &st));
     t_verify(b, BIG, left, t_rank, 8, 2);
     MPI_OK(MPI_Wait(&p, &st));
-    CHECK(cancelled(&st) == 0, "persist: the restarted send cancelled");
+    CHECK(t_cancelled(&st) == 0, "persist: the restarted send cancelled");
     MPI_OK(MPI_Request_free(&p));
     free(s);
     free(b);
