@@ -97,6 +97,8 @@ static int kumi_broadcast_run(kumi_team_t team, void *buf, size_t n, int root)
             memcpy(buf, acc, n);
         return rc;
     }
+    if (st->root_llcm == NULL && n <= KUMI_COLL_PIECES_UNMAPPED)
+        return kumi_coll_bcast_pieces(call, team, st, buf, n, root);
     rc = kumi_coll_scratch(call, team, st);
     if (rc != KUMI_OK)
         return rc;

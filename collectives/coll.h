@@ -33,6 +33,12 @@
                                        8-byte tag share one cache line, so a
                                        partial moves up (and the result down)
                                        with one line transfer per edge        */
+/* Where members do not map each other (tcp, ucx: root_llcm NULL), a
+ * broadcast or reduction up to this many bytes goes down the tree in
+ * KUMI_COLL_SMALL-byte pieces: one frame per piece and edge, where a stream
+ * (coll.h, streams) costs a flag, a get's round trip and an
+ * acknowledgement whatever the size (bench/README.md, "tcp collectives"). */
+#define KUMI_COLL_PIECES_UNMAPPED 512
 #define KUMI_COLL_TAG         56    /* tag's offset in a value/result line      */
 #define KUMI_COLL_RD          768   /* [2 rounds][2 parities] lines: recursive doubling */
 #define KUMI_COLL_RESULT1     1024  /* the second result line (odd tags)        */

@@ -207,6 +207,8 @@ static int kumi_reduce_any(const char *call, struct kumi_team *team, void *dst, 
             kumi_coll_copy(dst, acc, bytes);
         return rc;
     }
+    if (st->root_llcm == NULL && bytes <= KUMI_COLL_PIECES_UNMAPPED)
+        return kumi_reduce_pieces(call, team, st, dst, src, count, es, fn, root);
     rc = kumi_coll_scratch(call, team, st);
     if (rc != KUMI_OK)
         return rc;
