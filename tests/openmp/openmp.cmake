@@ -95,6 +95,7 @@ kumi_omp_test(atomic)
 kumi_omp_test(reduction)
 kumi_omp_test(red_private)   # private reduction copies, the reduce list's DSM stack slots (omp.c)
 kumi_omp_test(locks)
+kumi_omp_test(test_lock_spin)   # while (!omp_test_lock(l)) at more PEs than cores
 kumi_omp_test(ordered)
 kumi_omp_test(doacross)
 kumi_omp_test(collapse)
