@@ -15,7 +15,7 @@ int main(void)
     int bad = 0, inner = 0;
 
     for (int i = 0; i < 20; i++) {
-        omp_event_handle_t ev;
+        omp_event_handle_t ev = (omp_event_handle_t)0;   /* set by detach(ev) */
         int                a = 0, n = 0, seen = -1;
 #pragma omp task shared(a) detach(ev)
         a = 1;
