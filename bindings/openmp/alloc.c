@@ -130,6 +130,36 @@ static uint64_t resolve(uint64_t a)
     return a == 0 ? default_allocator() : a;
 }
 
+/* The handle the compiler passes to __kmpc_alloc and its family. clang 14
+ * emits the allocator of an `allocate` clause or directive as a 32-bit
+ * value, sign-extended (LLVM bug 54082, fixed in clang 15), so a user
+ * allocator's handle (the address of its DSM record) arrives with its high
+ * 32 bits lost. Every record lies in the DSM region, which is the same on
+ * every PE and a few GiB at most: the high bits are those of a DSM address
+ * (or of the 4 GiB below or above it, for a region across a 4 GiB line);
+ * traits_of then checks the record's magic as for any handle. */
+static uint64_t widen(uint64_t a)
+{
+    static uint64_t hi = 0;   /* high 32 bits of a DSM address (this PE) */
+    if (a == 0 || is_predefined(a) || (uint64_t)(int64_t)(int32_t)(uint32_t)a != a ||
+        kumi_dsm_is_shared((void *)(uintptr_t)a))
+        return a;
+    if (hi == 0) {
+        void *p = kumi_omp_malloc(1);
+        if (p == NULL)
+            return a;
+        hi = (uint64_t)(uintptr_t)p & ~(uint64_t)0xffffffffu;
+        kumi_omp_free(p);
+    }
+    uint64_t lo = (uint32_t)a;
+    for (int64_t d = 0; d >= -1; d = d == 0 ? 1 : d - 2) {   /* 0, +1, -1 */
+        uint64_t w = (hi + ((uint64_t)d << 32)) | lo;
+        if (kumi_dsm_is_shared((void *)(uintptr_t)w))
+            return w;
+    }
+    return a;
+}
+
 static void *block_alloc(const char *call, size_t align, size_t size, uint64_t a, int zero)
 {
     a = resolve(a);
@@ -427,13 +457,13 @@ void omp_free(void *ptr, omp_allocator_handle_t a)
 void *__kmpc_alloc(int32_t gtid, size_t size, omp_allocator_handle_t a)
 {
     (void)gtid;
-    return block_alloc("__kmpc_alloc", 0, size, a, 0);
+    return block_alloc("__kmpc_alloc", 0, size, widen(a), 0);
 }
 
 void *__kmpc_aligned_alloc(int32_t gtid, size_t align, size_t size, omp_allocator_handle_t a)
 {
     (void)gtid;
-    return block_alloc("__kmpc_aligned_alloc", align, size, a, 0);
+    return block_alloc("__kmpc_aligned_alloc", align, size, widen(a), 0);
 }
 
 void *__kmpc_calloc(int32_t gtid, size_t nmemb, size_t size, omp_allocator_handle_t a)
@@ -441,14 +471,14 @@ void *__kmpc_calloc(int32_t gtid, size_t nmemb, size_t size, omp_allocator_handl
     (void)gtid;
     if (size != 0 && nmemb > (size_t)-1 / size)
         return NULL;
-    return block_alloc("__kmpc_calloc", 0, nmemb * size, a, 1);
+    return block_alloc("__kmpc_calloc", 0, nmemb * size, widen(a), 1);
 }
 
 void *__kmpc_realloc(int32_t gtid, void *ptr, size_t size, omp_allocator_handle_t a,
                      omp_allocator_handle_t fa)
 {
     (void)gtid;
-    return block_realloc("__kmpc_realloc", ptr, size, a, fa);
+    return block_realloc("__kmpc_realloc", ptr, size, widen(a), widen(fa));
 }
 
 void __kmpc_free(int32_t gtid, void *ptr, omp_allocator_handle_t a)

@@ -188,6 +188,16 @@ void kumi_omp_task_barrier_passed(void);
 int  kumi_omp_task_idle(void);
 void kumi_omp_task_region_begin(void);
 void kumi_omp_task_region_end(void);
+/* A region run by one thread (nested, if(0), a team of one) has an
+ * implicit task of its own, in a new task frame: its end waits for the
+ * tasks made in it and for no other child of the task that met it.
+ * kumi_omp_task_serial_begin before the region's body (s keeps what
+ * kumi_omp_task_serial_end, after the body, restores). */
+struct kumi_omp_task_serial {
+    int      pushed, depth, region_base, if0_sat;
+};
+void kumi_omp_task_serial_begin(struct kumi_omp_task_serial *s);
+void kumi_omp_task_serial_end(const struct kumi_omp_task_serial *s);
 
 /* Requests from T6 (append below, one line each). */
 /* T6 (done by T3): kumi_omp_libc_init() and kumi_omp_task_init() run on

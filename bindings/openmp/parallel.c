@@ -347,12 +347,16 @@ static void kumi_omp_serialized_call(kumi_omp_microtask fn, int argc, void **arg
     int32_t              gtid = th->pe, btid = 0;
     struct kumi_omp_icvs icv  = kumi_omp_icvs_save(th);
 
+    struct kumi_omp_task_serial ts;
+
     th->tid      = 0;
     th->nth      = 1;
     th->level    = level + 1;
     th->push_nth = 0;
+    kumi_omp_task_serial_begin(&ts);
     kumi_omp_invoke(fn, &gtid, &btid, argc, args);
     kumi_omp_task_barrier();   /* the region's end: its tasks have completed */
+    kumi_omp_task_serial_end(&ts);
     th->tid   = tid;
     th->nth   = nth;
     th->level = level;
@@ -453,8 +457,9 @@ void __kmpc_push_proc_bind(kumi_omp_ident_t *loc, int32_t gtid, int32_t bind)
 
 /* if(0) and nested regions clang runs itself: a team of one */
 static struct kumi_omp_serial_frame {
-    int                  tid, nth;
-    struct kumi_omp_icvs icv;
+    int                         tid, nth;
+    struct kumi_omp_icvs        icv;
+    struct kumi_omp_task_serial ts;
 } kumi_omp_serial_stack[64];
 
 void __kmpc_serialized_parallel(kumi_omp_ident_t *loc, int32_t gtid)
@@ -467,6 +472,7 @@ void __kmpc_serialized_parallel(kumi_omp_ident_t *loc, int32_t gtid)
         kumi_omp_serial_stack[th->level].tid = th->tid;
         kumi_omp_serial_stack[th->level].nth = th->nth;
         kumi_omp_serial_stack[th->level].icv = kumi_omp_icvs_save(th);
+        kumi_omp_task_serial_begin(&kumi_omp_serial_stack[th->level].ts);
     }
     th->push_nth = 0;
     th->level++;
@@ -485,6 +491,7 @@ void __kmpc_end_serialized_parallel(kumi_omp_ident_t *loc, int32_t gtid)
     kumi_omp_task_barrier();   /* the region's end: its tasks have completed */
     th->level--;
     if (th->level < 64) {
+        kumi_omp_task_serial_end(&kumi_omp_serial_stack[th->level].ts);
         th->tid = kumi_omp_serial_stack[th->level].tid;
         th->nth = kumi_omp_serial_stack[th->level].nth;
         kumi_omp_icvs_restore(th, &kumi_omp_serial_stack[th->level].icv);

@@ -91,6 +91,18 @@ static int kumi_omp_ticket_try(struct kumi_omp_ticket *t, int pe)
     return old == s;
 }
 
+/* A failed omp_test_lock: usually in a loop `while (!omp_test_lock(l))`.
+ * Serve the DSM (the holder may need this PE's blocks to finish), and
+ * where the PEs outnumber the cores (KUMI_WAIT not spin) give the core
+ * away: LLVM's omp_test_nest_lock test, 4 PEs on 2 cores over tcp, went
+ * over 120 s while the spinners kept the holder off its core. */
+static void kumi_omp_lock_busy(void)
+{
+    kumi_dsm_poll();
+    if (kumi_rt.wait_policy != KUMI_WAIT_SPIN && kumi_rt.size > 1)
+        sched_yield();
+}
+
 static void kumi_omp_ticket_unlock(struct kumi_omp_ticket *t, int pe)
 {
     uint32_t old;
@@ -466,7 +478,10 @@ void omp_unset_lock(omp_lock_t *lock)
 int omp_test_lock(omp_lock_t *lock)
 {
     struct kumi_omp_lockref r = kumi_omp_lock_get(lock, "omp_test_lock");
-    return kumi_omp_ticket_try(r.t, r.pe);
+    if (kumi_omp_ticket_try(r.t, r.pe))
+        return 1;
+    kumi_omp_lock_busy();
+    return 0;
 }
 
 void omp_init_nest_lock(omp_nest_lock_t *lock)
@@ -539,8 +554,10 @@ int omp_test_nest_lock(omp_nest_lock_t *lock)
 
     if (kumi_omp_fetch32(&r.t->owner, r.pe) == me)
         return (int)kumi_omp_add32(&r.t->depth, 1, r.pe);
-    if (!kumi_omp_ticket_try(r.t, r.pe))
+    if (!kumi_omp_ticket_try(r.t, r.pe)) {
+        kumi_omp_lock_busy();
         return 0;
+    }
     kumi_omp_set32(&r.t->owner, me, r.pe);
     kumi_omp_set32(&r.t->depth, 1, r.pe);
     return 1;

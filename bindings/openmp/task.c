@@ -303,7 +303,8 @@ static void task_complete(kmp_task_t *t, const task_hdr *hd)
 {
     if (hd->deferred) {
         kumi_omp_w_add(&tsym->children[hd->parent_depth], (uint64_t)-1, hd->parent_pe);
-        kumi_omp_w_add(&tsym->outstanding, (uint64_t)-1, 0);
+        if (hd->deferred == 1)
+            kumi_omp_w_add(&tsym->outstanding, (uint64_t)-1, 0);
     }
     /* a small record goes back to this PE's free list (memory.c: no
      * message); a big one is another PE's DSM allocation to free */
@@ -446,10 +447,17 @@ void kumi_omp_task_count(kmp_task_t *t, task_hdr *hd)
 {
     hd->parent_pe    = kumi_omp_th.pe;
     hd->parent_depth = depth;
-    hd->deferred     = 1;
+    /* A thread alone (a team of one, a region nested in one) defers only
+     * detached tasks and those that depend on them; the end of its region
+     * (or of the task) waits for them as children. They are not the
+     * team's: a team forked inside that region must not wait for them at
+     * its barriers (a detached task made before the fork and fulfilled
+     * after the join would never complete). */
+    hd->deferred     = kumi_omp_th.nth > 1 ? 1 : 2;
     kumi_omp_task_hdr_write(t, hd);
     /* counted before any PE can see it, so no barrier misses it */
-    kumi_omp_w_add(&tsym->outstanding, 1, 0);
+    if (hd->deferred == 1)
+        kumi_omp_w_add(&tsym->outstanding, 1, 0);
     __atomic_fetch_add(&tsym->children[depth], 1, __ATOMIC_ACQ_REL);
 }
 
@@ -484,14 +492,18 @@ void kumi_omp_task_init(void)
 
 /* A region's implicit task runs in a frame of its own: frame 0 on the
  * workers; on the master, when it forks from inside a task (a region in
- * a task of a team of one), the frame above that task's. */
+ * a task of a team of one) or while its frame has children (detached
+ * tasks), the frame above. */
 static int region_base, saved_depth, saved_if0_sat;
 
 void kumi_omp_task_region_begin(void)
 {
     saved_depth   = depth;
     saved_if0_sat = if0_sat;
-    if (depth > 0 && depth + 2 < TASK_DEPTH)
+    /* frame 0 still has children when the initial thread forks after
+     * making a detached task (deferred, counted there): they stay there */
+    if ((depth > 0 || (tsym != NULL && __atomic_load_n(&tsym->children[depth], __ATOMIC_ACQUIRE)))
+        && depth + 2 < TASK_DEPTH)
         depth++;
     region_base        = depth;
     if0_sat            = 0;
@@ -507,6 +519,43 @@ void kumi_omp_task_region_end(void)
     depth       = saved_depth;
     if0_sat     = saved_if0_sat;
     region_base = 0;
+}
+
+/* A region of one thread: a frame of its own (kumi_omp_task_serial_begin
+ * in omp_int.h). Its tasks belong to the taskgroup its encountering task
+ * is in. Without the frame the end of a region nested in a team of one
+ * waited for every child of the encountering task: a detached task made
+ * before the region, whose event is fulfilled after it, never completed. */
+void kumi_omp_task_serial_begin(struct kumi_omp_task_serial *s)
+{
+    uint64_t tg = kumi_omp_tg_current();
+
+    s->depth       = depth;
+    s->region_base = region_base;
+    s->if0_sat     = if0_sat;
+    s->pushed      = tsym != NULL && depth + 2 < TASK_DEPTH;
+    if (!s->pushed)
+        return;
+    depth++;
+    region_base        = depth;
+    if0_sat            = 0;
+    frame_final[depth] = 0;
+    kumi_omp_tg_enter_frame(depth, tg);
+    kumi_omp_dep_frame_clear(depth);
+    __atomic_store_n(&tsym->children[depth], 0, __ATOMIC_RELEASE);
+}
+
+void kumi_omp_task_serial_end(const struct kumi_omp_task_serial *s)
+{
+    if (s->pushed) {
+        /* the frame is reused by the next task or region: no child of
+         * this one may still be counted in it */
+        kumi_omp_task_wait_children();
+        frame_final[depth] = 0;
+    }
+    depth       = s->depth;
+    region_base = s->region_base;
+    if0_sat     = s->if0_sat;
 }
 
 /* A thread in a barrier runs tasks until every thread has arrived and no

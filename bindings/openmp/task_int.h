@@ -38,7 +38,10 @@ struct kumi_omp_task_hdr {
     uint64_t magic;
     int32_t  parent_pe, parent_depth;   /* frame whose counter to decrement     */
     uint64_t task_bytes, shareds_bytes; /* what __kmpc_omp_task_alloc got      */
-    int32_t  deferred;                  /* counted in outstanding               */
+    int32_t  deferred;                  /* 1: counted in outstanding; 2: made
+                                           by a thread alone (a team of one, a
+                                           nested region), waited for by its
+                                           frame only (task.c)                  */
     int32_t  final;                     /* final clause, or inside a final task */
     uint64_t tg;                        /* its taskgroup (taskgroup.c), 0: none */
     uint32_t dep_node;                  /* its dependence node on parent_pe

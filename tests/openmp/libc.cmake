@@ -16,6 +16,7 @@ kumi_omp_test(task_many)
 kumi_omp_test(task_depend)
 kumi_omp_test(task_red)
 kumi_omp_test(task_detach)
+kumi_omp_test(task_detach_fork)   # a detached task pending across a fork (LLVM tasking/issue-50602)
 kumi_omp_test(task_barrier)
 kumi_omp_test(task_untied)
 

@@ -95,6 +95,7 @@ kumi_omp_test(atomic)
 kumi_omp_test(reduction)
 kumi_omp_test(red_private)   # private reduction copies, the reduce list's DSM stack slots (omp.c)
 kumi_omp_test(locks)
+kumi_omp_test(test_lock_spin)   # while (!omp_test_lock(l)) at more PEs than cores
 kumi_omp_test(ordered)
 kumi_omp_test(doacross)
 kumi_omp_test(collapse)
@@ -104,6 +105,7 @@ kumi_omp_test(env_limits QUICK_ONLY ENV OMP_THREAD_LIMIT=2 OMP_MAX_TASK_PRIORITY
 kumi_omp_test(exit_status)
 kumi_omp_test(cancel ENV OMP_CANCELLATION=true)
 kumi_omp_test(alloc)
+kumi_omp_test(alloc_user_clause QUICK_ONLY)   # allocate(al: x) with omp_init_allocator: clang 14 cuts the handle to 32 bits
 kumi_omp_test(nested)
 kumi_omp_test(teams)
 kumi_omp_test(loop_rotate)
