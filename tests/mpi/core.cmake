@@ -26,6 +26,9 @@ kumi_mpi_test(req_many.n8 req_many.c PES 8 QUICK "" ARGS 128)
 # them (message-layer handle ids, a slot made on demand)
 kumi_mpi_test(req_hid req_hid.c PES 1 2 3 QUICK 2)
 kumi_mpi_test(req_some_all req_some_all.c PES 2 3 4 QUICK 2)
+# generalized requests: query_fn at every get_status, free_fn when freed;
+# the error classes of MPI-3.1 8.4
+kumi_mpi_test(req_greq req_greq.c PES 1 2 QUICK 1 TRANSPORTS shm)
 # communicators: world/self, dup, split, churn, collectives' own context
 kumi_mpi_test(comm_split comm_split.c PES 1 2 3 4 8 QUICK 2 4)
 # (kumi only) the team limit: MPI_ERR_OTHER after 126 dups, all work after
