@@ -192,12 +192,14 @@ static void kmpi_print(int code, const char *call, const char *what, const char 
     const struct kmpi_error_row  *row = kmpi_error_row(code);
     const struct kmpi_user_error *u = user_error(code);
     int rank = kmpi_state == 1 ? kumi_rank() : -1;
-    char who[32] = "kumi-mpi", name[48];
+    char who[32] = "kumi-mpi", name[MPI_MAX_ERROR_STRING + 48];
 
     if (rank >= 0)
         snprintf(who, sizeof who, "kumi-mpi[%d]", rank);
-    if (u != NULL)
-        snprintf(name, sizeof name, "error %s %d", u->cls == code ? "class" : "code", code);
+    if (u != NULL)   /* with its MPI_Add_error_string, if any */
+        snprintf(name, sizeof name, "error %s %d%s%s%s", u->cls == code ? "class" : "code", code,
+                 u->string && *u->string ? " (\"" : "", u->string ? u->string : "",
+                 u->string && *u->string ? "\")" : "");
     fflush(stdout);
     fprintf(stderr, "%s: %s: %s: %s%s\n", who, call,
             u != NULL ? name : row ? row->name : "MPI_ERR_UNKNOWN", what, tail);

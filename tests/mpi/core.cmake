@@ -43,6 +43,8 @@ kumi_mpi_test(err_fatal.truncate err_fatal.c ARGS truncate PES 2 3 QUICK 2 TRANS
   EXPECT_RC 1 EXPECT_REGEX "kumi-mpi\\[1\\]: MPI_Recv: MPI_ERR_TRUNCATE: a message of 32 bytes")
 kumi_mpi_test(err_fatal.abort err_fatal.c ARGS abort PES 2 4 QUICK 2 TRANSPORTS shm
   EXPECT_RC 7 EXPECT_REGEX "kumi-mpi\\[[0-9]+\\]: MPI_Abort: MPI_COMM_WORLD, error code 7")
+kumi_mpi_test(err_fatal.user err_fatal.c ARGS user PES 1 2 QUICK 2 TRANSPORTS shm EXPECT_RC 1
+  EXPECT_REGEX "kumi-mpi\\[0\\]: MPI_Comm_call_errhandler: error code [0-9]+ \\(\"MY ERROR\"\\): .*the job ends")
 # a rank dies (_exit(5)) while the others wait for it: the job ends with its
 # status, and rank 0 names the dead rank (tcp: or the lost connection to it)
 # or, when kumirun's notice (300 ms) ran out first on a loaded machine, says
