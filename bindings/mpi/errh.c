@@ -58,7 +58,25 @@
     X(MPI_ERR_RMA_CONFLICT, "conflicting accesses to a window")                      \
     X(MPI_ERR_RMA_ATTACH,  "memory cannot be attached to the dynamic window")        \
     X(MPI_ERR_RMA_SHARED,  "memory cannot be shared among the window's processes")   \
-    X(MPI_ERR_RMA_FLAVOR,  "wrong window flavor for the call")
+    X(MPI_ERR_RMA_FLAVOR,  "wrong window flavor for the call")                      \
+    X(MPI_ERR_SPAWN,       "could not spawn processes")                              \
+    X(MPI_ERR_PORT,        "invalid port name")                                      \
+    X(MPI_ERR_SERVICE,     "invalid service name")                                   \
+    X(MPI_ERR_NAME,        "invalid service name (MPI_Lookup_name)")                 \
+    X(MPI_ERR_FILE,        "invalid file handle")                                    \
+    X(MPI_ERR_NOT_SAME,    "collective arguments not the same on all processes")     \
+    X(MPI_ERR_AMODE,       "invalid file access mode")                               \
+    X(MPI_ERR_UNSUPPORTED_DATAREP, "unsupported data representation")                \
+    X(MPI_ERR_NO_SUCH_FILE, "file does not exist")                                   \
+    X(MPI_ERR_FILE_EXISTS, "file exists")                                            \
+    X(MPI_ERR_BAD_FILE,    "invalid file name")                                      \
+    X(MPI_ERR_ACCESS,      "permission denied")                                      \
+    X(MPI_ERR_NO_SPACE,    "not enough space")                                       \
+    X(MPI_ERR_QUOTA,       "quota exceeded")                                         \
+    X(MPI_ERR_READ_ONLY,   "read-only file or file system")                          \
+    X(MPI_ERR_FILE_IN_USE, "file in use by another process")                         \
+    X(MPI_ERR_DUP_DATAREP, "data representation already defined")                   \
+    X(MPI_ERR_IO,          "I/O error")
 
 struct kmpi_error_row {
     int         code;
@@ -174,12 +192,14 @@ static void kmpi_print(int code, const char *call, const char *what, const char 
     const struct kmpi_error_row  *row = kmpi_error_row(code);
     const struct kmpi_user_error *u = user_error(code);
     int rank = kmpi_state == 1 ? kumi_rank() : -1;
-    char who[32] = "kumi-mpi", name[48];
+    char who[32] = "kumi-mpi", name[MPI_MAX_ERROR_STRING + 48];
 
     if (rank >= 0)
         snprintf(who, sizeof who, "kumi-mpi[%d]", rank);
-    if (u != NULL)
-        snprintf(name, sizeof name, "error %s %d", u->cls == code ? "class" : "code", code);
+    if (u != NULL)   /* with its MPI_Add_error_string, if any */
+        snprintf(name, sizeof name, "error %s %d%s%s%s", u->cls == code ? "class" : "code", code,
+                 u->string && *u->string ? " (\"" : "", u->string ? u->string : "",
+                 u->string && *u->string ? "\")" : "");
     fflush(stdout);
     fprintf(stderr, "%s: %s: %s: %s%s\n", who, call,
             u != NULL ? name : row ? row->name : "MPI_ERR_UNKNOWN", what, tail);

@@ -2,9 +2,11 @@
  * greq.c -- generalized requests (MPI-3.1 12.2): MPI_Grequest_start makes
  * a request that the program completes with MPI_Grequest_complete; its
  * query, free and cancel callbacks run as MPI says (query when a
- * completion call returns it, free after that or at MPI_Request_free,
- * cancel from MPI_Cancel with whether it has completed). It is one of the
- * request table's generic requests (req.c).
+ * completion call returns it and at every MPI_Request_get_status once it
+ * is complete, free when the request is freed, by that completion call
+ * or MPI_Request_free; cancel from MPI_Cancel with whether it has
+ * completed). It is one of the request table's generic requests
+ * (req.c).
  */
 #include <stdlib.h>
 
@@ -53,6 +55,7 @@ static const struct kmpi_req_ops greq_ops = {
     .progress = greq_progress,
     .release  = greq_release,
     .cancel   = greq_cancel,
+    .requery  = 1,
 };
 
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start

@@ -462,6 +462,13 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
             return kmpi_error(comm, MPI_ERR_GROUP, call, "group rank %d (PE %d) is not in the "
                               "communicator%s", i, p->pes[i], c->inter ? "'s local group" : "");
     }
-    int key = group_find(p, kumi_rank());
-    return PMPI_Comm_split(comm, key >= 0 ? 0 : MPI_UNDEFINED, key, newcomm);
+    /* processes may pass different, disjoint groups (MPI-3.1 6.4.2, an
+     * intracommunicator): each group is one split color, the communicator
+     * rank of its first member, which all its members name alike; an
+     * intercommunicator's sides pair up under one color */
+    int key = group_find(p, kumi_rank()), color = 0;
+    if (key >= 0 && !c->inter)
+        for (color = 0; color < c->size && kmpi_local_pe(c, color) != p->pes[0]; color++)
+            ;
+    return PMPI_Comm_split(comm, key >= 0 ? color : MPI_UNDEFINED, key, newcomm);
 }

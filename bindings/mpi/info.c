@@ -6,8 +6,10 @@
  * An info object is an ordered list of (key, value) strings; handles index
  * a table (0 is MPI_INFO_NULL, 1 MPI_INFO_ENV, which cannot be freed). No
  * hint changes what kumi does: communicators keep the hints they were given
- * (MPI-3.1 6.4.4 lets an implementation ignore them; get_info returns the
- * ones set).
+ * (MPI-3.1 6.4.4 lets an implementation ignore them), and get_info returns
+ * of them "the hints actually used": the communicator assertions MPI-4.0
+ * 7.4.4 defines (mpi_assert_*: a promise kumi keeps trivially) as set, not
+ * keys kumi does not know.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -383,10 +385,22 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
     if (info_used == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "info_used is NULL");
-    h = c->info > MPI_INFO_ENV && info_at(c->info) != NULL ? info_copy(info_at(c->info))
-                                                           : info_add();
-    if (h < 0)
+    if ((h = info_add()) < 0)
         return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for an info object");
+    static const char *const known[] = {
+        "mpi_assert_no_any_tag", "mpi_assert_no_any_source", "mpi_assert_exact_length",
+        "mpi_assert_allow_overtaking",
+    };
+    for (size_t i = 0; c->info > MPI_INFO_ENV && i < sizeof known / sizeof known[0]; i++) {
+        char val[MPI_MAX_INFO_VAL + 1];
+        int  flag = 0;
+        if (PMPI_Info_get(c->info, known[i], MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag
+            && PMPI_Info_set(h, known[i], val) != MPI_SUCCESS) {
+            MPI_Info out = h;
+            PMPI_Info_free(&out);
+            return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for the hints");
+        }
+    }
     *info_used = h;
     return MPI_SUCCESS;
 }

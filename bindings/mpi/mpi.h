@@ -154,6 +154,18 @@ extern const int kmpi_weights_empty[1];
 #define MPI_ERR_INFO_NOKEY   27
 #define MPI_ERR_KEYVAL       28
 #define MPI_ERR_CONVERSION   29   /* MPI_Pack_external: a value external32 cannot hold */
+/* classes of the parts kumi does not provide (process creation, ports and
+ * names, files): MPI-3.1 8.4 defines them; no call here raises them */
+#define MPI_ERR_SPAWN        30
+#define MPI_ERR_PORT         31
+#define MPI_ERR_SERVICE      32
+#define MPI_ERR_NAME         33
+#define MPI_ERR_FILE         34
+#define MPI_ERR_NOT_SAME     35
+#define MPI_ERR_AMODE        36
+#define MPI_ERR_UNSUPPORTED_DATAREP 37
+#define MPI_ERR_NO_SUCH_FILE 38
+#define MPI_ERR_FILE_EXISTS  39
 /* one-sided communication (win*.c) */
 #define MPI_ERR_BASE         40
 #define MPI_ERR_DISP         41
@@ -166,6 +178,14 @@ extern const int kmpi_weights_empty[1];
 #define MPI_ERR_RMA_ATTACH   48
 #define MPI_ERR_RMA_SHARED   49
 #define MPI_ERR_RMA_FLAVOR   50
+#define MPI_ERR_BAD_FILE     51   /* (files, as 30-39) */
+#define MPI_ERR_ACCESS       52
+#define MPI_ERR_NO_SPACE     53
+#define MPI_ERR_QUOTA        54
+#define MPI_ERR_READ_ONLY    55
+#define MPI_ERR_FILE_IN_USE  56
+#define MPI_ERR_DUP_DATAREP  57
+#define MPI_ERR_IO           58
 #define MPI_ERR_LASTCODE     64   /* MPI_Add_error_class/_code give values above it */
 
 /* ------------------------------------------------------------ datatypes

@@ -539,6 +539,10 @@ struct kmpi_req_ops {
     int  (*cancel)(void *state);
     int  is_recv;   /* a receive (MPI_Imrecv): its errors are described as one's,
                        with the request's cap; else a non-blocking collective */
+    int  requery;   /* the state stays until the request is freed (released then,
+                       not when it settles), and each MPI_Request_get_status runs
+                       progress again: a generalized request's query_fn (MPI-3.1
+                       12.2: called for every get_status, its error returned) */
 };
 int kmpi_req_generic(const struct kmpi_req_ops *ops, void *state, MPI_Request *out);
 /* Outstanding non-blocking collectives must move while their caller

@@ -184,6 +184,10 @@ static inline void req_release(struct kmpi_req *q)
         kmpi_type_release(q->dt);
         q->dt = NULL;
     }
+    if (__builtin_expect(q->kind == KMPI_REQ_GENERIC && q->state != NULL, 0)) {
+        q->ops->release(q->state);   /* a requery one's (settled with its state) */
+        q->state = NULL;
+    }
     q->kind    = KMPI_REQ_FREE;
     q->settled = q->freed = q->unpack = q->persistent = q->active = 0;
     q->bserial = 0;
@@ -302,8 +306,10 @@ int kmpi_req_settle(struct kmpi_req *q)
         q->st  = st;
         q->err = r < 0 ? -r : st.MPI_ERROR;
         q->st.MPI_ERROR = q->err;
-        q->ops->release(q->state);
-        q->state   = NULL;
+        if (!q->ops->requery) {   /* (a requery one's goes in req_release) */
+            q->ops->release(q->state);
+            q->state = NULL;
+        }
         q->settled = 1;
         if (q->persistent)   /* a persistent buffered send whose cancel completed */
             q->kind = KMPI_REQ_SEND;
@@ -694,7 +700,16 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         }
         return rc;
     }
-    if (!kmpi_req_settle(q)) {
+    if (q->settled && q->kind == KMPI_REQ_GENERIC && q->state != NULL) {
+        /* a generalized request settled before: its query_fn runs again,
+         * for this call's status and error (MPI-3.1 12.2) */
+        MPI_Status st;
+        kmpi_status_empty(&st);
+        int r = q->ops->progress(q->state, &st);
+        q->st  = st;
+        q->err = r < 0 ? -r : st.MPI_ERROR;
+        q->st.MPI_ERROR = q->err;
+    } else if (!kmpi_req_settle(q)) {
         if ((krc = kmpi_poll(call)) != KUMI_OK)
             return kmpi_error_kumi(q->comm, krc, call, "testing a request");
         if (!kmpi_req_settle(q)) {

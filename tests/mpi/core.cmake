@@ -26,6 +26,9 @@ kumi_mpi_test(req_many.n8 req_many.c PES 8 QUICK "" ARGS 128)
 # them (message-layer handle ids, a slot made on demand)
 kumi_mpi_test(req_hid req_hid.c PES 1 2 3 QUICK 2)
 kumi_mpi_test(req_some_all req_some_all.c PES 2 3 4 QUICK 2)
+# generalized requests: query_fn at every get_status, free_fn when freed;
+# the error classes of MPI-3.1 8.4
+kumi_mpi_test(req_greq req_greq.c PES 1 2 QUICK 1 TRANSPORTS shm)
 # communicators: world/self, dup, split, churn, collectives' own context
 kumi_mpi_test(comm_split comm_split.c PES 1 2 3 4 8 QUICK 2 4)
 # (kumi only) the team limit: MPI_ERR_OTHER after 126 dups, all work after
@@ -40,6 +43,8 @@ kumi_mpi_test(err_fatal.truncate err_fatal.c ARGS truncate PES 2 3 QUICK 2 TRANS
   EXPECT_RC 1 EXPECT_REGEX "kumi-mpi\\[1\\]: MPI_Recv: MPI_ERR_TRUNCATE: a message of 32 bytes")
 kumi_mpi_test(err_fatal.abort err_fatal.c ARGS abort PES 2 4 QUICK 2 TRANSPORTS shm
   EXPECT_RC 7 EXPECT_REGEX "kumi-mpi\\[[0-9]+\\]: MPI_Abort: MPI_COMM_WORLD, error code 7")
+kumi_mpi_test(err_fatal.user err_fatal.c ARGS user PES 1 2 QUICK 2 TRANSPORTS shm EXPECT_RC 1
+  EXPECT_REGEX "kumi-mpi\\[0\\]: MPI_Comm_call_errhandler: error code [0-9]+ \\(\"MY ERROR\"\\): .*the job ends")
 # a rank dies (_exit(5)) while the others wait for it: the job ends with its
 # status, and rank 0 names the dead rank (tcp: or the lost connection to it)
 # or, when kumirun's notice (300 ms) ran out first on a loaded machine, says

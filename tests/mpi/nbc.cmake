@@ -14,6 +14,10 @@ kumi_mpi_test(group_basic group_basic.c QUICK 2 3)
 kumi_mpi_test(comm_more comm_more.c QUICK 2 3)
 # strict: also where Open MPI strays from the standard (see the source)
 kumi_mpi_test(comm_more.strict comm_more.c ARGS strict PES 2 3 QUICK 3 TRANSPORTS shm)
+# (kumi's reading) MPI_Comm_get_info: mpi_assert_* hints as set, no unknown keys
+kumi_mpi_test(comm_info_used comm_info_used.c PES 1 2 QUICK 2 TRANSPORTS shm)
+# MPI_Comm_create with different, disjoint groups: a communicator each
+kumi_mpi_test(comm_create_disjoint comm_create_disjoint.c PES 1 2 3 4 5 QUICK 4)
 # a key freed twice (once from its delete callback) while MPI_COMM_SELF holds
 # a value: neither fails nor frees the key under the value
 kumi_mpi_test(attr_keyfree attr_keyfree.c PES 1 2 QUICK 1 2)
