@@ -22,6 +22,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nbc.h"
 #include "rt.h"
@@ -266,7 +267,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
  * completes, from any later MPI call that polls. MPI_Finalize waits for
  * the schedules still running (freed requests, kmpi_req_fini). */
 
-static int releasing;   /* release schedules not finished */
+static int      releasing;      /* release schedules not finished */
+static unsigned release_starts; /* release schedules started, ever */
+static unsigned reclaim_gave_up = ~0u;  /* release_starts when a wait timed out */
 
 static int release_team(struct kmpi_sched *s, void *arg)
 {
@@ -296,6 +299,7 @@ int kmpi_comm_release(const char *call, struct kmpi_comm *c)
     }
     kmpi_sched_call(s, release_team, c);
     releasing++;
+    release_starts++;
     if ((rc = kmpi_sched_start(s, &req)) != MPI_SUCCESS) {
         releasing--;
         return rc;
@@ -303,25 +307,45 @@ int kmpi_comm_release(const char *call, struct kmpi_comm *c)
     return PMPI_Request_free(&req);
 }
 
+#define KMPI_RECLAIM_WAIT_S 5   /* how long a constructor waits for releases */
+
+static double reclaim_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* every release done, or the wait's deadline (*arg) passed */
 static int released(void *arg)
 {
-    (void)arg;
-    return releasing == 0;
+    return releasing == 0 || reclaim_now() > *(const double *)arg;
 }
 
 /* Before a blocking constructor takes a team slot: when few slots are free
  * here and freed communicators still hold some, wait for their releases
  * (their other members release them from any MPI call that waits). Only
  * then: a program may free a communicator on one rank after a constructor
- * that another rank enters first. */
+ * that another rank enters first. The wait is bounded: a release that needs
+ * the other members to free the communicator too may never come while they
+ * wait in this constructor for me (MPICH's cmfree: one rank frees a dup, then
+ * all split); after KMPI_RECLAIM_WAIT_S the constructor goes on with the
+ * slots there are (and fails with the limit's error if none is free), and
+ * later constructors do not wait again until another release starts. */
 void kmpi_comm_reclaim(const char *call)
 {
-    int used = 0;
+    int    used = 0;
+    double deadline;
 
-    if (releasing == 0)
+    if (releasing == 0 || reclaim_gave_up == release_starts)
         return;
     for (int k = 0; k < kumi_rt.team_slots; k++)
         used += kumi_rt_team_bit(kumi_rt.team_slots_used, k);
-    if (kumi_rt.team_slots - used < 4)
-        kmpi_wait_until(call, released, NULL);
+    if (kumi_rt.team_slots - used >= 4)
+        return;
+    deadline = reclaim_now() + KMPI_RECLAIM_WAIT_S;
+    kmpi_wait_until(call, released, &deadline);
+    if (releasing != 0)
+        reclaim_gave_up = release_starts;
 }

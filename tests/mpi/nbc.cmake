@@ -18,6 +18,9 @@ kumi_mpi_test(comm_more.strict comm_more.c ARGS strict PES 2 3 QUICK 3 TRANSPORT
 kumi_mpi_test(comm_info_used comm_info_used.c PES 1 2 QUICK 2 TRANSPORTS shm)
 # MPI_Comm_create with different, disjoint groups: a communicator each
 kumi_mpi_test(comm_create_disjoint comm_create_disjoint.c PES 1 2 3 4 5 QUICK 4)
+# a communicator freed on one rank, then splits up to the limit: an error
+# on every rank after a bounded wait, not a hang (MPICH comm/cmfree)
+kumi_mpi_test(comm_reclaim comm_reclaim.c PES 2 4 QUICK 4)
 # a key freed twice (once from its delete callback) while MPI_COMM_SELF holds
 # a value: neither fails nor frees the key under the value
 kumi_mpi_test(attr_keyfree attr_keyfree.c PES 1 2 QUICK 1 2)
