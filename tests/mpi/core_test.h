@@ -113,4 +113,33 @@ static inline void t_nothing_there(int src, int tag)
     }
 }
 
+/* A persistent send *p of n bytes of s to right, tag tag: started and
+ * cancelled (which must succeed: nothing matched it), then started again
+ * with its receive from left into b posted, which completes. Returns the
+ * first cancel's MPI_Test_cancelled. */
+static inline int t_persist_cancel(MPI_Request *p, unsigned char *s, unsigned char *b, int n,
+                                   int right, int left, int tag)
+{
+    MPI_Request rr;
+    MPI_Status  st;
+
+    t_fill(s, (size_t)n, t_rank, right, tag, 1);
+    MPI_OK(MPI_Start(p));
+    MPI_OK(MPI_Cancel(p));
+    MPI_OK(MPI_Wait(p, &st));
+    int flag = t_cancelled(&st);
+    CHECK(flag == 1 && *p != MPI_REQUEST_NULL, "persist: cancelled %d", flag);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    t_nothing_there(left, tag);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    t_fill(s, (size_t)n, t_rank, right, tag, 2);
+    MPI_OK(MPI_Irecv(b, n, MPI_BYTE, left, tag, MPI_COMM_WORLD, &rr));
+    MPI_OK(MPI_Start(p));
+    MPI_OK(MPI_Wait(&rr, &st));
+    t_verify(b, (size_t)n, left, t_rank, tag, 2);
+    MPI_OK(MPI_Wait(p, &st));
+    CHECK(t_cancelled(&st) == 0, "persist: the restarted send cancelled");
+    return flag;
+}
+
 #endif /* CORE_TEST_H */

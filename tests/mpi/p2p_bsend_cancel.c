@@ -60,26 +60,10 @@ static int ibsend_cancelled(unsigned char *s, int n, int tag)
 
 static void part_persist(unsigned char *s, unsigned char *b)
 {
-    MPI_Request p, rr;
-    MPI_Status  st;
+    MPI_Request p;
     attach(BIG);
     MPI_OK(MPI_Bsend_init(s, BIG, MPI_BYTE, right, 3, MPI_COMM_WORLD, &p));
-    t_fill(s, BIG, t_rank, right, 3, 1);
-    MPI_OK(MPI_Start(&p));
-    MPI_OK(MPI_Cancel(&p));
-    MPI_OK(MPI_Wait(&p, &st));
-    int flag = t_cancelled(&st);
-    CHECK(flag == 1 && p != MPI_REQUEST_NULL, "persist: cancelled %d", flag);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    t_nothing_there(left, 3);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    t_fill(s, BIG, t_rank, right, 3, 2);
-    MPI_OK(MPI_Irecv(b, BIG, MPI_BYTE, left, 3, MPI_COMM_WORLD, &rr));
-    MPI_OK(MPI_Start(&p));
-    MPI_OK(MPI_Wait(&p, &st));
-    CHECK(t_cancelled(&st) == 0, "persist: the restarted send cancelled");
-    MPI_OK(MPI_Wait(&rr, &st));
-    t_verify(b, BIG, left, t_rank, 3, 2);
+    int flag = t_persist_cancel(&p, s, b, BIG, right, left, 3);
     MPI_OK(MPI_Request_free(&p));
     detach();
     SAY("persist: cancelled %d, then received when restarted\n", flag);

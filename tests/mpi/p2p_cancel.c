@@ -143,26 +143,10 @@ static void part_eagerm(void)
 static void part_persist(void)
 {
     unsigned char *s = malloc(BIG), *b = malloc(BIG);
-    MPI_Request    p, rr;
-    MPI_Status     st;
+    MPI_Request    p;
     CHECK(s != NULL && b != NULL, "malloc");
     MPI_OK(MPI_Send_init(s, BIG, MPI_BYTE, right, 8, MPI_COMM_WORLD, &p));
-    t_fill(s, BIG, t_rank, right, 8, 1);
-    MPI_OK(MPI_Start(&p));
-    MPI_OK(MPI_Cancel(&p));
-    MPI_OK(MPI_Wait(&p, &st));
-    int flag = t_cancelled(&st);
-    CHECK(flag == 1 && p != MPI_REQUEST_NULL, "persist: cancelled %d", flag);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    t_nothing_there(left, 8);
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    t_fill(s, BIG, t_rank, right, 8, 2);
-    MPI_OK(MPI_Irecv(b, BIG, MPI_BYTE, left, 8, MPI_COMM_WORLD, &rr));
-    MPI_OK(MPI_Start(&p));
-    MPI_OK(MPI_Wait(&rr, &st));
-    t_verify(b, BIG, left, t_rank, 8, 2);
-    MPI_OK(MPI_Wait(&p, &st));
-    CHECK(t_cancelled(&st) == 0, "persist: the restarted send cancelled");
+    int flag = t_persist_cancel(&p, s, b, BIG, right, left, 8);
     MPI_OK(MPI_Request_free(&p));
     free(s);
     free(b);
