@@ -22,7 +22,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nbc.h"
 #include "rt.h"
@@ -309,18 +308,10 @@ int kmpi_comm_release(const char *call, struct kmpi_comm *c)
 
 #define KMPI_RECLAIM_WAIT_S 5   /* how long a constructor waits for releases */
 
-static double reclaim_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* every release done, or the wait's deadline (*arg) passed */
 static int released(void *arg)
 {
-    return releasing == 0 || reclaim_now() > *(const double *)arg;
+    return releasing == 0 || kumi_wtime() > *(const double *)arg;
 }
 
 /* Before a blocking constructor takes a team slot: when few slots are free
@@ -344,7 +335,7 @@ void kmpi_comm_reclaim(const char *call)
         used += kumi_rt_team_bit(kumi_rt.team_slots_used, k);
     if (kumi_rt.team_slots - used >= 4)
         return;
-    deadline = reclaim_now() + KMPI_RECLAIM_WAIT_S;
+    deadline = kumi_wtime() + KMPI_RECLAIM_WAIT_S;
     kmpi_wait_until(call, released, &deadline);
     if (releasing != 0)
         reclaim_gave_up = release_starts;

@@ -372,6 +372,24 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     return MPI_SUCCESS;
 }
 
+int kmpi_info_used(MPI_Info set, const char *const (*hints)[2], size_t n)
+{
+    const struct kmpi_info *from = set > MPI_INFO_ENV ? info_at(set) : NULL;
+    int                     h    = info_add();
+
+    for (size_t i = 0; h >= 0 && i < n; i++) {
+        int         k = from != NULL ? info_find(from, hints[i][0]) : -1;
+        const char *v = k >= 0 ? from->kv[k].val : hints[i][1];
+        if (v != NULL && info_set(infos[h], hints[i][0], v) != 0) {
+            info_clear(infos[h]);
+            free(infos[h]);
+            infos[h] = NULL;
+            h        = -1;
+        }
+    }
+    return h;
+}
+
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
@@ -385,22 +403,12 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
         return kmpi_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%d is no communicator", comm);
     if (info_used == NULL)
         return kmpi_error(comm, MPI_ERR_ARG, call, "info_used is NULL");
-    if ((h = info_add()) < 0)
-        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for an info object");
-    static const char *const known[] = {
-        "mpi_assert_no_any_tag", "mpi_assert_no_any_source", "mpi_assert_exact_length",
-        "mpi_assert_allow_overtaking",
+    static const char *const known[][2] = {   /* no defaults: only as set */
+        { "mpi_assert_no_any_tag", NULL }, { "mpi_assert_no_any_source", NULL },
+        { "mpi_assert_exact_length", NULL }, { "mpi_assert_allow_overtaking", NULL },
     };
-    for (size_t i = 0; c->info > MPI_INFO_ENV && i < sizeof known / sizeof known[0]; i++) {
-        char val[MPI_MAX_INFO_VAL + 1];
-        int  flag = 0;
-        if (PMPI_Info_get(c->info, known[i], MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag
-            && PMPI_Info_set(h, known[i], val) != MPI_SUCCESS) {
-            MPI_Info out = h;
-            PMPI_Info_free(&out);
-            return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for the hints");
-        }
-    }
+    if ((h = kmpi_info_used(c->info, known, sizeof known / sizeof known[0])) < 0)
+        return kmpi_error(comm, MPI_ERR_NO_MEM, call, "no memory for the hints");
     *info_used = h;
     return MPI_SUCCESS;
 }

@@ -135,6 +135,11 @@ void kmpi_attr_drop(struct kmpi_comm *c);   /* no callbacks: at the end */
 void kmpi_attr_fini(void);
 /* info.c: frees c's hints; every info object at MPI_Finalize */
 void kmpi_comm_info_free(struct kmpi_comm *c);
+/* info.c: a new info object with the hints actually used (MPI-3.1 6.4.4,
+ * 11.2.7): of the n (key, default) pairs, each key as set in set, else its
+ * default where that is not NULL; keys kumi does not know are left out.
+ * The handle, or -1 without memory. */
+int  kmpi_info_used(MPI_Info set, const char *const (*hints)[2], size_t n);
 void kmpi_info_fini(void);
 /* comm.c: MPI_Comm_split for call (MPI_Comm_split_type) */
 int kmpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);

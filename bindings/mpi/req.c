@@ -293,19 +293,29 @@ void kmpi_status_proc_null(MPI_Status *st)
     st->kmpi_bytes     = 0;
 }
 
+/* a generic request's progress (a generalized request's query_fn): 0 while
+ * it is not done, else 1 with its status and error kept in q */
+static int generic_query(struct kmpi_req *q)
+{
+    MPI_Status st;
+
+    kmpi_status_empty(&st);
+    int r = q->ops->progress(q->state, &st);
+    if (r == 0)
+        return 0;
+    q->st           = st;
+    q->err          = r < 0 ? -r : st.MPI_ERROR;
+    q->st.MPI_ERROR = q->err;
+    return 1;
+}
+
 int kmpi_req_settle(struct kmpi_req *q)
 {
     if (q->settled)
         return 1;
     if (q->kind == KMPI_REQ_GENERIC) {
-        MPI_Status st;
-        kmpi_status_empty(&st);
-        int r = q->ops->progress(q->state, &st);
-        if (r == 0)
+        if (!generic_query(q))
             return 0;
-        q->st  = st;
-        q->err = r < 0 ? -r : st.MPI_ERROR;
-        q->st.MPI_ERROR = q->err;
         if (!q->ops->requery) {   /* (a requery one's goes in req_release) */
             q->ops->release(q->state);
             q->state = NULL;
@@ -703,12 +713,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (q->settled && q->kind == KMPI_REQ_GENERIC && q->state != NULL) {
         /* a generalized request settled before: its query_fn runs again,
          * for this call's status and error (MPI-3.1 12.2) */
-        MPI_Status st;
-        kmpi_status_empty(&st);
-        int r = q->ops->progress(q->state, &st);
-        q->st  = st;
-        q->err = r < 0 ? -r : st.MPI_ERROR;
-        q->st.MPI_ERROR = q->err;
+        generic_query(q);
     } else if (!kmpi_req_settle(q)) {
         if ((krc = kmpi_poll(call)) != KUMI_OK)
             return kmpi_error_kumi(q->comm, krc, call, "testing a request");

@@ -91,23 +91,10 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         { "same_disp_unit", "false" },
         { "alloc_shared_noncontig", NULL },   /* only when given */
     };
-    MPI_Info out;
-    if ((rc = PMPI_Info_create(&out)) != MPI_SUCCESS)
-        return kmpi_win_error(w, rc, call, "no info object for the hints");
-    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
-        char        val[MPI_MAX_INFO_VAL + 1];
-        const char *v    = hints[i][1];
-        int         flag = 0;
-        if (w->info != MPI_INFO_NULL
-            && PMPI_Info_get(w->info, hints[i][0], MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS
-            && flag)
-            v = val;
-        if (v != NULL && (rc = PMPI_Info_set(out, hints[i][0], v)) != MPI_SUCCESS) {
-            PMPI_Info_free(&out);
-            return kmpi_win_error(w, rc, call, "no memory for the hints");
-        }
-    }
-    *info_used = out;
+    int h = kmpi_info_used(w->info, hints, sizeof hints / sizeof hints[0]);
+    if (h < 0)
+        return kmpi_win_error(w, MPI_ERR_NO_MEM, call, "no memory for the hints");
+    *info_used = h;
     return MPI_SUCCESS;
 }
 
